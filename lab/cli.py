@@ -1,0 +1,69 @@
+"""The ``lab`` command: one sub-command per module listed in COMMANDS.
+
+Each command module defines ``add_arguments(parser)`` and ``run(args) -> int``.
+Only the chosen command's module is imported, so ``lab replay`` starts fast
+even though ``lab solve`` needs numba. Bad input anywhere is reported
+as one ``error: ...`` line on stderr with exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = {
+    "replay": ("lab.commands.replay", "replay one hand from its cards and actions (JSON)"),
+    "play": ("lab.commands.play", "play a match in the terminal against a bot"),
+}
+"""Sub-command name -> (module implementing it, one-line help)."""
+
+
+class UsageError(Exception):
+    """Bad command-line input: reported as one ``error:`` line, exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one ``error:`` line and exit status 2."""
+
+    def error(self, message):  # noqa: D102 - argparse hook
+        raise UsageError(message)
+
+
+def build_parser(chosen: str | None = None) -> Parser:
+    """The ``lab`` parser; only the ``chosen`` command's module is imported."""
+    parser = Parser(prog="lab", description="The truco lab: exact solvers and simulators "
+                    "for heads-up Truco Paulista.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for name, (module_name, doc) in COMMANDS.items():
+        cmd = sub.add_parser(name, help=doc, description=doc)
+        if name == chosen:
+            module = importlib.import_module(module_name)
+            module.add_arguments(cmd)
+            cmd.set_defaults(run=module.run)
+    return parser
+
+
+def fail(message: str) -> int:
+    """Print one ``error:`` line on stderr and return exit status 2."""
+    print(f"error: {' '.join(str(message).split())}", file=sys.stderr)
+    return 2
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        return args.run(args)
+    except (UsageError, ValueError) as exc:  # CardError and IllegalAction are ValueErrors
+        return fail(exc)
+    except KeyboardInterrupt:
+        return fail("interrupted")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The ``lab`` sub-commands, one module each (see ``lab.cli.COMMANDS``)."""

@@ -1,0 +1,383 @@
+"""The hand and match engine: the executable form of ``shared/RULES.md``.
+
+Plain, readable Python; every fast path in the lab is checked against it.
+
+Seats in a hand are ``MAO`` (0, the non-dealer, leads round 1) and ``PE`` (1).
+A :class:`HandState` is immutable: :meth:`HandState.apply` returns a new state
+and raises :class:`IllegalAction` (naming the action and the rule) for any
+action not in :meth:`HandState.legal_actions`. Points are match points (tentos).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+from .cards import Card, CardError, check_distinct, level, parse_card
+
+MAO, PE = 0, 1
+SEAT_NAMES = ("mao", "pe")
+LADDER = (1, 3, 6, 9, 12)
+"""Hand values: starts at 1; truco offers 3; then 6, 9, 12."""
+TARGET = 12
+"""Points that win the match; the score stops there."""
+ELEVEN_VALUE = 3
+"""Value of a hand at mão de onze (accepted) and at 11 x 11."""
+
+NORMAL, ELEVEN, ELEVEN_ELEVEN = "normal", "mao_de_onze", "eleven_eleven"
+
+
+class IllegalAction(ValueError):
+    """An action the rules forbid at this point; the message names it and the rule."""
+
+
+def other(seat: int) -> int:
+    return 1 - seat
+
+
+def next_value(value: int) -> int:
+    """The next step of the ladder above ``value`` (1 -> 3 -> 6 -> 9 -> 12)."""
+    return LADDER[LADDER.index(value) + 1]
+
+
+# ---------------------------------------------------------------- actions
+
+PLAY, COVER, RAISE, ACCEPT, RUN, SURRENDER = "play", "cover", "raise", "accept", "run", "surrender"
+
+
+@dataclass(frozen=True)
+class Action:
+    """A move: ``play``/``cover`` a card, or ``raise``, ``accept``, ``run``, ``surrender``."""
+
+    kind: str
+    card: Optional[Card] = None
+
+    def __str__(self) -> str:
+        if self.kind == PLAY:
+            return str(self.card)
+        if self.kind == COVER:
+            return f"cover:{self.card}"
+        return self.kind
+
+
+def parse_action(token: str) -> Action:
+    """Read an action token: ``4c``, ``cover:4c``, ``raise`` (or ``truco``), ``accept``,
+    ``run``, ``surrender``. Raises CardError for an unreadable card or token."""
+    text = token.strip()
+    low = text.lower()
+    if low in ("raise", "truco"):
+        return Action(RAISE)
+    if low in (ACCEPT, RUN, SURRENDER):
+        return Action(low)
+    if low.startswith("cover:"):
+        return Action(COVER, parse_card(text[len("cover:"):]))
+    try:
+        return Action(PLAY, parse_card(text))
+    except CardError:
+        raise CardError(
+            f"{token!r}: unknown action (a card such as 4c, cover:CARD, raise, truco, "
+            "accept, run or surrender)"
+        ) from None
+
+
+# ---------------------------------------------------------------- the hand
+
+
+@dataclass(frozen=True)
+class Play:
+    """One card put on the table: by ``seat``, face down when ``covered``."""
+
+    seat: int
+    card: Card
+    covered: bool = False
+
+
+def round_winner(first: Play, second: Play, vira: Card) -> Optional[int]:
+    """Seat winning a round, or None for a tie. Covered loses to open; two covered tie."""
+    if first.covered and second.covered:
+        return None
+    if first.covered:
+        return second.seat
+    if second.covered:
+        return first.seat
+    a, b = level(first.card, vira), level(second.card, vira)
+    if a == b:
+        return None
+    return first.seat if a > b else second.seat
+
+
+def hand_winner(rounds: tuple[Optional[int], ...]) -> Optional[int]:
+    """Winner decided by the round results so far (None = tie), or None if undecided.
+
+    Two wins take the hand; one win plus one tie (either order) ends it for the
+    win; 1-1 with round 3 tied goes to the first non-tied round's winner; three
+    ties go to the mão.
+    """
+    wins = [r for r in rounds if r is not None]
+    for seat in (MAO, PE):
+        if wins.count(seat) >= 2:
+            return seat
+    if len(rounds) >= 2 and len(wins) == 1 and rounds[:2].count(None) == 1:
+        return wins[0]  # a win and a tie in the first two rounds
+    if len(rounds) == 3:
+        return wins[0] if wins else MAO
+    return None
+
+
+@dataclass(frozen=True)
+class HandState:
+    """One hand, from the deal to its end. Build it with :func:`new_hand`.
+
+    ``score`` is (mão's points, pé's points) before the hand. ``value`` is the
+    accepted value of the hand in points; ``pending`` the value offered by an
+    unanswered raise by ``raiser``.
+    """
+
+    vira: Card
+    hands: tuple[tuple[Card, ...], tuple[Card, ...]]
+    score: tuple[int, int] = (0, 0)
+    kind: str = NORMAL
+    eleven_holder: Optional[int] = None
+    eleven_decided: bool = False
+    value: int = 1
+    pending: Optional[int] = None
+    last_raiser: Optional[int] = None
+    leader: int = MAO
+    table: tuple[Play, ...] = ()
+    rounds: tuple[Optional[int], ...] = ()
+    plays: tuple[Play, ...] = ()
+    winner: Optional[int] = None
+    points: int = 0
+    how: Optional[str] = None
+    history: tuple[Action, ...] = field(default=(), compare=False)
+
+    # ---- derived facts
+
+    @property
+    def over(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def raises_locked(self) -> bool:
+        return self.kind != NORMAL
+
+    @property
+    def round_index(self) -> int:
+        """0, 1 or 2: the round being played."""
+        return len(self.rounds)
+
+    @property
+    def to_act(self) -> Optional[int]:
+        """Seat that must act now, or None when the hand is over."""
+        if self.over:
+            return None
+        if self.kind == ELEVEN and not self.eleven_decided:
+            return self.eleven_holder
+        if self.pending is not None:
+            return other(self.raiser)
+        return self.leader if not self.table else other(self.leader)
+
+    @property
+    def raiser(self) -> Optional[int]:
+        """Seat whose raise is waiting for an answer (None when nothing is pending)."""
+        return self.last_raiser if self.pending is not None else None
+
+    def can_raise(self, seat: int) -> bool:
+        return not self.raises_locked and self.last_raiser != seat and self.value < TARGET and (
+            self.pending is None or self.pending < TARGET
+        )
+
+    def legal_actions(self) -> list[Action]:
+        """Every action the player to act may take, in a fixed order."""
+        seat = self.to_act
+        if seat is None:
+            return []
+        if self.kind == ELEVEN and not self.eleven_decided:
+            return [Action(ACCEPT), Action(RUN)]
+        if self.pending is not None:
+            acts = [Action(ACCEPT), Action(RUN)]
+            if self.can_raise(seat):
+                acts.append(Action(RAISE))
+            acts.append(Action(SURRENDER))
+            return acts
+        cards = self.hands[seat]
+        acts = [Action(PLAY, c) for c in cards]
+        if self.round_index >= 1:
+            acts += [Action(COVER, c) for c in cards]
+        if self.can_raise(seat):
+            acts.append(Action(RAISE))
+        acts.append(Action(SURRENDER))
+        return acts
+
+    # ---- transitions
+
+    def why_illegal(self, action: Action) -> Optional[str]:
+        """The rule ``action`` breaks here, or None when it is legal."""
+        seat = self.to_act
+        if seat is None:
+            return "the hand is over"
+        who = SEAT_NAMES[seat]
+        if self.kind == ELEVEN and not self.eleven_decided:
+            if action.kind in (ACCEPT, RUN):
+                return None
+            return (f"at mão de onze the {SEAT_NAMES[self.eleven_holder]} (11 points) must "
+                    "first accept or run")
+        if action.kind in (PLAY, COVER):
+            if self.pending is not None:
+                return f"a raise to {self.pending} must be answered first (accept, run or raise)"
+            if action.card not in self.hands[seat]:
+                return f"not in the {who}'s hand"
+            if action.kind == COVER and self.round_index == 0:
+                return "a card may be covered only from round 2"
+            return None
+        if action.kind == RAISE:
+            if self.raises_locked:
+                what = "mão de onze" if self.kind == ELEVEN else "11 x 11"
+                return f"raises are locked at {what}"
+            if self.last_raiser == seat:
+                return f"the {who} made the last raise; raises alternate"
+            if (self.pending or self.value) >= TARGET:
+                return "the hand is already worth 12; no raise above 12"
+            return None
+        if action.kind in (ACCEPT, RUN):
+            if self.pending is None:
+                return "there is no raise to answer"
+            return None
+        if action.kind == SURRENDER:
+            return None
+        return "unknown action"
+
+    def apply(self, action: Action) -> "HandState":
+        """The state after ``action`` by the player to act; IllegalAction if forbidden."""
+        reason = self.why_illegal(action)
+        if reason is not None:
+            raise IllegalAction(f"{action}: {reason}")
+        seat = self.to_act
+        hist = self.history + (action,)
+        if self.kind == ELEVEN and not self.eleven_decided:
+            if action.kind == ACCEPT:
+                return replace(self, eleven_decided=True, history=hist)
+            return self._end(other(seat), 1, "eleven_run", hist)
+        if action.kind == SURRENDER:
+            return self._end(other(seat), self.value, "surrender", hist)
+        if action.kind == RUN:
+            return self._end(other(seat), self.value, "run", hist)
+        if action.kind == ACCEPT:
+            return replace(self, value=self.pending, pending=None, history=hist)
+        if action.kind == RAISE:
+            if self.pending is not None:  # a re-raise accepts the pending value first
+                return replace(self, value=self.pending, pending=next_value(self.pending),
+                               last_raiser=seat, history=hist)
+            return replace(self, pending=next_value(self.value), last_raiser=seat, history=hist)
+        return self._play(seat, action, hist)
+
+    def _play(self, seat: int, action: Action, hist) -> "HandState":
+        play = Play(seat, action.card, action.kind == COVER)
+        hands = list(self.hands)
+        hands[seat] = tuple(c for c in hands[seat] if c != action.card)
+        state = replace(self, hands=tuple(hands), table=self.table + (play,),
+                        plays=self.plays + (play,), history=hist)
+        if len(state.table) < 2:
+            return state
+        result = round_winner(state.table[0], state.table[1], self.vira)
+        rounds = state.rounds + (result,)
+        leader = self.leader if result is None else result
+        state = replace(state, table=(), rounds=rounds, leader=leader)
+        winner = hand_winner(rounds)
+        if winner is not None:
+            return state._end(winner, state.value, "cards", hist)
+        return state
+
+    def _end(self, winner: int, points: int, how: str, hist) -> "HandState":
+        return replace(self, winner=winner, points=points, how=how, pending=None, history=hist)
+
+    # ---- results
+
+    @property
+    def final_score(self) -> tuple[int, int]:
+        """(mão, pé) points after the hand, capped at 12 (the score before while not over)."""
+        if not self.over:
+            return self.score
+        s = list(self.score)
+        s[self.winner] = min(TARGET, s[self.winner] + self.points)
+        return (s[0], s[1])
+
+    def round_names(self) -> list[str]:
+        return ["tie" if r is None else SEAT_NAMES[r] for r in self.rounds]
+
+
+def hand_kind(score: tuple[int, int]) -> tuple[str, Optional[int]]:
+    """The kind of hand played at (mão, pé) ``score``, and the mão de onze holder."""
+    a, b = score
+    if a == b == TARGET - 1:
+        return ELEVEN_ELEVEN, None
+    if a == TARGET - 1:
+        return ELEVEN, MAO
+    if b == TARGET - 1:
+        return ELEVEN, PE
+    return NORMAL, None
+
+
+def check_score(score: tuple[int, int]) -> None:
+    """Raise ValueError unless ``score`` is a score before a hand of an unfinished match."""
+    a, b = score
+    if min(a, b) < 0:
+        raise ValueError(f"{a},{b}: a score cannot be negative")
+    if max(a, b) >= TARGET:
+        raise ValueError(f"{a},{b}: the match is over at {TARGET} points; no hand follows")
+
+
+def new_hand(vira: Card, mao_cards, pe_cards, score: tuple[int, int] = (0, 0)) -> HandState:
+    """A fresh hand: 3 cards each, the vira, and the (mão, pé) score before it."""
+    mao_cards, pe_cards = tuple(mao_cards), tuple(pe_cards)
+    for name, cards in (("mao", mao_cards), ("pe", pe_cards)):
+        if len(cards) != 3:
+            raise CardError(f"the {name} must hold 3 cards, not {len(cards)}")
+    check_distinct((vira,) + mao_cards + pe_cards)
+    check_score(score)
+    kind, holder = hand_kind(score)
+    value = ELEVEN_VALUE if kind != NORMAL else 1
+    return HandState(vira=vira, hands=(mao_cards, pe_cards), score=tuple(score), kind=kind,
+                     eleven_holder=holder, value=value)
+
+
+# ---------------------------------------------------------------- the match
+
+
+@dataclass(frozen=True)
+class MatchState:
+    """A match between players 0 and 1: ``scores`` in points, ``mao`` = player who is
+    mão in the next hand (it alternates)."""
+
+    scores: tuple[int, int] = (0, 0)
+    mao: int = 0
+    hands_played: int = 0
+
+    @property
+    def over(self) -> bool:
+        return max(self.scores) >= TARGET
+
+    @property
+    def winner(self) -> Optional[int]:
+        if not self.over:
+            return None
+        return 0 if self.scores[0] >= TARGET else 1
+
+    def hand_score(self) -> tuple[int, int]:
+        """(mão's, pé's) points before the next hand."""
+        return (self.scores[self.mao], self.scores[other(self.mao)])
+
+    def deal(self, vira: Card, mao_cards, pe_cards) -> HandState:
+        """The next hand with these cards (the mão's cards first)."""
+        if self.over:
+            raise ValueError("the match is over")
+        return new_hand(vira, mao_cards, pe_cards, self.hand_score())
+
+    def after(self, hand: HandState) -> "MatchState":
+        """The match after a finished ``hand``; the mão passes to the other player."""
+        if not hand.over:
+            raise ValueError("the hand is not over")
+        final = hand.final_score
+        scores = [0, 0]
+        scores[self.mao], scores[other(self.mao)] = final
+        return MatchState((scores[0], scores[1]), other(self.mao), self.hands_played + 1)

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Set up (if needed), install Debian's chromium when missing and running as root,
+# then run the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+if ! command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null
+fi
+export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$PWD/.cache/numba}"
+exec .venv/bin/python -m pytest "$@"
