@@ -333,6 +333,8 @@ def new_hand(vira: Card, mao_cards, pe_cards, score: tuple[int, int] = (0, 0)) -
     for name, cards in (("mao", mao_cards), ("pe", pe_cards)):
         if len(cards) != 3:
             raise CardError(f"the {name} must hold 3 cards, not {len(cards)}")
+    if vira in mao_cards + pe_cards:
+        raise CardError(f"{vira}: the vira is out of play; it cannot be in a hand")
     check_distinct((vira,) + mao_cards + pe_cards)
     check_score(score)
     kind, holder = hand_kind(score)
