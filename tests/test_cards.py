@@ -1,0 +1,188 @@
+"""The cards of RULES.md: the 40-card deck, the notation, the vira and the manilhas.
+
+Every expected value here is written from the rules, not read from the code.
+"""
+
+import pytest
+
+from lab.cards import (
+    DECK,
+    Card,
+    CardError,
+    beats,
+    card_name,
+    is_manilha,
+    level,
+    level_copies,
+    level_name,
+    manilha_rank,
+    parse_card,
+    parse_cards,
+)
+
+C = parse_card
+
+
+# ---------------------------------------------------------------- the deck
+
+
+def test_deck_has_40_distinct_cards():
+    assert len(DECK) == 40
+    assert len(set(DECK)) == 40
+
+
+def test_deck_has_ten_ranks_in_four_suits_and_no_8_9_10():
+    names = {str(c) for c in DECK}
+    expected = {r + s for r in "4567QJKA23" for s in "cshd"}
+    assert names == expected
+
+
+# ---------------------------------------------------------------- notation
+
+
+@pytest.mark.parametrize("token, name", [
+    ("4c", "4c"), ("Qh", "Qh"), ("As", "As"), ("3d", "3d"), ("Jc", "Jc"), ("Kd", "Kd"),
+    ("2s", "2s"), ("7h", "7h"),
+])
+def test_notation_is_rank_then_suit(token, name):
+    assert str(C(token)) == name
+
+
+@pytest.mark.parametrize("symbol, letter", [("♣", "c"), ("♥", "h"), ("♠", "s"), ("♦", "d")])
+def test_suit_symbols_read_as_letters(symbol, letter):
+    assert C("A" + symbol) == C("A" + letter)
+    assert str(C("5" + symbol)) == "5" + letter
+
+
+@pytest.mark.parametrize("token, same_as", [
+    ("qh", "Qh"), ("QH", "Qh"), ("q♥", "Qh"), ("aS", "As"), ("kD", "Kd"), ("jC", "Jc"),
+    ("4C", "4c"), (" 3d ", "3d"),
+])
+def test_notation_is_case_insensitive(token, same_as):
+    assert C(token) == C(same_as)
+
+
+@pytest.mark.parametrize("token", [
+    "8c", "9h", "10s", "Tc", "1d", "0c",   # ranks that are not in the deck
+    "4x", "Qz", "4",                        # unknown suit or no suit
+    "", "c4", "4cc", "4 c", "zap", "♣4",    # not rank + suit
+])
+def test_bad_tokens_are_refused_naming_the_token(token):
+    with pytest.raises(CardError) as info:
+        C(token)
+    assert repr(token) in str(info.value)
+
+
+def test_card_error_is_a_value_error():
+    assert issubclass(CardError, ValueError)
+
+
+def test_parse_cards_reads_a_comma_list():
+    assert parse_cards("4c,Q♥,as", 3) == (C("4c"), C("Qh"), C("As"))
+
+
+def test_parse_cards_refuses_a_wrong_count():
+    with pytest.raises(CardError, match="expected 3 cards, got 2"):
+        parse_cards("4c,5c", 3)
+    with pytest.raises(CardError, match="expected 3 cards, got 4"):
+        parse_cards("4c,5c,6c,7c", 3)
+
+
+def test_parse_cards_refuses_a_repeated_card_naming_it():
+    with pytest.raises(CardError, match="^5h: repeated card"):
+        parse_cards("5h,4c,5H", 3)
+
+
+# ---------------------------------------------------------------- vira -> manilha
+
+
+@pytest.mark.parametrize("vira, manilha", [
+    ("4c", "5"), ("5h", "6"), ("6s", "7"), ("7d", "Q"), ("Qc", "J"), ("Jh", "K"),
+    ("Ks", "A"), ("Ad", "2"), ("2c", "3"), ("3h", "4"),
+])
+def test_manilha_is_the_rank_above_the_vira(vira, manilha):
+    assert "4567QJKA23"[manilha_rank(C(vira))] == manilha
+
+
+def test_manilha_wraps_from_3_to_4():
+    vira = C("3s")
+    assert is_manilha(C("4c"), vira) and is_manilha(C("4d"), vira)
+    assert not is_manilha(C("3c"), vira)
+    # the 4s are then the four best cards; the 3 (the best plain rank) comes next
+    assert all(level(C("4" + s), vira) > level(C("3c"), vira) for s in "cshd")
+
+
+def test_seed_example_vira_4_makes_5_of_clubs_the_best_card():
+    vira = C("4d")
+    best = C("5c")
+    for card in DECK:
+        if card not in (best, vira):
+            assert beats(best, card, vira) == 1, card
+
+
+def test_manilha_suit_order_is_clubs_hearts_spades_diamonds():
+    vira = C("Kh")  # manilha rank A
+    zap, copas, espadilha, pica_fumo = C("Ac"), C("Ah"), C("As"), C("Ad")
+    assert beats(zap, copas, vira) == 1
+    assert beats(copas, espadilha, vira) == 1
+    assert beats(espadilha, pica_fumo, vira) == 1
+    assert beats(pica_fumo, zap, vira) == -1
+
+
+def test_the_weakest_manilha_beats_the_best_plain_card():
+    vira = C("6c")  # manilha rank 7
+    assert beats(C("7d"), C("3c"), vira) == 1
+    assert beats(C("3c"), C("7d"), vira) == -1
+
+
+@pytest.mark.parametrize("suit, name", [("c", "zap"), ("h", "copas"), ("s", "espadilha"),
+                                        ("d", "pica-fumo")])
+def test_manilha_names(suit, name):
+    vira = C("Qs")  # manilha rank J
+    assert card_name(C("J" + suit), vira) == name
+
+
+def test_plain_card_is_named_by_itself():
+    assert card_name(C("Kc"), C("Qs")) == "Kc"
+
+
+def test_plain_ranks_keep_their_order():
+    vira = C("7h")  # manilha rank Q, so the plain order is 4 5 6 7 J K A 2 3
+    plain = ["4", "5", "6", "7", "J", "K", "A", "2", "3"]
+    levels = [level(C(r + "s"), vira) for r in plain]
+    assert levels == sorted(levels) and len(set(levels)) == 9
+
+
+@pytest.mark.parametrize("rank", list("4567QJKA23"))
+def test_plain_suits_tie(rank):
+    vira = C("2h") if rank != "3" else C("Ah")  # keep `rank` a plain rank
+    cards = [C(rank + s) for s in "cshd"]
+    for a in cards:
+        for b in cards:
+            assert beats(a, b, vira) == 0
+
+
+def test_levels_span_13_values_per_vira():
+    for vira in (C("4c"), C("Qd"), C("3h")):
+        assert {level(c, vira) for c in DECK} == set(range(13))
+
+
+def test_level_copies_count_the_vira_out():
+    vira = C("Ks")  # manilha A
+    # the vira's own rank (K) has 3 cards left, every other plain rank 4, each manilha 1
+    assert level_copies(level(C("Kc"), vira), vira.rank) == 3
+    assert level_copies(level(C("Qc"), vira), vira.rank) == 4
+    assert level_copies(level(C("Ac"), vira), vira.rank) == 1
+    assert sum(level_copies(lv, vira.rank) for lv in range(13)) == 39
+
+
+def test_level_names():
+    vira = C("Ks")
+    assert level_name(level(C("Ad"), vira), vira.rank) == "pica-fumo"
+    assert level_name(level(C("Ac"), vira), vira.rank) == "zap"
+    assert level_name(level(C("2d"), vira), vira.rank) == "2"
+
+
+def test_cards_are_values():
+    assert C("4c") == Card(0, 3)
+    assert hash(C("qh")) == hash(C("Q♥"))
