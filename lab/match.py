@@ -1,0 +1,124 @@
+"""Match equity by backward induction over the score.
+
+``ME(a, b)`` is the match-win probability of the *next hand's mão* when the mão
+has ``a`` points and the pé ``b`` (both 0..11). Every hand scores at least one
+point, so each hand strictly increases ``a + b`` and the score graph has no
+cycles: states are solved from ``a + b = 22`` down to ``0``. The mão
+alternates, so after a hand the old pé is the new mão::
+
+    P(old mão wins) = 1 - ME(b', a')      (a', b' the points after the hand)
+
+or 1 / 0 when a player reached 12.
+
+What happens inside one hand comes from a :class:`HandModel`:
+
+* normal scores (both below 11): the hand solved with payoffs in match-win
+  probability, given as a function ``payoff(winner seat, points)``;
+* mão de onze (exactly one player at 11): a solved game whose payoffs are
+  match-win probabilities (the 11-holder accepts or runs, then card play at 3);
+* 11 x 11: card play worth 3, whoever wins the hand wins the match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import pandas as pd
+
+from .rules import ELEVEN_VALUE, MAO, PE, TARGET
+
+ELEVEN = TARGET - 1
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """A solved hand at one score: the mão's match-win probability and its exploitability
+    (match-win probability), with the name of the model that produced it."""
+
+    p_mao: float
+    exploitability: float
+    model: str
+
+
+@dataclass(frozen=True)
+class ElevenPayoffs:
+    """Match-win probabilities of the next hand's mão at a mão de onze, by outcome:
+    the mão wins the hand, the pé wins the hand, the 11-holder runs."""
+
+    holder: int
+    mao_wins: float
+    pe_wins: float
+    holder_runs: float
+
+
+class HandModel(Protocol):
+    """What the match needs to know about one hand."""
+
+    name: str
+
+    def normal(self, score: tuple[int, int], payoff) -> HandResult:
+        """Solve a hand at ``score`` (both below 11) where ``payoff(winner, points)`` is the
+        mão's match-win probability after that outcome."""
+
+    def eleven(self, score: tuple[int, int], payoffs: ElevenPayoffs) -> HandResult:
+        """Solve the mão de onze at ``score`` with these match payoffs."""
+
+    def eleven_eleven(self) -> HandResult:
+        """Solve the 11 x 11 hand: the mão's probability of winning it (= the match)."""
+
+
+def after_hand(me: np.ndarray, score: tuple[int, int], winner: int, points: int) -> float:
+    """The old mão's match-win probability after ``winner`` scores ``points`` at ``score``."""
+    a, b = score
+    if winner == MAO:
+        a += points
+        if a >= TARGET:
+            return 1.0
+    else:
+        b += points
+        if b >= TARGET:
+            return 0.0
+    return 1.0 - me[b, a]
+
+
+def eleven_payoffs(me: np.ndarray, score: tuple[int, int]) -> ElevenPayoffs:
+    """Match payoffs of the mão de onze at ``score`` (exactly one player at 11)."""
+    holder = MAO if score[0] == ELEVEN else PE
+    return ElevenPayoffs(
+        holder=holder,
+        mao_wins=after_hand(me, score, MAO, ELEVEN_VALUE),
+        pe_wins=after_hand(me, score, PE, ELEVEN_VALUE),
+        holder_runs=after_hand(me, score, 1 - holder, 1),
+    )
+
+
+def scores_backward():
+    """Every score (a, b) with a, b in 0..11, in an order where each state comes after
+    every state a hand can lead to."""
+    for total in range(2 * ELEVEN, -1, -1):
+        for a in range(min(ELEVEN, total), max(0, total - ELEVEN) - 1, -1):
+            yield a, total - a
+
+
+def match_equity(model: HandModel, progress=None) -> pd.DataFrame:
+    """The match-equity table: one row per score (score_mao, score_pe) with the next
+    hand's mão's match-win probability ``p_mao``, the hand ``model`` that produced it and
+    its ``exploitability`` (match-win probability)."""
+    me = np.full((TARGET, TARGET), np.nan)
+    rows = []
+    for score in scores_backward():
+        a, b = score
+        if a == b == ELEVEN:
+            res = model.eleven_eleven()
+        elif ELEVEN in score:
+            res = model.eleven(score, eleven_payoffs(me, score))
+        else:
+            res = model.normal(score, lambda winner, points, s=score: after_hand(me, s, winner, points))
+        me[a, b] = res.p_mao
+        rows.append({"score_mao": a, "score_pe": b, "p_mao": res.p_mao, "p_pe": 1 - res.p_mao,
+                     "model": res.model, "exploitability": res.exploitability})
+        if progress is not None:
+            progress.update(1)
+    return pd.DataFrame(rows).sort_values(["score_mao", "score_pe"], ignore_index=True)

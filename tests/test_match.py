@@ -1,0 +1,89 @@
+"""Match equity by backward induction (lab.match), on hand models whose answer is known."""
+
+from functools import lru_cache
+
+import pytest
+
+from lab.match import ELEVEN, HandResult, match_equity, scores_backward
+from lab.rules import MAO, PE
+
+
+class CoinModel:
+    """Every hand worth ``points``; the mão wins it with probability ``p``; at a mão de
+    onze the holder always accepts (worth 3); 11 x 11 is a coin flip with ``p``."""
+
+    name = "coin"
+
+    def __init__(self, p=0.5, points=1):
+        self.p, self.points = p, points
+
+    def normal(self, score, payoff):
+        value = self.p * payoff(MAO, self.points) + (1 - self.p) * payoff(PE, self.points)
+        return HandResult(value, 0.0, self.name)
+
+    def eleven(self, score, pay):
+        return HandResult(self.p * pay.mao_wins + (1 - self.p) * pay.pe_wins, 0.0, self.name)
+
+    def eleven_eleven(self):
+        return HandResult(self.p, 0.0, self.name)
+
+
+def reference(p, points):
+    """Independent recursion over (points of player A, points of B, A is mão)."""
+
+    @lru_cache(maxsize=None)
+    def win_a(a, b, a_is_mao):
+        if a >= 12:
+            return 1.0
+        if b >= 12:
+            return 0.0
+        eleven = ELEVEN in (a, b)
+        pts = 3 if eleven else points
+        p_a = p if a_is_mao else 1 - p
+        return p_a * win_a(a + pts, b, not a_is_mao) + (1 - p_a) * win_a(a, b + pts, not a_is_mao)
+
+    return win_a
+
+
+def table_of(model):
+    df = match_equity(model)
+    return {(r.score_mao, r.score_pe): r.p_mao for r in df.itertuples()}
+
+
+def test_backward_order_visits_every_score_after_its_successors():
+    order = list(scores_backward())
+    assert len(order) == 144 and len(set(order)) == 144
+    position = {s: i for i, s in enumerate(order)}
+    for (a, b), i in position.items():
+        for na, nb in ((a + 1, b), (a, b + 1)):
+            if na <= ELEVEN and nb <= ELEVEN:
+                assert position[(nb, na)] < i  # the state after a hand comes first
+
+
+@pytest.mark.parametrize("p,points", [(0.5, 1), (0.56, 1), (0.4, 3)])
+def test_dp_matches_an_independent_recursion(p, points):
+    table = table_of(CoinModel(p, points))
+    ref = reference(p, points)
+    for (a, b), value in table.items():
+        assert value == pytest.approx(ref(a, b, True), abs=1e-12)
+
+
+def test_fair_coin_is_symmetric():
+    table = table_of(CoinModel(0.5))
+    for (a, b), value in table.items():
+        assert value + table[(b, a)] == pytest.approx(1.0)
+    assert table[(5, 5)] == pytest.approx(0.5)
+
+
+def test_more_points_never_hurt_below_ten():
+    """Away from 10 and 11 (where a coin model that never runs at mão de onze can make an
+    extra point a burden), a point more for the mão never lowers his match equity."""
+    table = table_of(CoinModel(0.56))
+    for (a, b), value in table.items():
+        if max(a + 1, b) < ELEVEN - 1:
+            assert table[(a + 1, b)] >= value - 1e-12
+            assert table[(b, a + 1)] <= table[(b, a)] + 1e-12
+
+
+def test_eleven_eleven_is_the_hand_value():
+    assert table_of(CoinModel(0.56))[(11, 11)] == pytest.approx(0.56)
