@@ -237,7 +237,7 @@ class HandState:
             if self.last_raiser == seat:
                 return f"the {who} made the last raise; raises alternate"
             if (self.pending or self.value) >= TARGET:
-                return "the hand is already worth 12; no raise above 12"
+                return "12 is the top of the ladder; no raise above 12"
             return None
         if action.kind in (ACCEPT, RUN):
             if self.pending is None:
