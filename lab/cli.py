@@ -15,6 +15,8 @@ import sys
 COMMANDS = {
     "replay": ("lab.commands.replay", "replay one hand from its cards and actions (JSON)"),
     "play": ("lab.commands.play", "play a match in the terminal against a bot"),
+    "solve": ("lab.commands.solve", "solve a game per vira and write its tables to data/"),
+    "equity": ("lab.commands.equity", "card-play equity of one hand for a vira and seat (JSON)"),
 }
 """Sub-command name -> (module implementing it, one-line help)."""
 
