@@ -1,0 +1,77 @@
+"""Solve a game for one vira or all ten and write its tables to ``data/``.
+
+``lab solve cardplay [--vira V | --all] [--target 1e-4]`` solves the card-play
+game (stake fixed, no betting) with the public-tree CFR solver and writes the
+``cardplay`` and ``cardplay_summary`` tables (see :mod:`lab.tables`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..cards import RANKS
+from ..cli import UsageError
+from ..classes import vira_rank_of
+
+GAMES = ("cardplay",)
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("game", choices=GAMES, help="the game to solve: cardplay")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--vira", action="append", metavar="V",
+                       help="a vira rank or card (4, Q, 7c ...); repeat for several")
+    which.add_argument("--all", action="store_true", help="all ten viras (the default)")
+    parser.add_argument("--target", type=float, default=None, metavar="EPS",
+                        help="stop at this exploitability, win probability (default 1e-4)")
+    parser.add_argument("--max-iterations", type=int, default=None, metavar="N",
+                        help="stop after N iterations at most")
+    parser.add_argument("--jobs", type=int, default=1, metavar="J",
+                        help="solve J viras at once in separate processes (default 1)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def settings_from(args) -> dict:
+    """The solver settings asked for on the command line (defaults filled in)."""
+    from ..tables import CARDPLAY_SETTINGS
+
+    settings = dict(CARDPLAY_SETTINGS)
+    if args.target is not None:
+        if not 0 < args.target < 1:
+            raise UsageError(f"--target {args.target}: give an exploitability between 0 and 1 "
+                             "(win probability)")
+        settings["target_exploitability"] = args.target
+    if args.max_iterations is not None:
+        if args.max_iterations < 1:
+            raise UsageError(f"--max-iterations {args.max_iterations}: give a positive number")
+        settings["max_iterations"] = args.max_iterations
+    return settings
+
+
+def run(args) -> int:
+    from ..tables import CARDPLAY_SETTINGS, build_cardplay_tables, table_paths
+
+    viras = [RANKS[vira_rank_of(v)] for v in args.vira] if args.vira else list(RANKS)
+    if len(set(viras)) != len(viras):
+        raise UsageError(f"--vira {','.join(args.vira)}: a vira rank is repeated")
+    if args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: give at least 1")
+    settings = settings_from(args)
+    tables = build_cardplay_tables(viras, settings, progress=not args.no_progress,
+                                   jobs=args.jobs)
+    summary = tables["cardplay_summary"]
+    for row in summary[summary["vira"].isin(viras)].itertuples():
+        print(f"vira {row.vira}: mão wins {row.value_mao:.6f} (double dummy "
+              f"{row.double_dummy_mao:.6f}), exploitability {row.exploitability:.2e}, "
+              f"{row.iterations} iterations, {row.seconds:.1f} s")
+        if row.exploitability > settings["target_exploitability"]:
+            print(f"warning: vira {row.vira} stopped at exploitability "
+                  f"{row.exploitability:.2e} above the target "
+                  f"{settings['target_exploitability']:.0e}", file=sys.stderr)
+    for name, df in tables.items():
+        print(f"wrote {table_paths(name)[0]} ({len(df)} rows, viras "
+              f"{''.join(df['vira'].unique())})")
+    if settings != CARDPLAY_SETTINGS:
+        print(f"note: built with settings {settings}, not the defaults {CARDPLAY_SETTINGS}; "
+              "lab.tables.load_table reports such tables as stale", file=sys.stderr)
+    return 0

@@ -1,0 +1,389 @@
+"""Tidy tables of solved quantities, and the ``data/`` cache that keeps them.
+
+Each table is a pandas DataFrame with one row per fact. On disk it is
+``data/<name>.parquet`` with a manifest ``data/<name>.json`` that records the
+rules version, the solver settings, the iterations and exploitability reached,
+the build time, a fingerprint of (table schema, rules version, settings) and a
+hash of the source code that produced the numbers.
+
+:func:`load_table` returns a table only when its manifest matches the current
+rules version and settings; otherwise it raises :class:`TableError` naming the
+command that rebuilds it. A stale or missing table is never silently used.
+:func:`build_table` rebuilds.
+
+Tables
+------
+``cardplay``
+    One row per (vira, seat, hand class): ``vira`` (rank character), ``seat``
+    (``mao``/``pe``), ``hand`` (label such as ``zap 3 K``), ``best``, ``second``,
+    ``third`` (level names, strongest first), ``equity`` (win probability under
+    the card-play equilibrium), ``double_dummy`` (win probability with both hands
+    face up), ``weight`` (probability of being dealt the class) and
+    ``exploitability`` (the vira's solve, win probability).
+``cardplay_summary``
+    One row per vira: ``vira``, ``value_mao`` (the mão's win probability),
+    ``double_dummy_mao`` (the same, double dummy), ``exploitability`` (win
+    probability), ``iterations``, ``seconds`` (wall time of the solve).
+
+Both come from the same solves, so building one builds both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Optional
+
+import numpy as np
+import pandas as pd
+
+from . import RULES_VERSION
+from .cards import RANKS, level_name
+from .classes import hand_classes, vira_rank_of
+from .solver.double_dummy import double_dummy_equity, double_dummy_value
+
+SEATS = ("mao", "pe")
+
+CARDPLAY_SETTINGS = {"target_exploitability": 1e-4, "max_iterations": 20_000}
+"""Default settings of the card-play solves (exploitability in win probability)."""
+
+CARDPLAY_COLUMNS = ("vira", "seat", "hand", "best", "second", "third", "equity",
+                    "double_dummy", "weight", "exploitability")
+SUMMARY_COLUMNS = ("vira", "value_mao", "double_dummy_mao", "exploitability", "iterations",
+                   "seconds")
+
+SOURCES = ("lab/cards.py", "lab/classes.py", "lab/rules.py", "lab/tables.py", "lab/solver")
+"""Source files (and folders) whose code decides the numbers: hashed into each manifest."""
+
+
+class TableError(ValueError):
+    """A table that is missing, unreadable or stale; the message says how to rebuild it."""
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """What a table is and how it is rebuilt."""
+
+    name: str
+    schema: int            # bump when the columns or their meaning change
+    settings: dict         # the default solver settings the table must be built with
+    group: str             # tables built together by one solve
+    rebuild: str           # the command that rebuilds the table
+
+
+TABLES = {
+    "cardplay": TableSpec("cardplay", 1, CARDPLAY_SETTINGS, "cardplay",
+                          "lab solve cardplay --all"),
+    "cardplay_summary": TableSpec("cardplay_summary", 1, CARDPLAY_SETTINGS, "cardplay",
+                                  "lab solve cardplay --all"),
+}
+
+
+# ---------------------------------------------------------------- where tables live
+
+
+def data_dir() -> Path:
+    """The folder of solved tables: ``$LAB_DATA_DIR`` if set, else the repository's ``data/``."""
+    env = os.environ.get("LAB_DATA_DIR")
+    return Path(env) if env else Path(__file__).resolve().parent.parent / "data"
+
+
+def table_paths(name: str, directory: Optional[Path] = None) -> tuple[Path, Path]:
+    """(parquet file, manifest file) of a table."""
+    d = Path(directory) if directory is not None else data_dir()
+    return d / f"{name}.parquet", d / f"{name}.json"
+
+
+def spec_of(name: str) -> TableSpec:
+    if name not in TABLES:
+        raise TableError(f"{name!r}: unknown table (tables are {', '.join(TABLES)})")
+    return TABLES[name]
+
+
+# ---------------------------------------------------------------- manifests
+
+
+def fingerprint(name: str, settings: dict) -> str:
+    """Hash of what a table's numbers mean: its schema, the rules version and the settings."""
+    spec = spec_of(name)
+    key = json.dumps({"table": name, "schema": spec.schema, "rules_version": RULES_VERSION,
+                      "settings": settings}, sort_keys=True)
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def code_hash() -> str:
+    """Hash of the source code in SOURCES (recorded for provenance, not checked on load)."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for entry in SOURCES:
+        path = root / entry
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        for f in files:
+            if f.exists():
+                h.update(str(f.relative_to(root)).encode())
+                h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def read_manifest(name: str, directory: Optional[Path] = None) -> dict:
+    """The manifest of a table on disk; TableError when it is missing or unreadable."""
+    spec = spec_of(name)
+    parquet, manifest = table_paths(name, directory)
+    if not parquet.exists() or not manifest.exists():
+        missing = parquet if not parquet.exists() else manifest
+        raise TableError(f"table {name!r} is missing ({missing} not found); "
+                         f"build it with `{spec.rebuild}`")
+    try:
+        return json.loads(manifest.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise TableError(f"table {name!r}: unreadable manifest {manifest} ({exc}); "
+                         f"rebuild it with `{spec.rebuild}`") from None
+
+
+def check_manifest(name: str, manifest: dict, settings: Optional[dict] = None,
+                   viras: Optional[Iterable] = None) -> None:
+    """Raise TableError unless ``manifest`` matches the current rules version, schema and
+    ``settings`` (default: the table's own) and covers ``viras`` (default: all ten)."""
+    spec = spec_of(name)
+    settings = spec.settings if settings is None else settings
+    why = None
+    if manifest.get("table") != name:
+        why = f"the manifest is for table {manifest.get('table')!r}"
+    elif manifest.get("rules_version") != RULES_VERSION:
+        why = (f"built for rules {manifest.get('rules_version')!r}, "
+               f"the lab is at {RULES_VERSION!r}")
+    elif manifest.get("schema") != spec.schema:
+        why = f"schema {manifest.get('schema')!r}, the lab expects {spec.schema}"
+    elif manifest.get("settings") != settings:
+        why = f"built with settings {manifest.get('settings')}, expected {settings}"
+    elif manifest.get("fingerprint") != fingerprint(name, settings):
+        why = "its fingerprint does not match its rules version and settings"
+    else:
+        want = [RANKS[vira_rank_of(v)] for v in (RANKS if viras is None else viras)]
+        have = set(manifest.get("viras", {}))
+        lacking = [v for v in want if v not in have]
+        if lacking:
+            why = f"it lacks vira {', '.join(lacking)}"
+    if why is not None:
+        raise TableError(f"table {name!r} is stale: {why}; rebuild it with `{spec.rebuild}`")
+
+
+def load_table(name: str, viras: Optional[Iterable] = None, settings: Optional[dict] = None,
+               directory: Optional[Path] = None) -> pd.DataFrame:
+    """The table ``name`` from ``data/``, checked against its manifest.
+
+    ``viras`` (default: all ten) must all be present; the rows of those viras are
+    returned. Raises TableError, with the command that rebuilds the table, when it is
+    missing, unreadable or stale.
+    """
+    manifest = read_manifest(name, directory)
+    check_manifest(name, manifest, settings, viras)
+    parquet, _ = table_paths(name, directory)
+    try:
+        df = pd.read_parquet(parquet)
+    except Exception as exc:  # pyarrow raises several kinds for a damaged file
+        raise TableError(f"table {name!r}: unreadable {parquet} ({exc}); "
+                         f"rebuild it with `{spec_of(name).rebuild}`") from None
+    if len(df) != manifest.get("rows"):
+        raise TableError(f"table {name!r} is stale: {len(df)} rows on disk, the manifest says "
+                         f"{manifest.get('rows')}; rebuild it with `{spec_of(name).rebuild}`")
+    if viras is not None:
+        keep = [RANKS[vira_rank_of(v)] for v in viras]
+        df = df[df["vira"].isin(keep)].reset_index(drop=True)
+    return df
+
+
+def table_status(name: str, directory: Optional[Path] = None) -> str:
+    """``ok`` or the reason the table cannot be used (one line)."""
+    try:
+        check_manifest(name, read_manifest(name, directory))
+    except TableError as exc:
+        return str(exc)
+    return "ok"
+
+
+# ---------------------------------------------------------------- card play
+
+
+def solve_vira(vira: str, settings: dict, progress: bool = False):
+    """Solve the card-play game of one vira with the public-tree CFR solver.
+
+    Returns the solver's solution (``equity`` (2, n) win probability per seat and class,
+    ``value``, ``exploitability``, ``iterations``, ``seconds``).
+    """
+    from .solver.cardplay import solve_cardplay  # numba: imported only when solving
+
+    return solve_cardplay(vira, target_exploitability=settings["target_exploitability"],
+                          max_iterations=settings["max_iterations"], progress=progress)
+
+
+def cardplay_rows(vira, solution) -> pd.DataFrame:
+    """The ``cardplay`` rows of one vira from a card-play solution (tidy, 2 x n rows)."""
+    vira_rank = vira_rank_of(vira)
+    hc = hand_classes(vira_rank)
+    equity = np.asarray(solution.equity, dtype=np.float64)
+    if equity.shape != (2, hc.n):
+        raise ValueError(f"solution equity has shape {equity.shape}, expected (2, {hc.n})")
+    dd = double_dummy_equity(vira_rank)
+    names = [[level_name(int(lv), vira_rank) for lv in row] for row in hc.levels]
+    frames = []
+    for seat, seat_name in enumerate(SEATS):
+        frames.append(pd.DataFrame({
+            "vira": RANKS[vira_rank],
+            "seat": seat_name,
+            "hand": list(hc.labels),
+            "best": [n[0] for n in names],
+            "second": [n[1] for n in names],
+            "third": [n[2] for n in names],
+            "equity": equity[seat],
+            "double_dummy": dd[seat],
+            "weight": hc.weight,
+            "exploitability": float(solution.exploitability),
+        }))
+    return pd.concat(frames, ignore_index=True)
+
+
+def summary_row(vira, solution) -> dict:
+    """The ``cardplay_summary`` row of one vira."""
+    vira_rank = vira_rank_of(vira)
+    return {"vira": RANKS[vira_rank], "value_mao": float(solution.value),
+            "double_dummy_mao": double_dummy_value(vira_rank),
+            "exploitability": float(solution.exploitability),
+            "iterations": int(solution.iterations), "seconds": float(solution.seconds)}
+
+
+def _solve_one(args):
+    solve, vira, settings, progress = args
+    return vira, solve(vira, settings, progress)
+
+
+def solve_viras(viras: Iterable, settings: dict, solve: Optional[Callable] = None,
+                progress: bool = False, jobs: int = 1) -> dict:
+    """{vira rank char: solution} for each vira, solved in ``jobs`` processes.
+
+    A tqdm bar over the viras goes to stderr when ``progress``; a single process also
+    shows the solver's own bar of iterations.
+    """
+    from tqdm import tqdm
+
+    solve = solve_vira if solve is None else solve
+    chars = [RANKS[vira_rank_of(v)] for v in viras]
+    bar = tqdm(total=len(chars), desc="viras", unit="vira", disable=not progress)
+    out = {}
+    try:
+        if jobs <= 1 or len(chars) <= 1:
+            for v in chars:
+                bar.set_postfix_str(f"vira {v}")
+                out[v] = solve(v, settings, progress)
+                bar.update()
+        else:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(max_workers=min(jobs, len(chars))) as pool:
+                for v, sol in pool.map(_solve_one, [(solve, v, settings, False) for v in chars]):
+                    out[v] = sol
+                    bar.set_postfix_str(f"vira {v}")
+                    bar.update()
+    finally:
+        bar.close()
+    return out
+
+
+def build_cardplay_tables(viras: Optional[Iterable] = None, settings: Optional[dict] = None,
+                          solve: Optional[Callable] = None, progress: bool = False,
+                          jobs: int = 1, directory: Optional[Path] = None) -> dict:
+    """Solve ``viras`` (default: all ten) and write the ``cardplay`` and ``cardplay_summary``
+    tables with their manifests; returns {table name: DataFrame}.
+
+    Rows of viras not solved now are kept from the tables on disk when those were built
+    with the same rules version and settings, so the tables can grow one vira at a time.
+    """
+    settings = dict(CARDPLAY_SETTINGS if settings is None else settings)
+    chars = [RANKS[vira_rank_of(v)] for v in (RANKS if viras is None else viras)]
+    start = time.time()
+    solutions = solve_viras(chars, settings, solve, progress, jobs)
+    built_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    fresh = {
+        "cardplay": pd.concat([cardplay_rows(v, s) for v, s in solutions.items()],
+                              ignore_index=True),
+        "cardplay_summary": pd.DataFrame([summary_row(v, s) for v, s in solutions.items()],
+                                         columns=list(SUMMARY_COLUMNS)),
+    }
+    per_vira = {v: {"iterations": int(s.iterations), "exploitability": float(s.exploitability),
+                    "seconds": float(s.seconds), "built": built_at}
+                for v, s in solutions.items()}
+    out = {}
+    for name, df in fresh.items():
+        old_viras = {}
+        try:
+            manifest = read_manifest(name, directory)
+            check_manifest(name, manifest, settings, viras=[])
+            old = pd.read_parquet(table_paths(name, directory)[0])
+            old = old[~old["vira"].isin(chars)]
+            old_viras = {v: info for v, info in manifest["viras"].items() if v not in chars}
+            df = pd.concat([old, df], ignore_index=True)
+        except (TableError, OSError, KeyError, ValueError):
+            pass  # nothing usable on disk: the table holds only what was solved now
+        df = _in_vira_order(df)
+        out[name] = df
+        write_table(name, df, settings, {**old_viras, **per_vira}, directory,
+                    build_seconds=time.time() - start)
+    return out
+
+
+def _in_vira_order(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows sorted by vira (rank order), then seat; rows of one vira and seat keep their
+    order (classes strongest first)."""
+    vira = df["vira"].map(RANKS.index).to_numpy()
+    seat = df["seat"].map(SEATS.index).to_numpy() if "seat" in df else np.zeros(len(df))
+    order = np.lexsort((np.arange(len(df)), seat, vira))
+    return df.iloc[order].reset_index(drop=True)
+
+
+def write_table(name: str, df: pd.DataFrame, settings: dict, viras: dict,
+                directory: Optional[Path] = None, build_seconds: float = 0.0) -> Path:
+    """Write ``df`` as ``<name>.parquet`` and its manifest; returns the parquet path."""
+    spec = spec_of(name)
+    parquet, manifest_path = table_paths(name, directory)
+    parquet.parent.mkdir(parents=True, exist_ok=True)
+    ordered = {v: viras[v] for v in sorted(viras, key=RANKS.index)}
+    manifest = {
+        "table": name,
+        "schema": spec.schema,
+        "rules_version": RULES_VERSION,
+        "settings": settings,
+        "fingerprint": fingerprint(name, settings),
+        "code": code_hash(),
+        "rows": int(len(df)),
+        "columns": list(df.columns),
+        "viras": ordered,
+        "iterations": sum(info["iterations"] for info in ordered.values()),
+        "exploitability": max((info["exploitability"] for info in ordered.values()),
+                              default=None),
+        "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "build_seconds": round(build_seconds, 3),
+        "rebuild": spec.rebuild,
+    }
+    tmp = parquet.with_suffix(".parquet.tmp")
+    df.to_parquet(tmp, index=False, compression="zstd")
+    tmp.replace(parquet)
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    return parquet
+
+
+BUILDERS = {"cardplay": build_cardplay_tables}
+"""Table group -> function that solves and writes every table of the group."""
+
+
+def build_table(name: str, viras: Optional[Iterable] = None, settings: Optional[dict] = None,
+                solve: Optional[Callable] = None, progress: bool = False, jobs: int = 1,
+                directory: Optional[Path] = None) -> pd.DataFrame:
+    """Rebuild table ``name`` (and the other tables of its group) and return it."""
+    spec = spec_of(name)
+    tables = BUILDERS[spec.group](viras=viras, settings=settings, solve=solve,
+                                  progress=progress, jobs=jobs, directory=directory)
+    return tables[name]

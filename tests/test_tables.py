@@ -1,0 +1,151 @@
+"""The data/ cache: tables round-trip through parquet + manifest; stale or missing ones are
+reported, never used."""
+
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lab import RULES_VERSION, tables
+from lab.cards import RANKS
+from lab.classes import hand_classes
+from lab.solver.double_dummy import double_dummy_equity
+
+SETTINGS = dict(tables.CARDPLAY_SETTINGS)
+
+
+def stand_in_solve(vira, settings, progress=False):
+    """A stand-in for the CFR solver: equities shrunk from double dummy towards 1/2."""
+    dd = double_dummy_equity(vira)
+    equity = 0.25 + 0.5 * dd
+    w = hand_classes(vira).weight
+    return SimpleNamespace(equity=equity, value=float(w @ equity[0]),
+                           exploitability=settings["target_exploitability"] / 2,
+                           iterations=10 + RANKS.index(vira), seconds=0.5)
+
+
+def build(tmp_path, viras, settings=SETTINGS):
+    return tables.build_cardplay_tables(viras, settings, solve=stand_in_solve,
+                                        directory=tmp_path)
+
+
+def test_cardplay_rows_are_tidy_and_complete(tmp_path):
+    df = build(tmp_path, ["7"])["cardplay"]
+    hc = hand_classes("7")
+    assert tuple(df.columns) == tables.CARDPLAY_COLUMNS
+    assert len(df) == 2 * hc.n
+    assert list(df["seat"].unique()) == ["mao", "pe"]
+    assert (df["hand"] == df["best"] + " " + df["second"] + " " + df["third"]).all()
+    assert df.groupby("seat")["weight"].sum().to_numpy() == pytest.approx([1.0, 1.0])
+    assert not df.duplicated(["vira", "seat", "hand"]).any()
+    mao = df[df["seat"] == "mao"].set_index("hand")
+    assert mao.loc["zap copas espadilha", "double_dummy"] == 1.0
+    # vira 7: the manilha is Q; the vira's own rank 7 has three copies left
+    assert mao.loc["7 7 7", "weight"] == pytest.approx(1 / 9139)
+    assert "Q Q Q" not in mao.index and mao.loc["zap 7 7", "weight"] == pytest.approx(3 / 9139)
+    assert np.allclose(df["double_dummy"].to_numpy().reshape(2, -1), double_dummy_equity("7"))
+
+
+def test_round_trip_through_parquet_and_manifest(tmp_path):
+    built = build(tmp_path, ["4", "Q"])
+    for name in ("cardplay", "cardplay_summary"):
+        loaded = tables.load_table(name, viras=["4", "Q"], directory=tmp_path)
+        pd.testing.assert_frame_equal(loaded, built[name])
+        manifest = json.loads((tmp_path / f"{name}.json").read_text())
+        assert manifest["rules_version"] == RULES_VERSION
+        assert manifest["settings"] == SETTINGS
+        assert manifest["fingerprint"] == tables.fingerprint(name, SETTINGS)
+        assert list(manifest["viras"]) == ["4", "Q"]
+        assert manifest["viras"]["Q"]["iterations"] == 14
+        assert manifest["exploitability"] == SETTINGS["target_exploitability"] / 2
+        assert manifest["rows"] == len(built[name])
+        assert manifest["rebuild"] == "lab solve cardplay --all"
+    summary = built["cardplay_summary"]
+    assert list(summary["vira"]) == ["4", "Q"]
+    assert list(summary.columns) == list(tables.SUMMARY_COLUMNS)
+
+
+def test_tables_grow_one_vira_at_a_time(tmp_path):
+    build(tmp_path, ["K"])
+    build(tmp_path, ["4"])
+    build(tmp_path, ["K"])  # rebuilding a vira replaces its rows
+    df = tables.load_table("cardplay", viras=["4", "K"], directory=tmp_path)
+    assert list(df["vira"].unique()) == ["4", "K"]  # rank order, not build order
+    assert len(df) == 2 * 2 * 403
+    summary = tables.load_table("cardplay_summary", viras=["K", "4"], directory=tmp_path)
+    assert list(summary["vira"]) == ["4", "K"]
+
+
+def test_a_table_lacking_viras_is_not_used(tmp_path):
+    build(tmp_path, ["4"])
+    with pytest.raises(tables.TableError, match=r"lacks vira 5, 6.*lab solve cardplay --all"):
+        tables.load_table("cardplay", directory=tmp_path)
+
+
+def test_a_missing_table_names_the_command_that_builds_it(tmp_path):
+    with pytest.raises(tables.TableError, match=r"missing.*`lab solve cardplay --all`"):
+        tables.load_table("cardplay", directory=tmp_path)
+    assert "missing" in tables.table_status("cardplay_summary", directory=tmp_path)
+
+
+def edit_manifest(tmp_path, name, **changes):
+    path = tmp_path / f"{name}.json"
+    manifest = json.loads(path.read_text())
+    manifest.update(changes)
+    path.write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("changes,why", [
+    ({"rules_version": "001_other_rules"}, "built for rules '001_other_rules'"),
+    ({"schema": 0}, "schema 0"),
+    ({"settings": {"target_exploitability": 1e-2, "max_iterations": 10}}, "built with settings"),
+    ({"fingerprint": "0123456789abcdef"}, "fingerprint"),
+    ({"table": "cardplay_summary"}, "manifest is for table"),
+    ({"rows": 5}, "5"),
+])
+def test_a_stale_manifest_is_reported_not_used(tmp_path, changes, why):
+    build(tmp_path, ["4"])
+    edit_manifest(tmp_path, "cardplay", **changes)
+    with pytest.raises(tables.TableError, match="stale") as err:
+        tables.load_table("cardplay", viras=["4"], directory=tmp_path)
+    assert why in str(err.value) and "lab solve cardplay --all" in str(err.value)
+
+
+def test_tables_built_with_other_settings_are_stale_for_the_defaults(tmp_path):
+    other = {**SETTINGS, "target_exploitability": 1e-3}
+    build(tmp_path, ["4"], other)
+    assert len(tables.load_table("cardplay", viras=["4"], settings=other,
+                                 directory=tmp_path)) == 806
+    with pytest.raises(tables.TableError, match="built with settings"):
+        tables.load_table("cardplay", viras=["4"], directory=tmp_path)
+    # a rebuild with the defaults does not keep the rows solved with other settings
+    build(tmp_path, ["5"])
+    df = tables.load_table("cardplay", viras=["5"], directory=tmp_path)
+    assert list(df["vira"].unique()) == ["5"]
+    with pytest.raises(tables.TableError, match="lacks vira 4"):
+        tables.load_table("cardplay", viras=["4"], directory=tmp_path)
+
+
+def test_damaged_files_are_reported(tmp_path):
+    build(tmp_path, ["4"])
+    (tmp_path / "cardplay.json").write_text("{not json")
+    with pytest.raises(tables.TableError, match="unreadable manifest"):
+        tables.load_table("cardplay", viras=["4"], directory=tmp_path)
+    (tmp_path / "cardplay_summary.parquet").write_bytes(b"not parquet")
+    with pytest.raises(tables.TableError, match="unreadable"):
+        tables.load_table("cardplay_summary", viras=["4"], directory=tmp_path)
+
+
+def test_data_dir_follows_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
+    assert tables.data_dir() == tmp_path
+    tables.build_table("cardplay_summary", viras=["3"], solve=stand_in_solve)
+    assert (tmp_path / "cardplay.parquet").exists()  # the group is built together
+    assert list(tables.load_table("cardplay_summary", viras=["3"])["vira"]) == ["3"]
+
+
+def test_unknown_table():
+    with pytest.raises(tables.TableError, match="unknown table"):
+        tables.load_table("nonsense")
