@@ -15,6 +15,8 @@ import sys
 COMMANDS = {
     "replay": ("lab.commands.replay", "replay one hand from its cards and actions (JSON)"),
     "play": ("lab.commands.play", "play a match in the terminal against a bot"),
+    "simulate": ("lab.commands.simulate", "simulate matches between two bots (JSON)"),
+    "bench": ("lab.commands.bench", "run a benchmark target and print its figures"),
     "solve": ("lab.commands.solve", "solve a game per vira and write its tables to data/"),
     "equity": ("lab.commands.equity", "card-play equity of one hand for a vira and seat (JSON)"),
 }

@@ -1,0 +1,129 @@
+"""Many matches between two bots: in this process, or spread over a dask cluster.
+
+:func:`run_matches` plays matches ``0 .. n - 1`` (mirrored pairs, see :mod:`lab.sim.match`)
+and returns them as a DataFrame. Small batches run here; large ones go to
+``dask.distributed`` in chunks of whole pairs: a :class:`~distributed.LocalCluster` by
+default, or the scheduler at ``scheduler`` (an address such as ``tcp://host:8786``). The
+results are identical either way, since every match draws from its own seeded streams.
+A tqdm bar on stderr counts finished matches.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+import pandas as pd
+from tqdm import tqdm
+
+from ..rules import check_score
+from .bots import Bot, make_bot
+from .match import FIRST_CHOICES, play_matches
+from .stats import matches_frame
+
+DASK_FROM = 4000
+"""With ``workers`` left to choose (0), batches of this many matches or more use dask."""
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What to play: bots (names or Bot objects that pickle), the seed, how many matches,
+    who is mão first (FIRST_CHOICES) and the (A, B) points at the start."""
+
+    a: object
+    b: object
+    matches: int
+    seed: int
+    first: str = "alternate"
+    start: tuple[int, int] = (0, 0)
+    with_hands: bool = False
+
+
+def check_matches(matches) -> int:
+    """The number of matches as a positive int; ValueError otherwise."""
+    if isinstance(matches, bool) or not isinstance(matches, int) or matches < 1:
+        raise ValueError(f"{matches!r}: the number of matches must be a positive integer")
+    return matches
+
+
+def play_chunk(batch: Batch, lo: int, hi: int) -> tuple[list[dict], list[dict]]:
+    """Matches ``lo .. hi - 1`` of ``batch`` (a top-level function, so workers can run it)."""
+    return play_matches(make_bot(batch.a), make_bot(batch.b), batch.seed, lo, hi,
+                        batch.first, batch.start, batch.with_hands)
+
+
+def chunks(matches: int, size: int) -> list[tuple[int, int]]:
+    """Ranges of whole pairs (even sizes) covering ``0 .. matches - 1``."""
+    size = max(2, size - size % 2)
+    return [(lo, min(lo + size, matches)) for lo in range(0, matches, size)]
+
+
+def _run_here(batch: Batch, bar) -> tuple[list, list]:
+    return play_matches(make_bot(batch.a), make_bot(batch.b), batch.seed, 0, batch.matches,
+                        batch.first, batch.start, batch.with_hands, progress=bar.update)
+
+
+def _run_on_dask(batch: Batch, workers: int, scheduler: str | None, bar) -> tuple[list, list]:
+    from distributed import Client, LocalCluster, as_completed
+
+    if scheduler:
+        client, cluster = Client(scheduler), None
+    else:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=workers > 1,
+                               dashboard_address=None, silence_logs=40)
+        client = Client(cluster)
+    try:
+        n_workers = max(1, len(client.scheduler_info().get("workers", {})) or workers)
+        size = max(2, min(500, batch.matches // (8 * n_workers) + 1))
+        futures = {client.submit(play_chunk, batch, lo, hi, pure=False): hi - lo
+                   for lo, hi in chunks(batch.matches, size)}
+        records, hands = [], []
+        for future in as_completed(futures):
+            r, h = future.result()
+            records += r
+            hands += h
+            bar.update(futures[future])
+        return records, hands
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def run_matches(a, b, matches: int, seed: int, *, first: str = "alternate",
+                start: tuple[int, int] = (0, 0), workers: int = 0,
+                scheduler: str | None = None, use_dask: bool | None = None,
+                with_hands: bool = False,
+                progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Play ``matches`` matches of bot ``a`` against bot ``b``; return (matches, hands) frames.
+
+    ``workers``: 1 plays here; 2 or more start a LocalCluster of that many processes; 0
+    chooses (here below DASK_FROM matches, else a LocalCluster with one process per core).
+    ``use_dask=True`` forces dask even for one worker (a LocalCluster with a single worker
+    thread in this process). ``scheduler`` sends the work to an existing dask cluster
+    instead. The hands frame is empty unless ``with_hands``.
+    """
+    check_matches(matches)
+    if first not in FIRST_CHOICES:
+        raise ValueError(f"{first!r}: first must be one of {', '.join(FIRST_CHOICES)}")
+    for bot in (a, b):
+        if not isinstance(bot, Bot):
+            make_bot(bot)  # a bad name fails here, before any work starts
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+        raise ValueError(f"{workers!r}: workers must be 0 (choose), 1 (here) or more")
+    check_score(tuple(start))
+    batch = Batch(a, b, matches, int(seed), first, tuple(start), with_hands)
+    if workers == 0:
+        workers = 1 if matches < DASK_FROM else max(1, os.cpu_count() or 1)
+    with tqdm(total=matches, unit="match", file=sys.stderr, disable=not progress,
+              leave=False) as bar:
+        if scheduler or (workers > 1 if use_dask is None else use_dask):
+            records, hands = _run_on_dask(batch, workers, scheduler, bar)
+        else:
+            records, hands = _run_here(batch, bar)
+    hands_frame = pd.DataFrame.from_records(hands)
+    if len(hands_frame):
+        hands_frame = hands_frame.sort_values(["pair", "mirror", "hand"],
+                                              kind="stable").reset_index(drop=True)
+    return matches_frame(records), hands_frame
