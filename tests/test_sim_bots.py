@@ -1,0 +1,144 @@
+"""Views hide what a seat may not see; each bot plays as its docstring says."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import fields
+
+import pytest
+
+from lab.cards import DECK, parse_card, parse_cards
+from lab.rules import COVER, ELEVEN, Action, new_hand, parse_action
+from lab.sim.bots import (BOTS, AggressiveBot, CautiousBot, RandomBot, SolverBot, make_bot)
+from lab.sim.view import Table
+
+
+def table(vira, mao, pe, score=(0, 0), actions=()):
+    t = Table(new_hand(parse_card(vira), parse_cards(mao, 3), parse_cards(pe, 3), score))
+    for token in actions:
+        t.apply(parse_action(token))
+    return t
+
+
+def act(bot, t):
+    return str(bot.act(t.view(), random.Random(0)))
+
+
+def cards_in(value):
+    """Every Card reachable inside a view field."""
+    if hasattr(value, "rank") and hasattr(value, "suit"):
+        yield value
+    elif isinstance(value, Action):
+        if value.card is not None:
+            yield value.card
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from cards_in(v)
+
+
+def test_views_never_show_the_opponents_hand_or_a_covered_card():
+    rng = random.Random(7)
+    bots = [make_bot(name) for name in BOTS]
+    checked = covers = 0
+    for _ in range(1500):
+        cards = rng.sample(DECK, 7)
+        score = rng.choice([(0, 0), (5, 9), (11, 3), (2, 11), (11, 11)])
+        t = Table(new_hand(cards[0], cards[1:4], cards[4:7], score))
+        seat_bots = rng.sample(bots, 2)
+        while not t.over:
+            seat = t.state.to_act
+            view = t.view()
+            hidden = set(t.state.hands[1 - seat]) | {p.card for p in t.state.plays if p.covered}
+            seen = {c for f in fields(view) for c in cards_in(getattr(view, f.name))}
+            assert not seen & hidden
+            assert view.hand == t.state.hands[seat]
+            checked += 1
+            action = seat_bots[seat].act(view, rng)
+            assert action in view.legal
+            covers += action.kind == COVER
+            t.apply(action)
+    assert checked > 5000 and covers > 100
+
+
+def test_history_and_table_show_covers_without_the_card():
+    t = table("4c", "5c,Qh,Kd", "6s,7s,Jd", actions=["Qh", "6s", "cover:Kd"])
+    view = t.view()
+    assert view.seat == 1 and view.table == ((0, None),)
+    assert [(s, str(a)) for s, a in view.history[:2]] == [(0, "Qh"), (1, "6s")]
+    assert view.history[2] == (0, Action(COVER))
+    assert view.opponent_card_on_table() == (True, None)
+
+
+def test_random_bot_reaches_every_legal_action():
+    t = table("4c", "5c,Qh,Kd", "6s,7s,Jd")
+    rng = random.Random(1)
+    picks = Counter(str(RandomBot().act(t.view(), rng)) for _ in range(2000))
+    assert set(picks) == {"5c", "Qh", "Kd", "raise", "surrender"}
+    assert min(picks.values()) > 300
+
+
+# vira 4c: the manilhas are the 5s (5c zap, 5h copas, 5s espadilha, 5d pica-fumo)
+
+def test_cautious_follows_with_its_weakest_winning_card_else_its_weakest():
+    assert act(CautiousBot(), table("4c", "Kd,6h,Ah", "Jd,As,2s", actions=["Kd"])) == "As"
+    assert act(CautiousBot(), table("4c", "3d,6h,Ah", "Jd,7s,2s", actions=["3d"])) == "7s"
+
+
+def test_cautious_leads_its_weakest_and_calls_truco_only_with_a_manilha():
+    assert act(CautiousBot(), table("4c", "Kd,6h,Ah", "Jd,7s,2s")) == "6h"
+    assert act(CautiousBot(), table("4c", "Kd,6h,5d", "Jd,7s,2s")) == "raise"
+    # after its truco is accepted (worth 3) it never raises again
+    t = table("4c", "Kd,6h,5d", "Jd,7s,2s", actions=["raise", "accept"])
+    assert act(CautiousBot(), t) == "6h"
+
+
+def test_cautious_accepts_a_raise_only_with_a_manilha_or_a_three():
+    assert act(CautiousBot(), table("4c", "Kd,6h,Ah", "Jd,7s,3s", actions=["raise"])) == "accept"
+    assert act(CautiousBot(), table("4c", "Kd,6h,Ah", "Jd,7s,5h", actions=["raise"])) == "accept"
+    assert act(CautiousBot(), table("4c", "Kd,6h,Ah", "Jd,7s,2s", actions=["raise"])) == "run"
+
+
+def test_cautious_at_mao_de_onze():
+    t = table("4c", "Kd,6h,3h", "Jd,7s,2s", score=(11, 4))
+    assert t.view().deciding_eleven and t.state.kind == ELEVEN
+    assert act(CautiousBot(), t) == "accept"
+    assert act(CautiousBot(), table("4c", "Kd,6h,Ah", "Jd,7s,2s", score=(11, 4))) == "run"
+
+
+def test_aggressive_raises_with_a_two_or_better_and_leads_its_strongest():
+    assert act(AggressiveBot(), table("4c", "Kd,6h,2h", "Jd,7s,3s")) == "raise"
+    assert act(AggressiveBot(), table("4c", "Kd,6h,Ah", "Jd,7s,3s")) == "Ah"
+
+
+def test_aggressive_reraises_with_two_manilhas_and_runs_only_with_4_to_7():
+    assert act(AggressiveBot(), table("4c", "Kd,6h,2h", "5d,5s,4s", actions=["raise"])) == "raise"
+    assert act(AggressiveBot(), table("4c", "Kd,6h,2h", "5d,Qs,4s", actions=["raise"])) == "accept"
+    assert act(AggressiveBot(), table("4c", "Kd,6h,2h", "6d,7s,4s", actions=["raise"])) == "run"
+    assert act(AggressiveBot(), table("4c", "6d,7s,4s", "Kd,6h,2h", score=(11, 0))) == "run"
+    assert act(AggressiveBot(), table("4c", "6d,7s,Qs", "Kd,6h,2h", score=(11, 0))) == "accept"
+
+
+def test_solver_bot_samples_its_strategy():
+    t = table("4c", "Kd,6h,2h", "Jd,7s,3s")
+    strategy = {Action("raise"): 0.25, parse_action("Kd"): 0.75}
+    bot = SolverBot(lambda view: strategy)
+    rng = random.Random(3)
+    picks = Counter(str(bot.act(t.view(), rng)) for _ in range(4000))
+    assert set(picks) == {"raise", "Kd"}
+    assert abs(picks["raise"] / 4000 - 0.25) < 0.03
+
+
+def test_solver_bot_falls_back_where_the_strategy_is_silent_and_refuses_bad_ones():
+    t = table("4c", "Kd,6h,2h", "Jd,7s,3s")
+    assert act(SolverBot(lambda view: None, fallback=CautiousBot()), t) == "6h"
+    with pytest.raises(ValueError, match="illegal"):
+        act(SolverBot(lambda view: {parse_action("Jd"): 1.0}), t)
+    with pytest.raises(ValueError, match="distribution"):
+        act(SolverBot(lambda view: {parse_action("Kd"): 0.5}), t)
+
+
+def test_make_bot_names_the_choices():
+    assert isinstance(make_bot("aggressive"), AggressiveBot)
+    with pytest.raises(ValueError, match="random, cautious, aggressive"):
+        make_bot("smart")
