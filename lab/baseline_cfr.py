@@ -67,9 +67,12 @@ class BaselineCFR:
 
     ``deals`` (default: every pair of classes with positive weight) restricts chance to
     some deals, renormalising their weights: the benchmark times a sample of deals.
+    Covering the last card in round 3 is weakly dominated; like the solver's card-play
+    game, the baseline leaves it out unless ``cover_in_round3``.
     """
 
-    def __init__(self, vira, deals=None):
+    def __init__(self, vira, deals=None, cover_in_round3: bool = False):
+        self.cover_in_round3 = cover_in_round3
         self.classes = hand_classes(vira)
         w = deal_weight_matrix(vira)
         if deals is None:
@@ -92,6 +95,13 @@ class BaselineCFR:
         self.t += 1
         return value
 
+    def moves(self, hand, round_index: int) -> list:
+        """(table strength, cards kept) of each move; see lab.solver.double_dummy.moves."""
+        options = moves(hand, round_index)
+        if round_index == 2 and not self.cover_in_round3:
+            options = [m for m in options if m[0] != COVERED]
+        return options
+
     def average_value(self) -> float:
         """The mão's win probability when both play their average strategies."""
         return sum(weight * self.evaluate((self.hands[i], self.hands[j]), (i, j), (), (), MAO,
@@ -104,7 +114,7 @@ class BaselineCFR:
         if winner is not None:
             return 1.0 if winner == MAO else 0.0
         player = leader if lead is None else 1 - leader
-        options = moves(hands[player], len(rounds))
+        options = self.moves(hands[player], len(rounds))
         node = self.infosets.get((player, classes[player], hands[player], history))
         strategy = node.average_strategy() if node else [1.0 / len(options)] * len(options)
         value = 0.0
@@ -133,7 +143,7 @@ class BaselineCFR:
         if winner is not None:
             return 1.0 if winner == MAO else 0.0
         player = leader if lead is None else 1 - leader
-        options = moves(hands[player], len(rounds))
+        options = self.moves(hands[player], len(rounds))
         key = (player, classes[player], hands[player], history)
         node = self.infosets.get(key)
         if node is None:
@@ -166,7 +176,7 @@ class BaselineCFR:
 
 
 def time_per_iteration(vira, n_deals: int | None = 2000, iterations: int = 2,
-                       seed: int = 0) -> dict:
+                       seed: int = 0, cover_in_round3: bool = False) -> dict:
     """Seconds per vanilla-CFR iteration on one vira.
 
     With ``n_deals`` a uniform sample of that many deals is walked and the time is scaled
@@ -181,7 +191,7 @@ def time_per_iteration(vira, n_deals: int | None = 2000, iterations: int = 2,
     else:
         pick = np.random.default_rng(seed).choice(len(all_deals), n_deals, replace=False)
         deals = [all_deals[k] for k in sorted(pick)]
-    cfr = BaselineCFR(vira, deals)
+    cfr = BaselineCFR(vira, deals, cover_in_round3)
     cfr.iterate()
     start = time.perf_counter()
     for _ in range(iterations):
