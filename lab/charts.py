@@ -1,0 +1,377 @@
+"""Matplotlib figures of the solved tables, and PNG rendering for the dashboards.
+
+Every function takes tidy DataFrames (as :func:`lab.tables.load_table` returns them)
+and returns a :class:`matplotlib.figure.Figure`; :func:`png` turns one into PNG bytes.
+Figures are built without pyplot, so a dashboard that redraws many times keeps no
+figure alive. Units: equity and double-dummy equity are win probabilities of the
+hand (0..1); match equity is a match-win probability; exploitability is in the unit
+of the quantity it belongs to.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+from matplotlib.colors import TwoSlopeNorm
+from matplotlib.figure import Figure
+from matplotlib.ticker import PercentFormatter
+
+from .cards import MANILHA_NAMES, RANKS, SUITS
+
+VIRAS = tuple(RANKS)
+"""The ten vira ranks, weakest first."""
+
+MANILHAS = tuple(MANILHA_NAMES[s] for s in reversed(SUITS))
+"""Manilha names, strongest first: zap, copas, espadilha, pica-fumo."""
+
+CARD_ORDER = MANILHAS + tuple(reversed(RANKS))
+"""Card names as the tables write them (a level's name), strongest first.
+
+A plain rank is never a manilha's rank for the vira it is played with, so a name
+means the same strength rank-wise for every vira where it exists."""
+
+GROUPINGS = {
+    "best card": "hands grouped by their strongest card",
+    "best two cards": "hands grouped by their two strongest cards",
+    "manilhas held": "hands grouped by how many manilhas they hold",
+}
+"""How hand classes can be grouped in :func:`equity_heatmap`, with a description."""
+
+MEASURES = {
+    "equilibrium | double dummy": "card-play equilibrium beside double dummy",
+    "equilibrium": "card-play equilibrium",
+    "double dummy": "double dummy (both hands face up)",
+    "double dummy − equilibrium": "what seeing both hands is worth",
+}
+"""What :func:`equity_heatmap` shows."""
+
+SEATS = {"mao": "mão", "pe": "pé"}
+"""Seat codes of the tables and their names."""
+
+MEASURE_COLUMNS = {"equilibrium": "equity", "double dummy": "double_dummy"}
+
+
+def png(fig: Figure, dpi: int = 80) -> bytes:
+    """The figure as PNG bytes."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
+def manilha_of(vira: str) -> str:
+    """Rank of the manilhas when ``vira`` is the vira rank (``'3'`` -> ``'4'``)."""
+    return RANKS[(RANKS.index(vira) + 1) % len(RANKS)]
+
+
+def group_key(table: pd.DataFrame, grouping: str) -> pd.Series:
+    """The group name of every row of a card-play table under ``grouping``."""
+    if grouping == "best card":
+        return table["best"]
+    if grouping == "best two cards":
+        return table["best"] + " " + table["second"]
+    if grouping == "manilhas held":
+        held = sum(table[c].isin(MANILHAS).astype(int) for c in ("best", "second", "third"))
+        return held.map({0: "no manilha", 1: "1 manilha", 2: "2 manilhas", 3: "3 manilhas"})
+    raise ValueError(f"{grouping!r}: unknown grouping (choose from {', '.join(GROUPINGS)})")
+
+
+def _group_order(grouping: str, names) -> list[str]:
+    """Group names strongest first."""
+    names = set(names)
+    if grouping == "best card":
+        return [c for c in CARD_ORDER if c in names]
+    if grouping == "manilhas held":
+        return [g for g in ("3 manilhas", "2 manilhas", "1 manilha", "no manilha") if g in names]
+    rank = {c: i for i, c in enumerate(CARD_ORDER)}
+    return sorted(names, key=lambda g: tuple(rank[c] for c in g.split(" ")))
+
+
+def grouped_equity(table: pd.DataFrame, seat: str, grouping: str, column: str) -> pd.DataFrame:
+    """Deal-weighted mean of ``column`` per group (rows, strongest first) and vira (columns).
+
+    ``table`` is the card-play table; ``seat`` is ``'mao'`` or ``'pe'``. A cell is the
+    win probability of a hand dealt at random among the group's classes for that vira;
+    it is NaN where the group does not exist for that vira (for example a hand whose
+    best card is a 5 when the 5s are the manilhas).
+    """
+    rows = table[table["seat"] == seat]
+    if rows.empty:
+        raise ValueError(f"{seat!r}: no rows for this seat (seats are mao, pe)")
+    frame = pd.DataFrame({
+        "group": group_key(rows, grouping).to_numpy(),
+        "vira": rows["vira"].to_numpy(),
+        "weighted": (rows[column] * rows["weight"]).to_numpy(),
+        "weight": rows["weight"].to_numpy(),
+    })
+    sums = frame.groupby(["group", "vira"])[["weighted", "weight"]].sum()
+    mean = (sums["weighted"] / sums["weight"]).unstack("vira")
+    viras = [v for v in VIRAS if v in mean.columns]
+    return mean.reindex(index=_group_order(grouping, mean.index), columns=viras)
+
+
+def _heat_panel(ax, grid: pd.DataFrame, cmap: str, norm, title: str, annotate_fmt,
+                row_labels: bool = True) -> object:
+    """Draw one heatmap panel with every cell's value written in it."""
+    values = grid.to_numpy(dtype=float)
+    colormap = _colormap(cmap)
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=colormap, norm=norm, aspect="auto",
+                      interpolation="nearest")
+    large = grid.shape[0] > 20
+    ax.set_xticks(range(grid.shape[1]), [f"{v}\n({manilha_of(v)})" for v in grid.columns])
+    if row_labels:
+        ax.set_yticks(range(grid.shape[0]), list(grid.index))
+    else:
+        ax.set_yticks([])
+    ax.tick_params(length=0, labelsize=8 if large else 10)
+    ax.xaxis.tick_top()
+    ax.set_xlabel(f"{title}\nvira (manilha rank)", fontsize=10)
+    ax.xaxis.set_label_position("top")
+    for (r, c), v in np.ndenumerate(values):
+        if np.isnan(v):
+            continue
+        shade = colormap(norm(v))
+        light = 0.299 * shade[0] + 0.587 * shade[1] + 0.114 * shade[2]
+        ax.text(c, r, annotate_fmt(v), ha="center", va="center", fontsize=6.5 if large else 9,
+                color="black" if light > 0.5 else "white")
+    return image
+
+
+def _colormap(name: str):
+    """A colormap without its darkest ends (black text stays readable), gray where NaN."""
+    from matplotlib import colormaps
+    from matplotlib.colors import ListedColormap
+
+    cmap = ListedColormap(colormaps[name](np.linspace(0.12, 0.88, 256)))
+    cmap.set_bad("#e6e6e6")
+    return cmap
+
+
+def equity_heatmap(table: pd.DataFrame, summary: pd.DataFrame | None = None, seat: str = "mao",
+                   grouping: str = "best card",
+                   measure: str = "equilibrium | double dummy") -> Figure:
+    """Heatmap of hand equity (win probability) by hand group and vira, for one seat.
+
+    ``table`` is the card-play table (one row per vira, seat and class), ``summary`` the
+    per-vira summary whose exploitability goes in the title. Cells show the deal-weighted
+    mean win probability of the group's hands, in percent.
+    """
+    if measure not in MEASURES:
+        raise ValueError(f"{measure!r}: unknown measure (choose from {', '.join(MEASURES)})")
+    if measure == "double dummy − equilibrium":
+        eq = grouped_equity(table, seat, grouping, "equity")
+        dd = grouped_equity(table, seat, grouping, "double_dummy")
+        panels = [(dd - eq, "double dummy − equilibrium")]
+    else:
+        names = ["equilibrium", "double dummy"] if "|" in measure else [measure]
+        panels = [(grouped_equity(table, seat, grouping, MEASURE_COLUMNS[n]), n) for n in names]
+    n_rows = panels[0][0].shape[0]
+    # A fixed layout in inches (constrained layout would draw every cell label twice).
+    row_in = 0.2 if n_rows > 20 else 0.36
+    left_in = 1.55 if grouping == "best two cards" else 1.1
+    top_in, bottom_in, panel_in, gap_in, bar_in = 1.45, 0.15, 5.0, 0.25, 1.3
+    width = left_in + len(panels) * panel_in + (len(panels) - 1) * gap_in + bar_in
+    height = top_in + bottom_in + row_in * n_rows
+    fig = Figure(figsize=(width, height))
+    axes = []
+    for k in range(len(panels)):
+        x0 = left_in + k * (panel_in + gap_in)
+        axes.append(fig.add_axes((x0 / width, bottom_in / height, panel_in / width,
+                                  row_in * n_rows / height)))
+    for k, (ax, (grid, name)) in enumerate(zip(axes, panels)):
+        extra = dict(row_labels=k == 0)
+        if name == "double dummy − equilibrium":
+            top = max(float(np.nanmax(np.abs(grid.to_numpy(dtype=float)))), 1e-3)
+            norm = TwoSlopeNorm(vcenter=0.0, vmin=-top, vmax=top)
+            image = _heat_panel(ax, grid, "PuOr", norm, name, lambda v: f"{100 * v:+.1f}",
+                                **extra)
+            label = "points of %"
+        else:
+            norm = TwoSlopeNorm(vcenter=0.5, vmin=0.0, vmax=1.0)
+            image = _heat_panel(ax, grid, "RdYlGn", norm, name, lambda v: f"{100 * v:.0f}",
+                                **extra)
+            label = "win %"
+    bar_h = min(row_in * n_rows, 4.0)
+    bar = fig.add_axes(((width - bar_in + 0.2) / width, (bottom_in + row_in * n_rows - bar_h) / height,
+                        0.18 / width, bar_h / height))
+    fig.colorbar(image, cax=bar, label=label, format=PercentFormatter(xmax=1, symbol=""))
+    unit = "points of %" if measure == "double dummy − equilibrium" else "%"
+    title = (f"Hand equity of the {SEATS.get(seat, seat)} ({unit}): "
+             f"{GROUPINGS.get(grouping, grouping)}")
+    if summary is not None and len(summary):
+        worst = float(summary["exploitability"].max())
+        title += f"\nequilibrium exploitability ≤ {worst:.2g} win probability (all viras)"
+    fig.suptitle(title, fontsize=12, y=1 - 0.08 / height, va="top")
+    return fig
+
+
+def weighted_rank(equity: pd.Series, weight: pd.Series) -> pd.Series:
+    """Share of dealt hands (deal probability) with a strictly lower value, plus half the ties.
+
+    0 is the weakest hand, 1 the strongest: a percentile in the deal distribution.
+    """
+    order = np.argsort(equity.to_numpy(), kind="stable")
+    eq = equity.to_numpy()[order]
+    w = weight.to_numpy()[order] / weight.sum()
+    below = np.cumsum(w) - w
+    # classes with the same value share the middle of their block
+    frame = pd.DataFrame({"eq": eq, "below": below, "w": w})
+    first = frame.groupby("eq")["below"].transform("min")
+    total = frame.groupby("eq")["w"].transform("sum")
+    result = np.empty(len(eq))
+    result[order] = (first + total / 2).to_numpy()
+    return pd.Series(result, index=equity.index)
+
+
+def equity_curve(rows: pd.DataFrame, hand: str | None = None) -> Figure:
+    """Hand equity (win probability) against the deal percentile, for one vira and seat.
+
+    ``rows`` are the card-play rows of one vira and seat; the curves show how often a
+    hand at least that strong is dealt. ``hand`` (a class label) is marked on both curves.
+    """
+    fig = Figure(figsize=(7.5, 3.6), layout="constrained")
+    ax = fig.subplots()
+    for column, name, color in (("equity", "equilibrium", "#1b7837"),
+                                ("double_dummy", "double dummy", "#762a83")):
+        pct = weighted_rank(rows[column], rows["weight"])
+        order = np.argsort(pct.to_numpy())
+        ax.plot(pct.to_numpy()[order] * 100, rows[column].to_numpy()[order], color=color,
+                label=name, lw=2)
+        if hand is not None and (rows["hand"] == hand).any():
+            i = np.flatnonzero((rows["hand"] == hand).to_numpy())[0]
+            x, y = pct.iloc[i] * 100, rows[column].iloc[i]
+            ax.plot([x], [y], "o", color=color, ms=9, mec="black")
+            ax.annotate(f"{100 * y:.1f}%", (x, y), textcoords="offset points",
+                        xytext=(-44 if x > 85 else 8, -14 if column == "equity" else 6),
+                        fontsize=9, color=color)
+    ax.axhline(0.5, color="gray", lw=0.8, ls=":")
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("percentile of the dealt hand (% of deals weaker)")
+    ax.set_ylabel("win probability")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left")
+    vira = rows["vira"].iloc[0] if len(rows) else "?"
+    seat = SEATS.get(rows["seat"].iloc[0], "?") if len(rows) else "?"
+    title = f"All hands of the {seat}, vira {vira}"
+    if hand:
+        title += f": {hand} marked"
+    ax.set_title(title, fontsize=11)
+    return fig
+
+
+def match_equity_heatmap(table: pd.DataFrame, model: str | None = None,
+                         chosen: tuple[int, int] | None = None) -> Figure:
+    """12 x 12 heatmap of match equity: the next hand's mão's match-win probability.
+
+    ``table`` has columns score_mao, score_pe, p_mao (and optionally model); rows are
+    the mão's score, columns the pé's score. ``chosen`` (mão, pé) is outlined.
+    """
+    rows = table if model is None or "model" not in table else table[table["model"] == model]
+    grid = rows.pivot_table(index="score_mao", columns="score_pe", values="p_mao",
+                            aggfunc="mean").reindex(index=range(12), columns=range(12))
+    fig = Figure(figsize=(7.8, 6.6), layout="constrained")
+    ax = fig.subplots()
+    norm = TwoSlopeNorm(vcenter=0.5, vmin=0.0, vmax=1.0)
+    cmap = _colormap("RdYlGn")
+    image = ax.imshow(np.ma.masked_invalid(grid.to_numpy(dtype=float)), cmap=cmap, norm=norm,
+                      origin="lower", interpolation="nearest")
+    for (r, c), v in np.ndenumerate(grid.to_numpy(dtype=float)):
+        if not np.isnan(v):
+            shade = cmap(norm(v))
+            light = 0.299 * shade[0] + 0.587 * shade[1] + 0.114 * shade[2]
+            ax.text(c, r, f"{100 * v:.0f}", ha="center", va="center", fontsize=8,
+                    color="black" if light > 0.5 else "white")
+    if chosen is not None:
+        from matplotlib.patches import Rectangle
+
+        m, p = chosen
+        ax.add_patch(Rectangle((p - 0.5, m - 0.5), 1, 1, fill=False, lw=2.5, ec="black"))
+    ax.set_xticks(range(12))
+    ax.set_yticks(range(12))
+    ax.set_xlabel("pé's score (points)")
+    ax.set_ylabel("mão's score (points)")
+    fig.colorbar(image, ax=ax, label="mão's match-win probability", shrink=0.85)
+    title = "Match equity of the next hand's mão (%)"
+    if model:
+        title += f", model {model}"
+    if "exploitability" in rows and len(rows):
+        title += f"\nexploitability ≤ {float(rows['exploitability'].max()):.2g} match-win probability"
+    ax.set_title(title, fontsize=11)
+    return fig
+
+
+def eleven_thresholds(decisions: pd.DataFrame, cardplay: pd.DataFrame) -> pd.DataFrame:
+    """Per vira, how the 11-holder answers a mão de onze at one score and seat.
+
+    ``decisions`` are the mão de onze rows of one score and seat (columns vira, seat,
+    hand, accept = probability of accepting, value); ``cardplay`` the card-play table,
+    which gives each hand's deal weight and equity. Returns one row per vira: the
+    share of dealt hands accepted (deal probability), the weakest hand (by card-play
+    equity) accepted at least half of the time and that hand's equity.
+    """
+    seat = decisions["seat"].iloc[0]
+    cp = cardplay[cardplay["seat"] == seat][["vira", "hand", "equity", "weight"]]
+    both = decisions.merge(cp, on=["vira", "hand"], how="left")
+    out = []
+    for vira in [v for v in VIRAS if v in set(both["vira"])]:
+        rows = both[both["vira"] == vira]
+        share = float((rows["accept"] * rows["weight"]).sum() / rows["weight"].sum())
+        accepted = rows[rows["accept"] >= 0.5].sort_values("equity")
+        weakest = accepted.iloc[0] if len(accepted) else None
+        out.append({"vira": vira, "accept_share": share,
+                    "weakest_accepted": None if weakest is None else weakest["hand"],
+                    "its_equity": np.nan if weakest is None else float(weakest["equity"])})
+    return pd.DataFrame(out)
+
+
+def eleven_chart(thresholds: pd.DataFrame, title: str) -> Figure:
+    """Bar chart of the share of hands the 11-holder accepts, per vira (deal probability)."""
+    fig = Figure(figsize=(7.5, 3.4), layout="constrained")
+    ax = fig.subplots()
+    bars = ax.bar(thresholds["vira"], thresholds["accept_share"] * 100, color="#4575b4")
+    for bar, hand in zip(bars, thresholds["weakest_accepted"]):
+        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height() + 2, hand or "none",
+                ha="center", va="bottom", fontsize=7, rotation=90)
+    ax.set_ylim(0, 135)
+    ax.set_yticks(range(0, 101, 25))
+    ax.set_xlabel("vira (label: weakest hand accepted)")
+    ax.set_ylabel("% of dealt hands accepted")
+    ax.set_title(title, fontsize=11)
+    ax.grid(axis="y", alpha=0.3)
+    return fig
+
+
+def strategy_chart(strategy: pd.DataFrame, cardplay: pd.DataFrame, vira: str, seat: str,
+                   situation: str, bins: int = 10) -> Figure:
+    """Action frequencies by hand strength for one vira, seat and decision situation.
+
+    ``strategy`` is tidy: vira, seat, hand, situation, action, frequency (probability of
+    taking the action). Hands are binned by card-play equity percentile (deal-weighted)
+    and each bin shows the deal-weighted mean frequency of every action, stacked.
+    """
+    cp = cardplay[(cardplay["vira"] == vira) & (cardplay["seat"] == seat)].copy()
+    cp["pct"] = weighted_rank(cp["equity"], cp["weight"])
+    cp["bin"] = np.minimum((cp["pct"] * bins).astype(int), bins - 1)
+    rows = strategy[(strategy["vira"] == vira) & (strategy["seat"] == seat)
+                    & (strategy["situation"] == situation)]
+    both = rows.merge(cp[["hand", "weight", "bin"]], on="hand")
+    both["wf"] = both["frequency"] * both["weight"]
+    freq = both.groupby(["bin", "action"])["wf"].sum().unstack("action").fillna(0.0)
+    weight = cp.groupby("bin")["weight"].sum()
+    freq = freq.div(weight.reindex(freq.index), axis=0)
+    fig = Figure(figsize=(7.5, 3.6), layout="constrained")
+    ax = fig.subplots()
+    bottom = np.zeros(len(freq))
+    x = (freq.index.to_numpy() + 0.5) * 100 / bins
+    for action in freq.columns:
+        ax.bar(x, freq[action] * 100, width=100 / bins * 0.9, bottom=bottom * 100, label=action)
+        bottom += freq[action].to_numpy()
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("hand strength: percentile of card-play equity")
+    ax.set_ylabel("% of the time")
+    ax.set_title(f"{situation}: the {SEATS.get(seat, seat)}, vira {vira}", fontsize=11)
+    ax.legend(loc="upper left", fontsize=8)
+    return fig

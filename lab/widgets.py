@@ -1,0 +1,570 @@
+"""ipywidgets composites: the dashboards behind the notebooks in ``notebooks/``.
+
+Each composite is a ``VBox`` built from the solved tables (:func:`lab.tables.load_table`)
+and the figures of :mod:`lab.charts`. Charts are PNG images in an ``Image`` widget whose
+value is replaced on every change, so a dashboard redraws in place. A table that is not
+built yet is never an error: the dashboard (or the section that needs it) says which
+command builds it.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+
+import ipywidgets as W
+import numpy as np
+import pandas as pd
+
+from . import charts
+from .cards import DECK, RANKS, Card, level
+from .classes import hand_classes, hand_label
+from .rules import ELEVEN, ELEVEN_ELEVEN, hand_kind
+
+REBUILD = {
+    "cardplay": "lab solve cardplay --all",
+    "cardplay_summary": "lab solve cardplay --all",
+    "match_equity": "lab solve match",
+    "mao_de_onze": "lab solve mao-de-onze --all",
+    "hand_ev": "lab solve hand --all",
+    "hand_strategy": "lab solve hand --all",
+    "hand_outcomes": "lab solve hand --all",
+}
+"""Table name -> the command that builds it (shown while the table is missing)."""
+
+SUIT_SYMBOL = {"c": "♣", "h": "♥", "s": "♠", "d": "♦"}
+
+SEAT_OPTIONS = [("mão", "mao"), ("pé", "pe")]
+
+WRAP = W.Layout(flex_flow="row wrap", align_items="flex-start")
+"""An HBox layout that wraps on narrow screens."""
+
+
+def seat_buttons() -> W.ToggleButtons:
+    """Mão / pé toggle buttons (values ``mao`` / ``pe``); see :func:`labeled`."""
+    return W.ToggleButtons(options=SEAT_OPTIONS, value="mao", style={"button_width": "64px"})
+
+
+def labeled(text: str, widget: W.Widget) -> W.HBox:
+    """``widget`` with a label on its left (ToggleButtons put their own above)."""
+    return W.HBox([W.Label(text, layout=W.Layout(margin="0 6px 0 12px")), widget],
+                  layout=W.Layout(align_items="center"))
+
+
+class TableMissing(Exception):
+    """A table the dashboard needs is not built (or is stale)."""
+
+    def __init__(self, name: str, detail: str):
+        super().__init__(f"{name}: {detail}")
+        self.name, self.detail = name, detail
+
+    @property
+    def command(self) -> str:
+        return REBUILD.get(self.name, f"lab solve {self.name}")
+
+
+def load(name: str) -> pd.DataFrame:
+    """``lab.tables.load_table(name)``, or TableMissing saying why it cannot be had."""
+    try:
+        from .tables import load_table
+    except ImportError as exc:
+        raise TableMissing(name, f"the table builder is not available ({exc})") from None
+    try:
+        return load_table(name)
+    except (ValueError, KeyError, OSError) as exc:  # the tables' own error is a ValueError
+        raise TableMissing(name, str(exc) or type(exc).__name__) from None
+
+
+def missing_html(exc: TableMissing, headline: str = "not solved yet") -> str:
+    """The message a dashboard shows in place of a missing table."""
+    return (f'<div class="lab-missing" style="padding:8px 12px;border-left:4px solid #d98c00;'
+            f'background:#fff8e6;margin:4px 0">'
+            f"<b>{html.escape(headline)}</b>: run <code>{html.escape(exc.command)}</code>"
+            f'<br><small style="color:#666">{html.escape(exc.detail)}</small></div>')
+
+
+def table_missing_html(exc: TableMissing) -> str:
+    """The message for a dashboard's main table: ``table missing: run <command>``."""
+    return missing_html(exc, headline="table missing")
+
+
+def frame_html(frame: pd.DataFrame, floatfmt: str = "{:.4f}") -> str:
+    """A small DataFrame as a plain HTML table."""
+    return frame.to_html(index=False, border=0, float_format=floatfmt.format,
+                         classes="lab-table", na_rep="—")
+
+
+TABLE_STYLE = ("<style>.lab-table{border-collapse:collapse;font-size:12px}"
+               ".lab-table th,.lab-table td{padding:2px 8px;text-align:right;"
+               "border-bottom:1px solid #ddd}</style>")
+
+
+def card_label(card: Card) -> str:
+    """``4♣``: the card with its suit symbol."""
+    return card.rank_char + SUIT_SYMBOL[card.suit_char]
+
+
+def _image() -> W.Image:
+    return W.Image(format="png", layout=W.Layout(max_width="100%", height="auto",
+                                                 object_fit="contain"))
+
+
+def show_png(image: W.Image, data: bytes) -> None:
+    """Put PNG ``data`` in ``image`` at its own pixel width (narrow screens shrink it)."""
+    image.width = str(int.from_bytes(data[16:20], "big"))  # the PNG header's width field
+    image.value = data
+
+
+class Dashboard(W.VBox):
+    """A VBox that keeps the PNG of each view it has drawn, and times its redraws."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._pngs: dict = {}
+        self.redraw_seconds = float("nan")
+        """Wall time of the last redraw, seconds (rendering included)."""
+
+    def draw(self, image: W.Image, key, make_figure) -> None:
+        """Show the figure of view ``key`` in ``image``, rendering it on first use only."""
+        if key not in self._pngs:
+            self._pngs[key] = charts.png(make_figure())
+        show_png(image, self._pngs[key])
+
+
+# --------------------------------------------------------------------- equity by vira
+
+
+class EquityByVira(Dashboard):
+    """Heatmap of hand equity by hand group and vira, for one seat; equilibrium beside
+    double dummy; controls for the seat, the grouping and what to show."""
+
+    def __init__(self):
+        super().__init__()
+        try:
+            self.table = load("cardplay")
+            self.summary = load("cardplay_summary")
+        except TableMissing as exc:
+            self.children = [W.HTML(table_missing_html(exc))]
+            self.missing = exc
+            return
+        self.missing = None
+        self.seat = seat_buttons()
+        self.grouping = W.Dropdown(options=list(charts.GROUPINGS), value="best card",
+                                   description="group by")
+        self.measure = W.Dropdown(options=list(charts.MEASURES), value="equilibrium | double dummy",
+                                  description="show", layout=W.Layout(width="340px"))
+        self.image = _image()
+        for control in (self.seat, self.grouping, self.measure):
+            control.observe(lambda change: self.redraw(), names="value")
+        note = W.HTML(
+            "<small>Cells: win probability (%) of a hand dealt at random in the group, "
+            "weighted by how often each hand class is dealt. Gray: the group cannot be held "
+            "with that vira (its card is a manilha there). Double dummy: both hands face up."
+            "</small>")
+        summary = self.summary.copy()
+        order = {v: i for i, v in enumerate(RANKS)}
+        summary = summary.sort_values("vira", key=lambda s: s.map(order))
+        facts = W.HTML(TABLE_STYLE + "<b>Solver, per vira</b> (value_mao: the mão's win "
+                       "probability at equilibrium; exploitability in win probability)"
+                       + frame_html(summary, "{:.4g}"))
+        self.children = [W.HBox([labeled("seat", self.seat), self.grouping, self.measure], layout=WRAP), self.image, note,
+                         facts]
+        self.redraw()
+
+    def redraw(self) -> None:
+        start = time.perf_counter()
+        key = (self.seat.value, self.grouping.value, self.measure.value)
+        self.draw(self.image, key, lambda: charts.equity_heatmap(
+            self.table, self.summary, *key))
+        self.redraw_seconds = time.perf_counter() - start
+
+
+def equity_by_vira() -> EquityByVira:
+    """The equity-by-vira dashboard."""
+    return EquityByVira()
+
+
+# --------------------------------------------------------------------- hand explorer
+
+
+SECTIONS = (
+    ("Points EV", "hand_ev"),
+    ("Strategy at the first decision", "hand_strategy"),
+    ("Answer to a truco", "hand_strategy"),
+    ("Outcome distribution", "hand_outcomes"),
+)
+"""Hand-explorer sections shown from a table's rows for the chosen hand: (title, table)."""
+
+
+def pick_problem(vira: Card, cards) -> str | None:
+    """Why three picked cards cannot be a hand with this vira, or None when they can."""
+    for card in cards:
+        if card == vira:
+            return (f"{card_label(card)} is the vira: it is turned face up and out of play, "
+                    f"so it cannot be in a hand. Pick another card.")
+    for i, card in enumerate(cards):
+        if card in cards[:i]:
+            return (f"{card_label(card)} is picked twice: each card exists once in the deck. "
+                    f"Pick another card.")
+    return None
+
+
+def hand_kind_text(score: tuple[int, int]) -> str:
+    """What kind of hand is played at (mão, pé) ``score``, in words."""
+    kind, holder = hand_kind(score)
+    if kind == ELEVEN_ELEVEN:
+        return "11 x 11: the hand is worth 3, raises are locked, whoever wins it wins the match."
+    if kind == ELEVEN:
+        who = "mão" if holder == 0 else "pé"
+        return (f"mão de onze: the {who} (11 points) sees his cards and accepts (the hand is "
+                f"worth 3, raises locked) or runs (the other side scores 1).")
+    return "a normal hand: worth 1, truco raises it to 3, 6, 9, 12."
+
+
+class HandExplorer(Dashboard):
+    """Pick the vira, three cards, the seat and the score; see what the tables know about
+    that hand."""
+
+    def __init__(self):
+        super().__init__()
+        try:
+            self.table = load("cardplay")
+        except TableMissing as exc:
+            self.children = [W.HTML(table_missing_html(exc))]
+            self.missing = exc
+            return
+        self.missing = None
+        options = [(card_label(c), c) for c in sorted(DECK, key=lambda c: (c.rank, -c.suit))]
+        by_name = {card_label(c): c for c in DECK}
+        narrow = W.Layout(width="150px")
+        self.vira = W.Dropdown(options=options, value=by_name["4♣"], description="vira",
+                               layout=narrow)
+        self.cards = [W.Dropdown(options=options, value=by_name[name], description=f"card {i + 1}",
+                                 layout=narrow) for i, name in enumerate(("5♣", "3♥", "K♦"))]
+        self.seat = seat_buttons()
+        points = list(range(12))
+        self.score_mao = W.Dropdown(options=points, value=0, description="mão's points",
+                                    layout=W.Layout(width="170px"),
+                                    style={"description_width": "initial"})
+        self.score_pe = W.Dropdown(options=points, value=0, description="pé's points",
+                                   layout=W.Layout(width="170px"),
+                                   style={"description_width": "initial"})
+        self.message = W.HTML()
+        self.facts = W.HTML()
+        self.image = _image()
+        self.sections = W.HTML()
+        for control in (self.vira, *self.cards, self.seat, self.score_mao, self.score_pe):
+            control.observe(lambda change: self.redraw(), names="value")
+        self.children = [
+            W.HBox([self.vira, *self.cards]),
+            W.HBox([labeled("seat", self.seat), self.score_mao, self.score_pe], layout=WRAP),
+            self.message, W.HBox([self.facts, self.image], layout=WRAP), self.sections,
+        ]
+        self.redraw()
+
+    @property
+    def hand(self) -> tuple[Card, Card, Card]:
+        return tuple(c.value for c in self.cards)
+
+    def hand_row(self) -> pd.Series:
+        """The card-play row of the picked hand (for the picked vira and seat)."""
+        vira = self.vira.value
+        label = hand_label([level(c, vira) for c in self.hand], vira.rank)
+        rows = self.table[(self.table["vira"] == vira.rank_char)
+                          & (self.table["seat"] == self.seat.value)
+                          & (self.table["hand"] == label)]
+        if rows.empty:
+            raise TableMissing("cardplay", f"no row for vira {vira.rank_char}, "
+                               f"{self.seat.value}, {label}: the table is incomplete")
+        return rows.iloc[0]
+
+    def redraw(self) -> None:
+        start = time.perf_counter()
+        problem = pick_problem(self.vira.value, self.hand)
+        if problem:
+            self.message.value = (f'<div class="lab-pick-error" style="color:#a00;padding:6px 0">'
+                                  f"<b>Not a possible hand.</b> {html.escape(problem)}</div>")
+            self.facts.value = ""
+            self.image.layout.visibility = "hidden"
+            self.sections.value = ""
+            return
+        self.message.value = ""
+        self.image.layout.visibility = "visible"
+        try:
+            row = self.hand_row()
+        except TableMissing as exc:
+            self.facts.value = table_missing_html(exc)
+            return
+        vira, seat = self.vira.value, self.seat.value
+        rows = self.table[(self.table["vira"] == vira.rank_char) & (self.table["seat"] == seat)]
+        pct = charts.weighted_rank(rows["equity"], rows["weight"])
+        percentile = float(pct[rows["hand"] == row["hand"]].iloc[0])
+        score = (self.score_mao.value, self.score_pe.value)
+        seat_name = charts.SEATS[seat]
+        self.facts.value = (
+            TABLE_STYLE +
+            f"<h3 style='margin:6px 0'>{html.escape(row['hand'])}"
+            f" <small>({' '.join(card_label(c) for c in self.hand)}, vira {card_label(vira)}, "
+            f"{seat_name})</small></h3>"
+            "<table class='lab-table'>"
+            f"<tr><th>equity at the card-play equilibrium</th><td>{100 * row['equity']:.1f}%</td>"
+            "<td>win probability</td></tr>"
+            f"<tr><th>double-dummy equity</th><td>{100 * row['double_dummy']:.1f}%</td>"
+            "<td>win probability, both hands face up</td></tr>"
+            f"<tr><th>chance of being dealt this class</th><td>{100 * row['weight']:.3f}%</td>"
+            f"<td>1 deal in {1 / row['weight']:,.0f}</td></tr>"
+            f"<tr><th>stronger than</th><td>{100 * percentile:.0f}%</td>"
+            "<td>of dealt hands (by equilibrium equity)</td></tr>"
+            f"<tr><th>exploitability</th><td>{row['exploitability']:.2g}</td>"
+            "<td>win probability, this vira</td></tr></table>"
+            f"<p>At {score[0]}–{score[1]} (mão–pé): {html.escape(hand_kind_text(score))}</p>")
+        key = (vira.rank_char, seat, row["hand"])
+        self.draw(self.image, key, lambda: charts.equity_curve(rows, row["hand"]))
+        self.sections.value = self.sections_html(vira.rank_char, seat, row["hand"], score)
+        self.redraw_seconds = time.perf_counter() - start
+
+    def sections_html(self, vira: str, seat: str, hand: str, score: tuple[int, int]) -> str:
+        parts = []
+        for title, name in SECTIONS:
+            parts.append(f"<h4 style='margin:10px 0 2px'>{title}</h4>"
+                         + section_rows(name, vira=vira, seat=seat, hand=hand))
+        parts.append("<h4 style='margin:10px 0 2px'>Match equity at this score</h4>"
+                     + match_equity_html(score, seat))
+        if hand_kind(score)[0] == ELEVEN:
+            parts.append("<h4 style='margin:10px 0 2px'>Mão de onze</h4>"
+                         + section_rows("mao_de_onze", vira=vira, seat=seat, hand=hand,
+                                        score=score))
+        return TABLE_STYLE + "".join(parts)
+
+
+def section_rows(name: str, score: tuple[int, int] | None = None, **match) -> str:
+    """The rows of table ``name`` matching ``match`` (columns present in the table), as
+    HTML; the not-solved message while the table is missing."""
+    try:
+        table = load(name)
+    except TableMissing as exc:
+        return missing_html(exc)
+    rows = table
+    for column, value in match.items():
+        if column in rows:
+            rows = rows[rows[column] == value]
+    if score is not None:
+        if {"score_mao", "score_pe"} <= set(rows.columns):
+            rows = rows[(rows["score_mao"] == score[0]) & (rows["score_pe"] == score[1])]
+        elif "score" in rows:
+            rows = rows[rows["score"].astype(str).isin([f"{score[0]},{score[1]}",
+                                                        str(min(score))])]
+    if rows.empty:
+        return "<p><i>no row for this hand</i></p>"
+    return frame_html(rows.head(20))
+
+
+def match_equity_html(score: tuple[int, int], seat: str) -> str:
+    """The match-win probability of ``seat`` at ``score`` before the deal, per model."""
+    try:
+        table = load("match_equity")
+    except TableMissing as exc:
+        return missing_html(exc)
+    rows = table[(table["score_mao"] == score[0]) & (table["score_pe"] == score[1])]
+    if rows.empty:
+        return "<p><i>no row for this score</i></p>"
+    shown = pd.DataFrame({
+        "model": rows["model"] if "model" in rows else "",
+        f"{charts.SEATS[seat]}'s match-win probability":
+            rows["p_mao"] if seat == "mao" else 1 - rows["p_mao"],
+        "exploitability": rows["exploitability"] if "exploitability" in rows else np.nan,
+    })
+    return frame_html(shown)
+
+
+def hand_explorer() -> HandExplorer:
+    """The hand-explorer dashboard."""
+    return HandExplorer()
+
+
+# --------------------------------------------------------------------- match equity
+
+
+def after_hand(score: tuple[int, int], winner: str, points: int) -> tuple[int, int] | None:
+    """(mão, pé) score of the *next* hand after the current mão or pé wins ``points``;
+    None when the match is over. The mão passes to the other player each hand."""
+    m, p = score
+    if winner == "mao":
+        m += points
+    else:
+        p += points
+    if max(m, p) >= 12:
+        return None
+    return (p, m)  # the current pé is the next hand's mão
+
+
+class MatchEquity(Dashboard):
+    """The 12 x 12 match-equity heatmap, a score picker with details, and the mão de onze
+    thresholds per vira."""
+
+    def __init__(self):
+        super().__init__()
+        try:
+            self.table = load("match_equity")
+        except TableMissing as exc:
+            self.missing = exc
+            self.children = [W.HTML(missing_html(exc)), W.HTML(eleven_missing_html())]
+            return
+        self.missing = None
+        models = list(dict.fromkeys(self.table["model"])) if "model" in self.table else [None]
+        self.model = W.Dropdown(options=models, value=models[0], description="model")
+        self.score_mao = W.Dropdown(options=list(range(12)), value=0, description="mão's points",
+                                    style={"description_width": "initial"},
+                                    layout=W.Layout(width="170px"))
+        self.score_pe = W.Dropdown(options=list(range(12)), value=0, description="pé's points",
+                                   style={"description_width": "initial"},
+                                   layout=W.Layout(width="170px"))
+        self.image = _image()
+        self.details = W.HTML()
+        for control in (self.model, self.score_mao, self.score_pe):
+            control.observe(lambda change: self.redraw(), names="value")
+        self.eleven = ElevenThresholds()
+        self.children = [W.HBox([self.model, self.score_mao, self.score_pe]),
+                         W.HBox([self.image, self.details], layout=WRAP), self.eleven]
+        self.redraw()
+
+    def p_mao(self, score: tuple[int, int]) -> float:
+        rows = self.table[(self.table["score_mao"] == score[0])
+                          & (self.table["score_pe"] == score[1])]
+        if "model" in rows and self.model.value is not None:
+            rows = rows[rows["model"] == self.model.value]
+        return float(rows["p_mao"].iloc[0]) if len(rows) else float("nan")
+
+    def redraw(self) -> None:
+        start = time.perf_counter()
+        score = (self.score_mao.value, self.score_pe.value)
+        key = (self.model.value, score)
+        self.draw(self.image, key, lambda: charts.match_equity_heatmap(
+            self.table, self.model.value, score))
+        self.details.value = self.details_html(score)
+        self.redraw_seconds = time.perf_counter() - start
+
+    def details_html(self, score: tuple[int, int]) -> str:
+        p = self.p_mao(score)
+        rows = []
+        for winner in ("mao", "pe"):
+            for points in (1, 3, 6, 9, 12):
+                nxt = after_hand(score, winner, points)
+                if nxt is None:
+                    mine = 1.0 if winner == "mao" else 0.0
+                else:
+                    mine = 1.0 - self.p_mao(nxt)  # the current mão is pé next hand
+                rows.append((charts.SEATS[winner], points,
+                             "match over" if nxt is None else f"{nxt[1]}–{nxt[0]}", mine))
+                if nxt is None:
+                    break
+        frame = pd.DataFrame(rows, columns=["hand won by", "points", "score after (this mão–pé)",
+                                            "this mão's match-win probability"])
+        return (TABLE_STYLE + f"<h3>At {score[0]}–{score[1]} (mão–pé)</h3>"
+                f"<p>the mão wins the match with probability <b>{p:.3f}</b>, the pé with "
+                f"<b>{1 - p:.3f}</b>.<br>{html.escape(hand_kind_text(score))}</p>"
+                + frame_html(frame, "{:.3f}"))
+
+
+def eleven_missing_html() -> str:
+    try:
+        load("mao_de_onze")
+    except TableMissing as exc:
+        return "<h3>Mão de onze thresholds</h3>" + missing_html(exc)
+    return ""
+
+
+class ElevenThresholds(Dashboard):
+    """Per vira, which hands the 11-holder accepts at a mão de onze."""
+
+    def __init__(self):
+        super().__init__()
+        try:
+            self.table = load("mao_de_onze")
+            self.cardplay = load("cardplay")
+        except TableMissing as exc:
+            self.children = [W.HTML("<h3>Mão de onze thresholds</h3>" + missing_html(exc))]
+            self.missing = exc
+            return
+        self.missing = None
+        scores = list(dict.fromkeys(self.table["score"]))
+        self.score = W.Dropdown(options=scores, value=scores[0], description="score")
+        self.seat = seat_buttons()
+        self.image = _image()
+        self.details = W.HTML()
+        for control in (self.score, self.seat):
+            control.observe(lambda change: self.redraw(), names="value")
+        self.children = [W.HTML("<h3>Mão de onze thresholds</h3>"),
+                         W.HBox([self.score, labeled("11-holder", self.seat)], layout=WRAP),
+                         self.image, self.details]
+        self.redraw()
+
+    def redraw(self) -> None:
+        start = time.perf_counter()
+        rows = self.table[(self.table["score"] == self.score.value)
+                          & (self.table["seat"] == self.seat.value)]
+        if rows.empty:
+            self.details.value = "<p><i>no rows for this score and seat</i></p>"
+            return
+        thresholds = charts.eleven_thresholds(rows, self.cardplay)
+        title = (f"Mão de onze at {self.score.value}, the {charts.SEATS[self.seat.value]} "
+                 f"holds 11")
+        key = (self.score.value, self.seat.value)
+        self.draw(self.image, key, lambda: charts.eleven_chart(thresholds, title))
+        self.details.value = TABLE_STYLE + frame_html(thresholds, "{:.3f}")
+        self.redraw_seconds = time.perf_counter() - start
+
+
+def match_equity() -> MatchEquity:
+    """The match-equity dashboard."""
+    return MatchEquity()
+
+
+# --------------------------------------------------------------------- strategy explorer
+
+
+class StrategyExplorer(Dashboard):
+    """Truco, accept, run and re-raise frequencies by hand strength, per vira and seat.
+
+    Built on ``load_table("hand_strategy")``: tidy rows vira, seat, hand, situation,
+    action, frequency (probability of taking the action in that situation).
+    """
+
+    def __init__(self):
+        super().__init__()
+        try:
+            self.table = load("hand_strategy")
+            self.cardplay = load("cardplay")
+        except TableMissing as exc:
+            self.children = [W.HTML(missing_html(exc))]
+            self.missing = exc
+            return
+        self.missing = None
+        viras = [v for v in RANKS if v in set(self.table["vira"])]
+        situations = list(dict.fromkeys(self.table["situation"]))
+        self.vira = W.Dropdown(options=viras, value=viras[0], description="vira")
+        self.seat = seat_buttons()
+        self.situation = W.Dropdown(options=situations, value=situations[0],
+                                    description="situation", layout=W.Layout(width="360px"))
+        self.image = _image()
+        for control in (self.vira, self.seat, self.situation):
+            control.observe(lambda change: self.redraw(), names="value")
+        self.children = [W.HBox([self.vira, labeled("seat", self.seat), self.situation],
+                                layout=WRAP), self.image]
+        self.redraw()
+
+    def redraw(self) -> None:
+        start = time.perf_counter()
+        key = (self.vira.value, self.seat.value, self.situation.value)
+        self.draw(self.image, key, lambda: charts.strategy_chart(
+            self.table, self.cardplay, *key))
+        self.redraw_seconds = time.perf_counter() - start
+
+
+def strategy_explorer() -> StrategyExplorer:
+    """The strategy-explorer dashboard."""
+    return StrategyExplorer()
+
+
+__all__ = ["equity_by_vira", "hand_explorer", "match_equity", "strategy_explorer", "load",
+           "TableMissing", "pick_problem"]
