@@ -19,6 +19,7 @@ COMMANDS = {
     "bench": ("lab.commands.bench", "run a benchmark target and print its figures"),
     "solve": ("lab.commands.solve", "solve a game per vira and write its tables to data/"),
     "equity": ("lab.commands.equity", "card-play equity of one hand for a vira and seat (JSON)"),
+    "publish": ("lab.commands.publish", "write the dashboards as static HTML pages into DIR"),
 }
 """Sub-command name -> (module implementing it, one-line help)."""
 

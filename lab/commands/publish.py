@@ -1,0 +1,121 @@
+"""Write the dashboards as static HTML pages, with their widget state, into a folder.
+
+Each notebook of ``notebooks/`` is executed headless (nbclient, kernel ``python3``) from
+the solved tables in ``data/`` and exported with nbconvert's HTML exporter, sources
+hidden as in Voila. The pages need no server: the widgets show the state they had
+after the run (controls do not redraw without a kernel). An ``index.html`` links them.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import sys
+from pathlib import Path
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+"""The dashboards' folder (the repository's ``notebooks/``)."""
+
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("directory", metavar="DIR",
+                        help="folder to write the pages into (created if its parent exists)")
+    parser.add_argument("--only", metavar="NAME", action="append", default=None,
+                        help="publish only this dashboard (e.g. equity_by_vira); repeatable")
+    parser.add_argument("--timeout", type=int, default=300,
+                        help="seconds a notebook cell may run (default 300)")
+
+
+def output_directory(text: str) -> Path:
+    """The folder to write into; ValueError when it cannot be one."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{text}: exists and is not a folder")
+    if not path.exists():
+        if not path.parent.is_dir():
+            raise ValueError(f"{text}: its parent folder {path.parent} does not exist")
+        if not os.access(path.parent, os.W_OK):
+            raise ValueError(f"{text}: cannot create it ({path.parent} is not writable)")
+        return path
+    if not os.access(path, os.W_OK):
+        raise ValueError(f"{text}: the folder is not writable")
+    return path
+
+
+def chosen_notebooks(only) -> list[Path]:
+    """The notebooks to publish: all of ``notebooks/``, or those named in ``only``."""
+    available = {p.stem: p for p in sorted(NOTEBOOKS.glob("*.ipynb"))}
+    if not only:
+        return list(available.values())
+    unknown = [name for name in only if Path(name).stem not in available]
+    if unknown:
+        raise ValueError(f"{unknown[0]}: no such dashboard (dashboards are "
+                         f"{', '.join(available)})")
+    return [available[Path(name).stem] for name in only]
+
+
+def execute(path: Path, timeout: int = 300):
+    """The notebook at ``path`` run headless, widget state stored in its metadata."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, kernel_name="python3", timeout=timeout,
+                            resources={"metadata": {"path": str(path.parent)}},
+                            store_widget_state=True)
+    try:
+        client.execute()
+    except CellExecutionError as exc:
+        last = str(exc).strip().splitlines()[-1] if str(exc).strip() else "a cell failed"
+        raise ValueError(f"{path.name}: {last}") from None
+    return nb
+
+
+def to_html(nb) -> str:
+    """A static HTML page of an executed notebook: outputs and widget state, no sources."""
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(template_name="lab", exclude_input=True, exclude_input_prompt=True,
+                            exclude_output_prompt=True)
+    body, _ = exporter.from_notebook_node(nb)
+    return body
+
+
+def index_html(pages: list[tuple[str, str]]) -> str:
+    """A page linking the dashboards: (file name, first heading) pairs."""
+    items = "\n".join(f'<li><a href="{html.escape(f)}">{html.escape(t)}</a></li>'
+                      for f, t in pages)
+    return ("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>Truco lab dashboards"
+            "</title></head>\n<body style='font-family:sans-serif;max-width:40em;margin:2em'>"
+            f"<h1>Truco lab dashboards</h1>\n<ul>\n{items}\n</ul></body></html>\n")
+
+
+def title_of(nb, fallback: str) -> str:
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("#"):
+                    return line.lstrip("#").strip()
+    return fallback
+
+
+def run(args) -> int:
+    from tqdm import tqdm
+
+    target = output_directory(args.directory)
+    notebooks = chosen_notebooks(args.only)
+    target.mkdir(exist_ok=True)
+    pages = []
+    for path in tqdm(notebooks, desc="dashboards", unit="page", file=sys.stderr):
+        nb = execute(path, args.timeout)
+        page = target / f"{path.stem}.html"
+        page.write_text(to_html(nb), encoding="utf-8")
+        pages.append((page.name, title_of(nb, path.stem)))
+        print(page)
+    index = target / "index.html"
+    index.write_text(index_html(pages), encoding="utf-8")
+    print(index)
+    return 0
