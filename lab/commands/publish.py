@@ -3,7 +3,11 @@
 Each notebook of ``notebooks/`` is executed headless (nbclient, kernel ``python3``) from
 the solved tables in ``data/`` and exported with nbconvert's HTML exporter, sources
 hidden as in Voila. The pages need no server: the widgets show the state they had
-after the run (controls do not redraw without a kernel). An ``index.html`` links them.
+after the run (controls do not redraw without a kernel). Live widgets come from
+``@jupyter-widgets/html-manager``, which the page loads from a CDN; under each dashboard
+a plain-HTML snapshot of the same state (charts, tables, chosen values) is shown until
+the live widgets appear, so a page read offline still shows its charts. An
+``index.html`` links the pages.
 """
 
 from __future__ import annotations
@@ -74,14 +78,78 @@ def execute(path: Path, timeout: int = 300):
     return nb
 
 
+def widget_snapshot(state: dict, model_id: str) -> str:
+    """Plain HTML of the widget ``model_id`` and its children, from a notebook's widget
+    state: images as data URLs, HTML as it is, controls as their chosen values."""
+    model = state.get(model_id)
+    if model is None:
+        return ""
+    name, values = model["model_name"], model["state"]
+    if name in ("VBoxModel", "HBoxModel", "BoxModel"):
+        style = "display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start" if name == \
+            "HBoxModel" else ""
+        inner = "".join(widget_snapshot(state, child.removeprefix("IPY_MODEL_"))
+                        for child in values.get("children", []))
+        return f'<div style="{style}">{inner}</div>'
+    if name == "ImageModel":
+        data = next((b["data"] for b in model.get("buffers", []) if b["path"] == ["value"]), "")
+        width, kind = values.get("width") or "", values.get("format", "png")
+        return (f'<img alt="chart" style="max-width:100%" width="{html.escape(width)}" '
+                f'src="data:image/{kind};base64,{data}">')
+    if name in ("HTMLModel", "HTMLMathModel"):
+        return f"<div>{values.get('value', '')}</div>"
+    if name == "LabelModel":
+        return f"<span>{html.escape(values.get('value', ''))}</span>"
+    labels = values.get("_options_labels")
+    if labels is not None and values.get("index") is not None:
+        described = html.escape(values.get("description") or "")
+        chosen = html.escape(labels[values["index"]])
+        return f"<span>{described + ': ' if described else ''}<b>{chosen}</b></span>"
+    return ""
+
+
+SNAPSHOT_SCRIPT = """<script>
+(function () {  // hide the static snapshots once the live widgets have rendered
+  var tries = 0, timer = setInterval(function () {
+    if (document.querySelector('.jupyter-widgets.widget-image, .jupyter-widgets .widget-html')) {
+      document.querySelectorAll('.lab-static-snapshot').forEach(function (e) { e.remove(); });
+      clearInterval(timer);
+    } else if (++tries > 60) { clearInterval(timer); }
+  }, 500);
+})();
+</script>"""
+
+
+def add_snapshots(nb) -> None:
+    """After every widget output, add a plain-HTML snapshot of the widget's state."""
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        extra = []
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+            if view:
+                snapshot = widget_snapshot(state, view["model_id"])
+                extra.append({"output_type": "display_data", "metadata": {}, "data": {
+                    "text/html": f'<div class="lab-static-snapshot">{snapshot}</div>'}})
+        if extra:
+            import nbformat
+
+            cell.outputs.extend(nbformat.from_dict(extra))
+
+
 def to_html(nb) -> str:
-    """A static HTML page of an executed notebook: outputs and widget state, no sources."""
+    """A static HTML page of an executed notebook: outputs and widget state, no sources,
+    with a plain-HTML snapshot under each widget for readers without the CDN."""
     from nbconvert import HTMLExporter
+
+    add_snapshots(nb)
 
     exporter = HTMLExporter(template_name="lab", exclude_input=True, exclude_input_prompt=True,
                             exclude_output_prompt=True)
     body, _ = exporter.from_notebook_node(nb)
-    return body
+    return body.replace("</body>", SNAPSHOT_SCRIPT + "\n</body>", 1)
 
 
 def index_html(pages: list[tuple[str, str]]) -> str:
