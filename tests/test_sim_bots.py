@@ -9,7 +9,7 @@ from dataclasses import fields
 import pytest
 
 from lab.cards import DECK, parse_card, parse_cards
-from lab.rules import COVER, ELEVEN, Action, new_hand, parse_action
+from lab.rules import COVER, ELEVEN, SEAT_NAMES, Action, new_hand, parse_action
 from lab.sim.bots import (BOTS, AggressiveBot, CautiousBot, RandomBot, SolverBot, make_bot)
 from lab.sim.view import Table
 
@@ -142,3 +142,40 @@ def test_make_bot_names_the_choices():
     assert isinstance(make_bot("aggressive"), AggressiveBot)
     with pytest.raises(ValueError, match="random, cautious, aggressive"):
         make_bot("smart")
+
+
+
+def test_solver_bots_reproduce_the_value_of_the_strategy_they_play():
+    """The solver cross-check's hook in miniature: two SolverBots that always play their
+    strongest card face up. Then round k pits each player's k-th strongest card, so the
+    exact outcome of every hand is known without playing it; the sampled hands must agree
+    hand by hand, and so must the summary's win rate and points."""
+    from lab.cards import level
+    from lab.rules import hand_winner
+    from lab.sim.hands import hand_summary, sample_hands
+
+    def strongest(view):
+        plays = [a for a in view.legal if a.kind == "play"]
+        return {max(plays, key=lambda a: view.level(a.card)): 1.0}
+
+    bot = SolverBot(strongest)
+    frame = sample_hands(bot, bot, 400, seed=1, vira=parse_card("4c"))
+    assert (frame["vira"] == "4c").all() and (frame["how"] == "cards").all()
+    expected = []
+    for row in frame.itertuples():
+        vira = parse_card(row.vira)
+        mao = sorted((level(c, vira) for c in parse_cards(row.mao_cards)), reverse=True)
+        pe = sorted((level(c, vira) for c in parse_cards(row.pe_cards)), reverse=True)
+        rounds, winner = [], None
+        for m, p in zip(mao, pe):
+            rounds.append(None if m == p else (0 if m > p else 1))
+            winner = hand_winner(tuple(rounds))
+            if winner is not None:
+                break
+        expected.append(SEAT_NAMES[winner])
+    assert list(frame["winner"]) == expected
+    s = hand_summary(frame)
+    rate = expected.count("mao") / len(expected)
+    assert s["mao_win_rate"] == rate
+    assert s["mao_points"] == pytest.approx(2 * rate - 1)  # every hand is worth 1
+    assert s["mao_win_ci95"][0] < rate < s["mao_win_ci95"][1]
