@@ -27,9 +27,9 @@ RATIO_TARGET = 100
 """How many times faster than lab/rules.py the fast engine should be."""
 
 
-def fast_rate(hands: int, threads: int, repeats: int, seed: int) -> tuple[float, int]:
-    """Best hands per second of the fast engine over ``repeats`` timings (and the threads
-    actually used)."""
+def fast_rate(hands: int, threads: int, repeats: int, seed: int) -> tuple[float, int, float]:
+    """Best hands per second of the fast engine over ``repeats`` timings, the threads
+    actually used, and the mean number of actions per hand."""
     threads = max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
     numba.set_num_threads(threads)
     fast.tally(seed, 0, 10_000)  # warm-up: compile, or load the cache
@@ -39,7 +39,7 @@ def fast_rate(hands: int, threads: int, repeats: int, seed: int) -> tuple[float,
         totals = fast.tally(seed, r * hands, hands)
         best = min(best, time.perf_counter() - t0)
         assert totals["hands"] == hands
-    return hands / best, threads
+    return hands / best, threads, totals["steps"] / hands
 
 
 def plain_rate(hands: int, seed: int) -> float:
@@ -70,12 +70,12 @@ def main(argv: list[str]) -> int:
     if min(args.hands, args.plain_hands, args.threads, args.repeats) < 1 or args.seed < 0:
         raise ValueError("--hands, --plain-hands, --threads and --repeats must be >= 1, "
                          "--seed >= 0")
-    rate, threads = fast_rate(args.hands, args.threads, args.repeats, args.seed)
+    rate, threads, steps = fast_rate(args.hands, args.threads, args.repeats, args.seed)
     one = fast_rate(args.hands, 1, args.repeats, args.seed)[0] if threads > 1 else rate
     plain = plain_rate(args.plain_hands, args.seed)
     ratio = rate / plain
     print(f"fast engine (numba, {threads} threads): {rate:,.0f} hands/s "
-          f"(best of {args.repeats} x {args.hands:,} hands)")
+          f"(best of {args.repeats} x {args.hands:,} hands, {steps:.2f} actions per hand)")
     if threads > 1:
         print(f"fast engine (numba, 1 thread): {one:,.0f} hands/s")
     print(f"plain engine (lab/rules.py, 1 thread): {plain:,.0f} hands/s "
