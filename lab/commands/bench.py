@@ -12,6 +12,7 @@ import importlib
 
 BENCHES = {
     "sim": "lab.sim.bench:main",
+    "dashboards": "lab.bench_dashboards:main",
 }
 """Benchmark target -> ``module:function`` running it."""
 

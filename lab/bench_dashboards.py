@@ -1,0 +1,239 @@
+"""``lab bench dashboards``: how fast the Voila dashboards open and redraw in a browser.
+
+Starts Voila on a free port of 127.0.0.1 (as ``scripts/serve.sh`` does: sources stripped,
+tracebacks off), opens each dashboard in Debian's chromium through Playwright and prints
+
+* the first render: seconds from asking for the page to the first chart (or the
+  missing-table message) on screen, kernel start included (target <= 10 s);
+* the redraw: seconds from changing a control to the new chart on screen, for the views
+  backed by a table that is built (target <= 1 s). A view seen for the first time is
+  rendered by matplotlib; a view seen before comes from the dashboard's cache.
+
+The same helpers start the server and the browser for ``tests/test_browser.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+"""The dashboards' folder (the repository's ``notebooks/``)."""
+
+DASHBOARDS = ("equity_by_vira", "hand_explorer", "match_equity", "strategy_explorer")
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+"""Chromium flags that keep it quiet and working as root (see TESTING.md)."""
+
+FIRST_RENDER_TARGET = 10.0
+"""Seconds from asking for a dashboard to its first chart."""
+REDRAW_TARGET = 1.0
+"""Seconds from a control's change to the new chart."""
+
+CHART = "img.widget-image"
+"""CSS selector of a dashboard's charts."""
+READY = f"{CHART}, .lab-missing"
+"""CSS selector of what a rendered dashboard shows first: a chart or a missing-table note."""
+
+
+def chromium_path() -> str:
+    """Debian's chromium, or the browser named by the ``CHROMIUM`` variable."""
+    name = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    return shutil.which(name) or name
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class VoilaServer:
+    """Voila serving ``notebooks`` on 127.0.0.1, as a context manager.
+
+    ``url(name)`` is a dashboard's address. Readiness is probed on
+    ``/voila/static/voila.js`` (a notebook page would start a kernel).
+    """
+
+    def __init__(self, notebooks: Path = NOTEBOOKS, port: int | None = None,
+                 env: dict | None = None, timeout: float = 60.0):
+        self.notebooks, self.port = Path(notebooks), port or free_port()
+        self.env, self.timeout = env, timeout
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.process = None
+        self.log = None
+
+    def url(self, name: str) -> str:
+        return f"{self.base}/voila/render/{name}.ipynb"
+
+    def __enter__(self) -> "VoilaServer":
+        self.log = tempfile.TemporaryFile()
+        command = [sys.executable, "-m", "voila", str(self.notebooks), "--no-browser",
+                   f"--port={self.port}", "--Voila.ip=127.0.0.1", "--strip_sources=True",
+                   "--show_tracebacks=False"]
+        env = dict(os.environ if self.env is None else self.env)
+        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT,
+                                        env=env, cwd=self.notebooks.parent)
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"voila exited with status {self.process.returncode}:\n"
+                                   + self.log_tail())
+            try:
+                with urllib.request.urlopen(f"{self.base}/voila/static/voila.js", timeout=2):
+                    return self
+            except OSError:
+                time.sleep(0.2)
+        self.__exit__(None, None, None)
+        raise RuntimeError(f"voila was not ready after {self.timeout:.0f} s")
+
+    def log_tail(self, chars: int = 3000) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-chars:]
+
+    def __exit__(self, *exc) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.log is not None:
+            self.log.close()
+
+
+def chart_src(page, index: int = 0) -> str:
+    """The ``src`` of a dashboard's chart (a new blob URL after every redraw)."""
+    return page.locator(CHART).nth(index).get_attribute("src") or ""
+
+
+def wait_new_chart(page, old_src: str, index: int = 0, timeout_ms: float = 30_000) -> None:
+    """Wait until chart ``index`` shows something else than ``old_src``, loaded."""
+    page.wait_for_function(
+        """([sel, i, old]) => { const img = document.querySelectorAll(sel)[i];
+                                return img && img.src !== old && img.complete; }""",
+        arg=[CHART, index, old_src], timeout=timeout_ms, polling=20)
+
+
+def dropdown(page, description: str):
+    """The ``<select>`` of the ipywidgets Dropdown whose description is ``description``."""
+    return page.locator(".widget-dropdown", has_text=description).locator("select")
+
+
+def toggle(page, text: str):
+    """The ToggleButtons button labelled ``text``."""
+    return page.locator(".widget-toggle-buttons button", has_text=text)
+
+
+CHANGES = {
+    "equity_by_vira": [
+        ("group by: manilhas held", lambda p: dropdown(p, "group by").select_option("manilhas held")),
+        ("seat: pé", lambda p: toggle(p, "pé").click()),
+        ("show: double dummy − equilibrium",
+         lambda p: dropdown(p, "show").select_option("double dummy − equilibrium")),
+        ("group by: best two cards", lambda p: dropdown(p, "group by").select_option("best two cards")),
+        ("group by: best card (seen before)", lambda p: dropdown(p, "group by").select_option("best card")),
+    ],
+    "hand_explorer": [
+        ("card 2: A♠", lambda p: dropdown(p, "card 2").select_option("A♠")),
+        ("vira: 7♦", lambda p: dropdown(p, "vira").select_option("7♦")),
+        ("seat: pé", lambda p: toggle(p, "pé").click()),
+    ],
+    "match_equity": [
+        ("mão's points: 9", lambda p: dropdown(p, "mão's points").select_option("9")),
+    ],
+    "strategy_explorer": [
+        ("seat: pé", lambda p: toggle(p, "pé").click()),
+    ],
+}
+"""Per dashboard: (what changes, how) for the redraw timings."""
+
+
+def launch(playwright):
+    """Debian's chromium through Playwright (never a downloaded browser)."""
+    path = chromium_path()
+    if not Path(path).exists():
+        raise ValueError(f"{path}: chromium not found (install Debian's chromium or set "
+                         f"CHROMIUM)")
+    return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
+
+
+def new_page(browser, width: int = 1300, height: int = 1000):
+    """A fresh page that never asks the CDN (no internet here)."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.route("**/cdn.jsdelivr.net/**", lambda route: route.abort())
+    return page
+
+
+def measure(server: VoilaServer, browser, name: str, runs: int = 1) -> dict:
+    """First-render and redraw seconds of one dashboard."""
+    result = {"first": [], "redraws": [], "missing": False}
+    for _ in range(runs):
+        page = new_page(browser)
+        start = time.perf_counter()
+        page.goto(server.url(name))
+        page.wait_for_selector(READY, timeout=90_000)
+        result["first"].append(time.perf_counter() - start)
+        if page.locator(CHART).count() == 0:
+            result["missing"] = True
+            page.close()
+            continue
+        for label, change in CHANGES.get(name, []):
+            old = chart_src(page)
+            start = time.perf_counter()
+            change(page)
+            wait_new_chart(page, old)
+            result["redraws"].append((label, time.perf_counter() - start))
+        page.close()
+    return result
+
+
+def main(argv=None) -> int:
+    from .cli import Parser
+
+    parser = Parser(prog="lab bench dashboards", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=1,
+                        help="times each dashboard is opened (default 1)")
+    parser.add_argument("--only", action="append", choices=DASHBOARDS, default=None,
+                        help="measure only this dashboard (repeatable)")
+    args = parser.parse_args(argv or [])
+    if args.runs < 1:
+        raise ValueError(f"--runs {args.runs}: must be at least 1")
+    from playwright.sync_api import sync_playwright
+
+    names = args.only or list(DASHBOARDS)
+    with VoilaServer() as server, sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            print(f"voila on {server.base}; chromium {browser.version}; "
+                  f"targets: first render <= {FIRST_RENDER_TARGET:g} s, "
+                  f"redraw <= {REDRAW_TARGET:g} s")
+            worst_first, worst_redraw = 0.0, 0.0
+            for name in names:
+                result = measure(server, browser, name, args.runs)
+                firsts = ", ".join(f"{t:.2f}" for t in result["first"])
+                note = "  (table missing: message shown)" if result["missing"] else ""
+                print(f"{name:18s} first render {firsts} s{note}")
+                worst_first = max([worst_first, *result["first"]])
+                for label, seconds in result["redraws"]:
+                    print(f"{'':18s}   redraw {seconds:5.2f} s  {label}")
+                    worst_redraw = max(worst_redraw, seconds)
+            print(f"worst first render {worst_first:.2f} s "
+                  f"({'ok' if worst_first <= FIRST_RENDER_TARGET else 'over target'}); "
+                  f"worst redraw {worst_redraw:.2f} s "
+                  f"({'ok' if worst_redraw <= REDRAW_TARGET else 'over target'})")
+        finally:
+            browser.close()
+    return 0
