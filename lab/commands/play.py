@@ -9,6 +9,7 @@ the session cleanly.
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 
@@ -203,4 +204,7 @@ def run(args, stdin=None, stdout=None) -> int:
     except KeyboardInterrupt:
         term.say("\nbye (interrupted)")
         return 130
+    except BrokenPipeError:  # the reader of the transcript went away: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
