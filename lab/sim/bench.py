@@ -10,7 +10,6 @@ The ratio is fast (on its threads) over plain (one thread).
 
 from __future__ import annotations
 
-import argparse
 import random
 import time
 
