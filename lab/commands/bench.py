@@ -13,6 +13,7 @@ import importlib
 BENCHES = {
     "sim": "lab.sim.bench:main",
     "dashboards": "lab.bench_dashboards:main",
+    "cardplay": "lab.bench_cardplay:main",
 }
 """Benchmark target -> ``module:function`` running it."""
 

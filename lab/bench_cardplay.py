@@ -1,0 +1,199 @@
+"""``lab bench cardplay``: how fast the card-play game of all ten viras is solved.
+
+Figures printed (all measured in this run):
+
+* wall time to solve all 10 viras to exploitability <= ``--target`` (win
+  probability) in a pool of ``--jobs`` processes, after a warm-up that loads
+  the numba kernels from their cache and builds the public tree (target 60 s
+  on 2 cores);
+* peak memory: the resident set of the bench and its workers, summed, sampled
+  every 20 ms (shared copy-on-write pages count once per process, so this
+  over-states; target 2 GB);
+* time per iteration of the public-tree solver against a plain per-information
+  -set Python CFR (:mod:`lab.baseline_cfr`) on the same game and vira (goal
+  >= 100x). The baseline walks a uniform sample of deals and is scaled to all
+  deals: its cost is one tree walk per deal;
+* bytes the solver's kernels touch per iteration, the machine's memory
+  bandwidth (a numpy copy of a large array), and the iteration time over the
+  time those bytes need at that bandwidth (goal within 3x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import threading
+import time
+
+import numpy as np
+
+from .cards import RANKS
+
+MB = 1e6
+
+
+class PeakMemory:
+    """Context manager sampling the summed RSS (bytes) of this process and its children."""
+
+    def __init__(self, every: float = 0.02):
+        self.every = every
+        self.peak = 0
+        self._stop = threading.Event()
+
+    def sample(self) -> int:
+        import psutil
+
+        me = psutil.Process()
+        total = me.memory_info().rss
+        for child in me.children(recursive=True):
+            try:
+                total += child.memory_info().rss
+            except psutil.Error:
+                pass  # a worker that just exited
+        return total
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self.sample())
+            self._stop.wait(self.every)
+
+    def __enter__(self):
+        self.peak = self.sample()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self.sample())
+
+
+def copy_bandwidth(nbytes: int = 256 * 2**20, repeats: int = 5) -> float:
+    """Memory bandwidth in bytes/s: bytes read plus bytes written by the fastest of
+    ``repeats`` numpy copies of an ``nbytes`` array."""
+    src = np.ones(nbytes // 8, dtype=np.float64)
+    dst = np.empty_like(src)
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        np.copyto(dst, src)
+        best = min(best, time.perf_counter() - start)
+    return 2 * src.nbytes / best
+
+
+def solve_one(args) -> dict:
+    """Solve one vira (in a worker process); returns its figures."""
+    from .solver.cardplay import solve_cardplay
+
+    vira, target, max_iterations = args
+    sol = solve_cardplay(vira, target_exploitability=target, max_iterations=max_iterations)
+    return {"vira": sol.vira, "iterations": sol.iterations,
+            "exploitability": sol.exploitability, "value_mao": sol.value,
+            "seconds": sol.seconds, "iteration_seconds": sol.solver.seconds}
+
+
+def solve_all(viras, target: float, max_iterations: int, jobs: int) -> list[dict]:
+    """Solve every vira, ``jobs`` at a time in forked worker processes."""
+    tasks = [(v, target, max_iterations) for v in viras]
+    if jobs <= 1:
+        return [solve_one(t) for t in tasks]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork: the workers inherit the warmed-up kernels and the public tree
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(solve_one, tasks))
+
+
+def solver_iteration(vira, iterations: int) -> dict:
+    """Seconds per solver iteration on one vira (after 2 untimed ones) and bytes touched."""
+    from .solver.cardplay import cardplay_solver
+
+    solver = cardplay_solver(vira).allocate()
+    solver.iterate(2)
+    start = time.perf_counter()
+    solver.iterate(iterations)
+    seconds = (time.perf_counter() - start) / iterations
+    return {"seconds_per_iteration": seconds, "bytes_per_iteration": solver.bytes_per_iteration(),
+            "sizes": solver.tree.sizes()}
+
+
+def parse(argv) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="lab bench cardplay", description=__doc__.split("\n\n")[0])
+    p.add_argument("--target", type=float, default=1e-4,
+                   help="exploitability to reach, win probability (default 1e-4)")
+    p.add_argument("--max-iterations", type=int, default=2000)
+    p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    p.add_argument("--viras", default=RANKS, help=f"vira ranks to solve (default {RANKS})")
+    p.add_argument("--baseline-vira", default="4", help="vira of the per-iteration comparison")
+    p.add_argument("--baseline-deals", type=int, default=2000,
+                   help="deals the textbook CFR walks per iteration (0: all, minutes)")
+    p.add_argument("--baseline-iterations", type=int, default=2)
+    p.add_argument("--solver-iterations", type=int, default=20)
+    p.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse([] if argv is None else argv)
+    viras = [v.upper() for v in args.viras if not v.isspace() and v != ","]
+    unknown = [v for v in viras if v not in RANKS]
+    if unknown:
+        raise ValueError(f"--viras {args.viras}: unknown rank {unknown[0]!r}")
+    from .baseline_cfr import time_per_iteration
+    from .solver.cardplay import solve_cardplay
+
+    figures: dict = {"cores": os.cpu_count(), "jobs": args.jobs, "target": args.target}
+    print(f"card play: {len(viras)} viras to exploitability <= {args.target:g} "
+          f"(win probability), {args.jobs} processes, {os.cpu_count()} cores")
+
+    start = time.perf_counter()
+    solve_cardplay(viras[0], target_exploitability=1.0, max_iterations=1)
+    figures["warmup_s"] = time.perf_counter() - start
+    print(f"warm-up (numba kernels from cache, public tree): {figures['warmup_s']:.1f} s")
+
+    with PeakMemory() as mem:
+        start = time.perf_counter()
+        results = solve_all(viras, args.target, args.max_iterations, args.jobs)
+        wall = time.perf_counter() - start
+    for r in results:
+        print(f"  vira {r['vira']}: {r['iterations']} iterations, exploitability "
+              f"{r['exploitability']:.2e}, mão wins {r['value_mao']:.6f}, {r['seconds']:.1f} s")
+    reached = all(r["exploitability"] <= args.target for r in results)
+    peak_children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    peak_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    figures.update(wall_s=wall, all_reached_target=reached, peak_rss_sum_bytes=mem.peak,
+                   peak_rss_largest_process_bytes=max(peak_children, peak_self), viras=results)
+    print(f"wall time, {len(viras)} viras: {wall:.1f} s (target <= 60 s)"
+          + ("" if reached else "  -- NOT every vira reached the target"))
+    print(f"peak memory: {mem.peak / MB:.0f} MB summed over processes, largest process "
+          f"{max(peak_children, peak_self) / MB:.0f} MB (target <= 2000 MB)")
+
+    it = solver_iteration(args.baseline_vira, args.solver_iterations)
+    base = time_per_iteration(args.baseline_vira, args.baseline_deals or None,
+                              args.baseline_iterations)
+    ratio = base["seconds_per_iteration"] / it["seconds_per_iteration"]
+    figures.update(solver_iteration_s=it["seconds_per_iteration"], sizes=it["sizes"],
+                   baseline=base, speedup=ratio)
+    print(f"tree: {it['sizes']['nodes']} public nodes, {it['sizes']['pairs']} (node, hand) "
+          f"pairs, {it['sizes']['infosets']} information sets")
+    print(f"time per iteration, vira {args.baseline_vira}: solver "
+          f"{it['seconds_per_iteration'] * 1e3:.1f} ms; textbook CFR "
+          f"{base['seconds_per_iteration']:.1f} s ({base['deals_walked']} of "
+          f"{base['deals_total']} deals walked in {base['seconds_walked']:.2f} s, scaled)")
+    print(f"speed-up per iteration: {ratio:.0f}x (goal >= 100x)")
+
+    bandwidth = copy_bandwidth()
+    bound = it["bytes_per_iteration"] / bandwidth
+    figures.update(bytes_per_iteration=it["bytes_per_iteration"], bandwidth_bytes_s=bandwidth,
+                   bandwidth_bound_s=bound, over_bound=it["seconds_per_iteration"] / bound)
+    print(f"bytes touched per iteration: {it['bytes_per_iteration'] / MB:.0f} MB; memory "
+          f"bandwidth (numpy copy, read + write): {bandwidth / 1e9:.1f} GB/s; bound "
+          f"{bound * 1e3:.1f} ms per iteration")
+    print(f"iteration time / bandwidth bound: {figures['over_bound']:.1f}x (goal within 3x)")
+    if args.json:
+        print(json.dumps(figures))
+    return 0
