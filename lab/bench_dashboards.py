@@ -137,22 +137,26 @@ def toggle(page, text: str):
     return page.locator(".widget-toggle-buttons button", has_text=text)
 
 
+def choose(description: str, option: str):
+    """A change: pick ``option`` in the Dropdown described ``description``."""
+    return lambda page: dropdown(page, description).select_option(option)
+
+
 CHANGES = {
     "equity_by_vira": [
-        ("group by: manilhas held", lambda p: dropdown(p, "group by").select_option("manilhas held")),
+        ("group by: manilhas held", choose("group by", "manilhas held")),
         ("seat: pé", lambda p: toggle(p, "pé").click()),
-        ("show: double dummy − equilibrium",
-         lambda p: dropdown(p, "show").select_option("double dummy − equilibrium")),
-        ("group by: best two cards", lambda p: dropdown(p, "group by").select_option("best two cards")),
-        ("group by: best card (seen before)", lambda p: dropdown(p, "group by").select_option("best card")),
+        ("show: double dummy − equilibrium", choose("show", "double dummy − equilibrium")),
+        ("group by: best two cards", choose("group by", "best two cards")),
+        ("group by: best card (seen before)", choose("group by", "best card")),
     ],
     "hand_explorer": [
-        ("card 2: A♠", lambda p: dropdown(p, "card 2").select_option("A♠")),
-        ("vira: 7♦", lambda p: dropdown(p, "vira").select_option("7♦")),
+        ("card 2: A♠", choose("card 2", "A♠")),
+        ("vira: 7♦", choose("vira", "7♦")),
         ("seat: pé", lambda p: toggle(p, "pé").click()),
     ],
     "match_equity": [
-        ("mão's points: 9", lambda p: dropdown(p, "mão's points").select_option("9")),
+        ("mão's points: 9", choose("mão's points", "9")),
     ],
     "strategy_explorer": [
         ("seat: pé", lambda p: toggle(p, "pé").click()),

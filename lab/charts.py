@@ -144,8 +144,7 @@ def _colormap(name: str):
     from matplotlib.colors import ListedColormap
 
     cmap = ListedColormap(colormaps[name](np.linspace(0.12, 0.88, 256)))
-    cmap.set_bad("#e6e6e6")
-    return cmap
+    return cmap.with_extremes(bad="#e6e6e6")
 
 
 def equity_heatmap(table: pd.DataFrame, summary: pd.DataFrame | None = None, seat: str = "mao",
@@ -193,7 +192,8 @@ def equity_heatmap(table: pd.DataFrame, summary: pd.DataFrame | None = None, sea
                                 **extra)
             label = "win %"
     bar_h = min(row_in * n_rows, 4.0)
-    bar = fig.add_axes(((width - bar_in + 0.2) / width, (bottom_in + row_in * n_rows - bar_h) / height,
+    bar = fig.add_axes(((width - bar_in + 0.2) / width,
+                        (bottom_in + row_in * n_rows - bar_h) / height,
                         0.18 / width, bar_h / height))
     fig.colorbar(image, cax=bar, label=label, format=PercentFormatter(xmax=1, symbol=""))
     unit = "points of %" if measure == "double dummy − equilibrium" else "%"
@@ -297,7 +297,8 @@ def match_equity_heatmap(table: pd.DataFrame, model: str | None = None,
     if model:
         title += f", model {model}"
     if "exploitability" in rows and len(rows):
-        title += f"\nexploitability ≤ {float(rows['exploitability'].max()):.2g} match-win probability"
+        worst = float(rows["exploitability"].max())
+        title += f"\nexploitability ≤ {worst:.2g} match-win probability"
     ax.set_title(title, fontsize=11)
     return fig
 

@@ -167,8 +167,8 @@ class EquityByVira(Dashboard):
         facts = W.HTML(TABLE_STYLE + "<b>Solver, per vira</b> (value_mao: the mão's win "
                        "probability at equilibrium; exploitability in win probability)"
                        + frame_html(summary, "{:.4g}"))
-        self.children = [W.HBox([labeled("seat", self.seat), self.grouping, self.measure], layout=WRAP), self.image, note,
-                         facts]
+        controls = W.HBox([labeled("seat", self.seat), self.grouping, self.measure], layout=WRAP)
+        self.children = [controls, self.image, note, facts]
         self.redraw()
 
     def redraw(self) -> None:
@@ -458,7 +458,8 @@ class MatchEquity(Dashboard):
                              "match over" if nxt is None else f"{nxt[1]}–{nxt[0]}", mine))
                 if nxt is None:
                     break
-        frame = pd.DataFrame(rows, columns=["hand won by", "points", "score after (this mão–pé)",
+        frame = pd.DataFrame(rows, columns=["hand won by", "points",
+                                            "score after (this mão–pé)",
                                             "this mão's match-win probability"])
         return (TABLE_STYLE + f"<h3>At {score[0]}–{score[1]} (mão–pé)</h3>"
                 f"<p>the mão wins the match with probability <b>{p:.3f}</b>, the pé with "

@@ -1,0 +1,244 @@
+"""Charts and dashboard widgets, in process: numbers drawn equal the numbers given,
+controls redraw, missing tables and impossible picks are explained, never raised.
+
+Expected values are worked out by hand from small tables written here, or read from the
+real solved tables in data/ (never from the code under test).
+"""
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lab import charts, widgets
+from lab.cards import parse_card
+from lab.cli import main as lab_main
+from lab.tables import TableError, load_table
+
+
+def real_table(name: str) -> pd.DataFrame:
+    """A solved table from data/; under CI a missing table fails the test, else skips it."""
+    try:
+        return load_table(name)
+    except TableError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"solved table needed: {exc}")
+        pytest.skip(f"solved table needed: {exc}")
+
+
+def tiny_cardplay() -> pd.DataFrame:
+    """Three classes of vira 4 and one of vira 5, for the mão, with easy numbers."""
+    rows = [
+        # vira, seat, hand, best, second, third, equity, double_dummy, weight
+        ("4", "mao", "zap 3 K", "zap", "3", "K", 0.9, 0.95, 0.1),
+        ("4", "mao", "zap 2 2", "zap", "2", "2", 0.6, 0.7, 0.3),
+        ("4", "mao", "3 3 K", "3", "3", "K", 0.5, 0.5, 0.2),
+        ("5", "mao", "zap 3 K", "zap", "3", "K", 0.8, 0.8, 0.4),
+        ("4", "pe", "zap 3 K", "zap", "3", "K", 0.1, 0.1, 1.0),
+    ]
+    table = pd.DataFrame(rows, columns=["vira", "seat", "hand", "best", "second", "third",
+                                        "equity", "double_dummy", "weight"])
+    table["exploitability"] = 1e-4
+    return table
+
+
+# ------------------------------------------------------------------ charts
+
+
+def test_grouped_equity_is_the_deal_weighted_mean_of_each_group():
+    grid = charts.grouped_equity(tiny_cardplay(), "mao", "best card", "equity")
+    assert list(grid.index) == ["zap", "3"]          # strongest first
+    assert list(grid.columns) == ["4", "5"]          # viras in rank order
+    assert grid.loc["zap", "4"] == pytest.approx((0.9 * 0.1 + 0.6 * 0.3) / 0.4)
+    assert grid.loc["zap", "5"] == pytest.approx(0.8)
+    assert grid.loc["3", "4"] == pytest.approx(0.5)
+    assert np.isnan(grid.loc["3", "5"])               # no such hand for vira 5 here
+
+
+def test_best_two_cards_and_manilha_groupings():
+    table = tiny_cardplay()
+    two = charts.grouped_equity(table, "mao", "best two cards", "double_dummy")
+    assert list(two.index) == ["zap 3", "zap 2", "3 3"]
+    assert two.loc["zap 3", "4"] == pytest.approx(0.95)
+    held = charts.group_key(table, "manilhas held")
+    assert list(held) == ["1 manilha", "1 manilha", "no manilha", "1 manilha", "1 manilha"]
+    with pytest.raises(ValueError, match="unknown grouping"):
+        charts.group_key(table, "by colour")
+
+
+def test_equity_heatmap_draws_the_grouped_numbers_in_each_panel():
+    table = tiny_cardplay()
+    fig = charts.equity_heatmap(table, None, "mao", "best card", "equilibrium | double dummy")
+    eq_ax, dd_ax = [ax for ax in fig.axes if ax.images and ax.get_xlabel()]
+    assert "equilibrium" in eq_ax.get_xlabel() and "double dummy" in dd_ax.get_xlabel()
+    drawn = eq_ax.images[0].get_array()
+    assert drawn[0, 0] == pytest.approx(0.675)        # zap, vira 4: (0.09 + 0.18) / 0.4
+    assert np.ma.is_masked(drawn[1, 1])               # "3" with vira 5: no data, gray
+    texts = {t.get_text() for t in eq_ax.texts}
+    assert {"68", "80", "50"} <= texts                # percent labels in the cells
+    diff = charts.equity_heatmap(table, None, "mao", "best card", "double dummy − equilibrium")
+    panel = [ax for ax in diff.axes if ax.images and ax.get_xlabel()]
+    assert len(panel) == 1
+    assert panel[0].images[0].get_array()[0, 0] == pytest.approx((0.095 + 0.21) / 0.4 - 0.675)
+    with pytest.raises(ValueError, match="unknown measure"):
+        charts.equity_heatmap(table, None, "mao", "best card", "luck")
+
+
+def test_weighted_rank_is_the_share_of_weaker_deals_plus_half_the_ties():
+    equity = pd.Series([0.2, 0.9, 0.5, 0.5])
+    weight = pd.Series([0.1, 0.2, 0.3, 0.4])
+    rank = charts.weighted_rank(equity, weight)
+    assert list(rank) == pytest.approx([0.05, 0.9, 0.1 + 0.35, 0.1 + 0.35])
+
+
+def test_match_equity_heatmap_puts_p_mao_at_row_mao_column_pe():
+    scores = [(m, p) for m in range(12) for p in range(12)]
+    table = pd.DataFrame({"score_mao": [m for m, _ in scores], "score_pe": [p for _, p in scores],
+                          "p_mao": [0.5 + (m - p) / 30 for m, p in scores], "model": "x",
+                          "exploitability": 0.0})
+    fig = charts.match_equity_heatmap(table, "x", chosen=(3, 7))
+    grid = fig.axes[0].images[0].get_array()
+    assert grid.shape == (12, 12)
+    assert grid[11, 0] == pytest.approx(0.5 + 11 / 30)
+    assert grid[3, 7] == pytest.approx(0.5 - 4 / 30)
+    assert len(fig.axes[0].patches) == 1                # the chosen score is outlined
+
+
+def test_eleven_thresholds_share_and_weakest_accepted_hand():
+    cardplay = tiny_cardplay()
+    decisions = pd.DataFrame({"vira": ["4", "4", "4"], "score": [5, 5, 5],
+                              "seat": ["mao"] * 3, "hand": ["zap 3 K", "zap 2 2", "3 3 K"],
+                              "accept": [1.0, 1.0, 0.0], "value": [0.9, 0.6, 0.4]})
+    out = charts.eleven_thresholds(decisions, cardplay)
+    assert list(out["vira"]) == ["4"]
+    assert out.loc[0, "accept_share"] == pytest.approx(0.4 / 0.6)
+    assert out.loc[0, "weakest_accepted"] == "zap 2 2"
+    assert out.loc[0, "its_equity"] == pytest.approx(0.6)
+    assert charts.eleven_chart(out, "t").axes[0].patches  # one bar per vira
+
+
+def test_strategy_chart_stacks_frequencies_by_strength():
+    cardplay = tiny_cardplay()
+    strategy = pd.DataFrame({"vira": "4", "seat": "mao",
+                             "hand": ["zap 3 K", "zap 3 K", "zap 2 2", "3 3 K"],
+                             "situation": "first decision",
+                             "action": ["raise", "play", "play", "play"],
+                             "frequency": [0.25, 0.75, 1.0, 1.0]})
+    fig = charts.strategy_chart(strategy, cardplay, "4", "mao", "first decision", bins=2)
+    heights = sorted(p.get_height() for p in fig.axes[0].patches)
+    # deal percentiles: 3 3 K 1/6 (weaker half); zap 2 2 7/12, zap 3 K 11/12 (stronger half).
+    # stronger half raises 0.25 * 0.1 / 0.4 = 6.25 % of the time, plays 93.75 %.
+    assert heights == pytest.approx([0.0, 6.25, 93.75, 100.0])
+
+
+def test_png_is_a_png():
+    data = charts.png(charts.equity_curve(tiny_cardplay().query("vira == '4' and seat == 'mao'"),
+                                          "zap 2 2"))
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ------------------------------------------------------------------ widgets
+
+
+def test_after_hand_swaps_the_seats_and_stops_at_twelve():
+    assert widgets.after_hand((5, 3), "pe", 1) == (4, 5)
+    assert widgets.after_hand((5, 3), "mao", 3) == (3, 8)
+    assert widgets.after_hand((10, 3), "mao", 3) is None
+    assert widgets.after_hand((0, 11), "pe", 1) is None
+
+
+def test_impossible_picks_are_explained():
+    vira = parse_card("4c")
+    assert "is the vira" in widgets.pick_problem(vira, (parse_card("4c"), parse_card("5c"),
+                                                        parse_card("3h")))
+    assert "picked twice" in widgets.pick_problem(vira, (parse_card("5c"), parse_card("3h"),
+                                                         parse_card("3h")))
+    assert widgets.pick_problem(vira, (parse_card("4h"), parse_card("5c"), parse_card("3h"))) \
+        is None
+
+
+@pytest.mark.parametrize("make", [widgets.EquityByVira, widgets.HandExplorer])
+def test_a_missing_table_is_a_message_not_an_error(make, monkeypatch):
+    def missing(name):
+        raise widgets.TableMissing(name, f"table {name!r} is missing")
+
+    monkeypatch.setattr(widgets, "load", missing)
+    dashboard = make()
+    text = dashboard.children[0].value
+    assert "table missing" in text and "lab solve cardplay --all" in text
+
+
+def test_sections_say_not_solved_yet_with_the_command(monkeypatch):
+    def missing(name):
+        raise widgets.TableMissing(name, "nope")
+
+    monkeypatch.setattr(widgets, "load", missing)
+    assert "not solved yet" in widgets.match_equity_html((0, 0), "mao")
+    assert "lab solve match" in widgets.match_equity_html((0, 0), "mao")
+    dashboard = widgets.MatchEquity()
+    assert "not solved yet" in dashboard.children[0].value
+    assert "lab solve mao-de-onze" in dashboard.children[1].value
+
+
+def test_equity_by_vira_redraws_when_a_control_changes():
+    real_table("cardplay")
+    dashboard = widgets.EquityByVira()
+    first = dashboard.image.value
+    assert first[:4] == b"\x89PNG"
+    dashboard.grouping.value = "manilhas held"
+    assert dashboard.image.value != first
+    dashboard.seat.value = "pe"
+    dashboard.measure.value = "double dummy"
+    assert dashboard.image.value not in (first,)
+    dashboard.grouping.value, dashboard.seat.value = "best card", "mao"
+    dashboard.measure.value = "equilibrium | double dummy"
+    assert dashboard.image.value == first             # the same view, from the cache
+
+
+def test_hand_explorer_shows_the_tables_numbers_and_explains_bad_picks():
+    table = real_table("cardplay")
+    row = table[(table["vira"] == "4") & (table["seat"] == "mao")
+                & (table["hand"] == "zap 3 K")].iloc[0]
+    dashboard = widgets.HandExplorer()               # default: vira 4♣, 5♣ 3♥ K♦, mão
+    assert "zap 3 K" in dashboard.facts.value
+    assert f"{100 * row['equity']:.1f}%" in dashboard.facts.value
+    assert f"{100 * row['double_dummy']:.1f}%" in dashboard.facts.value
+    shown = dashboard.image.value
+    dashboard.cards[1].value = parse_card("4c")     # the vira itself
+    assert "is the vira" in dashboard.message.value
+    assert dashboard.facts.value == ""
+    dashboard.cards[1].value = parse_card("Kd")     # K♦ twice
+    assert "picked twice" in dashboard.message.value
+    dashboard.cards[1].value = parse_card("Ah")
+    assert dashboard.message.value == "" and "zap A K" in dashboard.facts.value
+    assert dashboard.image.value != shown
+    dashboard.score_mao.value = 11
+    assert "mão de onze" in dashboard.facts.value
+    assert "Mão de onze" in dashboard.sections.value
+
+
+# ------------------------------------------------------------------ lab publish
+
+
+def test_publish_refuses_a_bad_directory(tmp_path, capsys):
+    not_a_folder = tmp_path / "file.txt"
+    not_a_folder.write_text("x")
+    for bad in (str(not_a_folder), str(tmp_path / "missing" / "out")):
+        assert lab_main(["publish", bad]) == 2
+        out, err = capsys.readouterr()
+        assert out == ""
+        assert err.startswith("error: ") and err.count("\n") == 1
+    assert lab_main(["publish", str(tmp_path / "out"), "--only", "nope"]) == 2
+    assert "no such dashboard" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_publish_writes_pages_with_widget_state(tmp_path, capsys):
+    target = tmp_path / "site"
+    assert lab_main(["publish", str(target), "--only", "match_equity"]) == 0
+    page = (target / "match_equity.html").read_text()
+    assert "application/vnd.jupyter.widget-state+json" in page
+    assert "lab-static-snapshot" in page and "Match equity" in page
+    assert 'href="match_equity.html"' in (target / "index.html").read_text()
+    assert str(target / "match_equity.html") in capsys.readouterr().out
