@@ -242,3 +242,22 @@ def test_publish_writes_pages_with_widget_state(tmp_path, capsys):
     assert "lab-static-snapshot" in page and "Match equity" in page
     assert 'href="match_equity.html"' in (target / "index.html").read_text()
     assert str(target / "match_equity.html") in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_re_solving_a_vira_replaces_its_rows_with_a_fresh_solve():
+    summary = real_table("cardplay_summary")
+    real_table("cardplay")
+    dashboard = widgets.EquityByVira()
+    resolver = dashboard.resolver
+    resolver.vira.value, resolver.target.value = "K", 1e-2
+    resolver.run()
+    assert resolver.progress.value == 1.0 and resolver.progress.bar_style == "success"
+    assert "vira K re-solved" in resolver.status.value
+    rows = dashboard.table[(dashboard.table["vira"] == "K") & (dashboard.table["seat"] == "mao")]
+    reached = rows["exploitability"].iloc[0]
+    assert 0 < reached <= 1e-2
+    # an eps-equilibrium's value is within 2 eps of the game's (the table's, solved to 1e-4)
+    value = (rows["equity"] * rows["weight"]).sum()
+    table_value = summary.loc[summary["vira"] == "K", "value_mao"].iloc[0]
+    assert abs(value - table_value) <= 2 * (reached + 1e-4)
