@@ -161,20 +161,25 @@ class EquityByVira(Dashboard):
             "weighted by how often each hand class is dealt. Gray: the group cannot be held "
             "with that vira (its card is a manilha there). Double dummy: both hands face up."
             "</small>")
-        summary = self.summary.copy()
-        order = {v: i for i, v in enumerate(RANKS)}
-        summary = summary.sort_values("vira", key=lambda s: s.map(order))
-        facts = W.HTML(TABLE_STYLE + "<b>Solver, per vira</b> (value_mao: the mão's win "
-                       "probability at equilibrium; exploitability in win probability)"
-                       + frame_html(summary, "{:.4g}"))
+        self.facts = W.HTML()
         controls = W.HBox([labeled("seat", self.seat), self.grouping, self.measure], layout=WRAP)
         self.resolver = Resolver(self)
-        self.children = [controls, self.image, note, facts, self.resolver]
+        self.children = [controls, self.image, note, self.facts, self.resolver]
+        self.show_summary()
         self.redraw()
 
-    def replace_vira(self, vira: str, equity: np.ndarray, exploitability: float) -> None:
+    def show_summary(self) -> None:
+        order = {v: i for i, v in enumerate(RANKS)}
+        summary = self.summary.sort_values("vira", key=lambda s: s.map(order))
+        self.facts.value = (TABLE_STYLE + "<b>Solver, per vira</b> (value_mao: the mão's win "
+                            "probability at equilibrium; exploitability in win probability; "
+                            "seconds: wall time of the solve)" + frame_html(summary, "{:.4g}"))
+
+    def replace_vira(self, vira: str, equity: np.ndarray, exploitability: float,
+                     summary: dict) -> None:
         """Show a fresh solve of ``vira``: ``equity[seat, class]`` (win probability, seat
-        0 = mão, classes in :func:`lab.classes.hand_classes` order) replaces its rows."""
+        0 = mão, classes in :func:`lab.classes.hand_classes` order) replaces its rows,
+        ``summary`` (value_mao, exploitability, iterations, seconds) its summary row."""
         labels = hand_classes(vira).labels
         table = self.table.copy()
         for seat_index, seat in enumerate(("mao", "pe")):
@@ -183,7 +188,13 @@ class EquityByVira(Dashboard):
             table.loc[rows, "equity"] = table.loc[rows, "hand"].map(fresh).to_numpy()
         table.loc[table["vira"] == vira, "exploitability"] = exploitability
         self.table = table
+        summary_rows = self.summary.copy()
+        for column, value in summary.items():
+            if column in summary_rows:
+                summary_rows.loc[summary_rows["vira"] == vira, column] = value
+        self.summary = summary_rows
         self._pngs.clear()
+        self.show_summary()
         self.redraw()
 
     def redraw(self) -> None:
@@ -266,7 +277,9 @@ class Resolver(W.VBox):
         for seat_index, seat in enumerate(("mao", "pe")):
             mine = rows[rows["seat"] == seat].set_index("hand")["equity"]
             diffs.append((pd.Series(equity[seat_index], index=labels) - mine).abs().max())
-        self.dashboard.replace_vira(vira, equity, reached)
+        self.dashboard.replace_vira(vira, equity, reached, {
+            "value_mao": value, "exploitability": reached, "iterations": solver.iterations,
+            "seconds": seconds})
         self.status.value = (
             f"vira {vira} re-solved: the mão wins {value:.4f} (win probability), "
             f"exploitability {reached:.2e} after {solver.iterations} iterations in "
