@@ -292,7 +292,8 @@ def match_equity_heatmap(table: pd.DataFrame, model: str | None = None,
     ax.set_yticks(range(12))
     ax.set_xlabel("pé's score (points)")
     ax.set_ylabel("mão's score (points)")
-    fig.colorbar(image, ax=ax, label="mão's match-win probability", shrink=0.85)
+    fig.colorbar(image, ax=ax, label="mão's match-win probability (%)", shrink=0.85,
+                 format=PercentFormatter(xmax=1, symbol=""))
     title = "Match equity of the next hand's mão (%)"
     if model:
         title += f", model {model}"

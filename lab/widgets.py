@@ -519,8 +519,9 @@ class MatchEquity(Dashboard):
             self.children = [W.HTML(missing_html(exc)), W.HTML(eleven_missing_html())]
             return
         self.missing = None
-        models = list(dict.fromkeys(self.table["model"])) if "model" in self.table else [None]
-        self.model = W.Dropdown(options=models, value=models[0], description="model")
+        models = alternative_models(self.table)
+        self.model = W.Dropdown(options=models, value=models[0], description="model",
+                                layout=W.Layout(display="" if models[0] else "none"))
         self.score_mao = W.Dropdown(options=list(range(12)), value=0, description="mão's points",
                                     style={"description_width": "initial"},
                                     layout=W.Layout(width="170px"))
@@ -536,12 +537,18 @@ class MatchEquity(Dashboard):
                          W.HBox([self.image, self.details], layout=WRAP), self.eleven]
         self.redraw()
 
-    def p_mao(self, score: tuple[int, int]) -> float:
+    def row(self, score: tuple[int, int]) -> pd.Series | None:
+        """The table's row at (mão, pé) ``score`` for the chosen model."""
         rows = self.table[(self.table["score_mao"] == score[0])
                           & (self.table["score_pe"] == score[1])]
-        if "model" in rows and self.model.value is not None:
+        if self.model.value is not None:
             rows = rows[rows["model"] == self.model.value]
-        return float(rows["p_mao"].iloc[0]) if len(rows) else float("nan")
+        return rows.iloc[0] if len(rows) else None
+
+    def p_mao(self, score: tuple[int, int]) -> float:
+        """The next hand's mão's match-win probability at ``score`` (NaN if not in the table)."""
+        row = self.row(score)
+        return float("nan") if row is None else float(row["p_mao"])
 
     def redraw(self) -> None:
         start = time.perf_counter()
@@ -569,10 +576,28 @@ class MatchEquity(Dashboard):
         frame = pd.DataFrame(rows, columns=["hand won by", "points",
                                             "score after (this mão–pé)",
                                             "this mão's match-win probability"])
+        row = self.row(score)
+        source = ""
+        if row is not None and "model" in row:
+            source += f"model {html.escape(str(row['model']))}"
+        if row is not None and "exploitability" in row:
+            source += f", exploitability {float(row['exploitability']):.2g} match-win probability"
         return (TABLE_STYLE + f"<h3>At {score[0]}–{score[1]} (mão–pé)</h3>"
                 f"<p>the mão wins the match with probability <b>{p:.3f}</b>, the pé with "
-                f"<b>{1 - p:.3f}</b>.<br>{html.escape(hand_kind_text(score))}</p>"
+                f"<b>{1 - p:.3f}</b> <small>({source.strip(', ')})</small>.<br>"
+                f"{html.escape(hand_kind_text(score))}</p>"
+                "<p>After this hand (the mão passes to the other player):</p>"
                 + frame_html(frame, "{:.3f}"))
+
+
+def alternative_models(table: pd.DataFrame) -> list:
+    """The models of a match-equity table that each cover every score (a choice to
+    offer), or ``[None]`` when the table holds one row per score."""
+    if "model" not in table or not table.duplicated(["score_mao", "score_pe"]).any():
+        return [None]
+    per_model = table.groupby("model")[["score_mao", "score_pe"]].apply(
+        lambda rows: len(rows.drop_duplicates()))
+    return [m for m in dict.fromkeys(table["model"]) if per_model[m] == 144] or [None]
 
 
 def eleven_missing_html() -> str:

@@ -261,3 +261,39 @@ def test_re_solving_a_vira_replaces_its_rows_with_a_fresh_solve():
     value = (rows["equity"] * rows["weight"]).sum()
     table_value = summary.loc[summary["vira"] == "K", "value_mao"].iloc[0]
     assert abs(value - table_value) <= 2 * (reached + 1e-4)
+
+
+def synthetic_match_equity() -> pd.DataFrame:
+    """A made-up match-equity table (not solved): p_mao = 1/2 + (mão - pé) / 30."""
+    scores = [(m, p) for m in range(12) for p in range(12)]
+    return pd.DataFrame({"score_mao": [m for m, _ in scores], "score_pe": [p for _, p in scores],
+                         "p_mao": [0.5 + (m - p) / 30 for m, p in scores],
+                         "model": "made up", "exploitability": 0.001})
+
+
+def test_match_equity_dashboard_on_a_given_table(monkeypatch):
+    def load(name):
+        if name == "match_equity":
+            return synthetic_match_equity()
+        raise widgets.TableMissing(name, "not built")
+
+    monkeypatch.setattr(widgets, "load", load)
+    dashboard = widgets.MatchEquity()
+    assert dashboard.model.value is None                 # one model: no choice offered
+    first = dashboard.image.value
+    assert first[:4] == b"\x89PNG"
+    assert "probability <b>0.500</b>" in dashboard.details.value
+    dashboard.score_mao.value, dashboard.score_pe.value = 5, 3
+    assert dashboard.image.value != first
+    details = dashboard.details.value
+    assert "probability <b>0.567</b>" in details         # 1/2 + 2/30
+    # the pé wins 1 point: next hand at (4, 5) with the other player as mão, so this
+    # mão's chance is 1 - p(4, 5) = 1 - (1/2 - 1/30) = 0.533
+    assert "<td>0.533</td>" in details
+    assert "not solved yet" in dashboard.eleven.children[0].value
+
+
+def test_hand_explorer_match_section_reads_the_seat_s_side(monkeypatch):
+    monkeypatch.setattr(widgets, "load", lambda name: synthetic_match_equity())
+    assert "0.5667" in widgets.match_equity_html((5, 3), "mao")
+    assert "0.4333" in widgets.match_equity_html((5, 3), "pe")
