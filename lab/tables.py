@@ -48,7 +48,7 @@ from .solver.double_dummy import double_dummy_equity, double_dummy_value
 
 SEATS = ("mao", "pe")
 
-CARDPLAY_SETTINGS = {"target_exploitability": 1e-4, "max_iterations": 20_000}
+CARDPLAY_SETTINGS = {"target_exploitability": 1e-4, "max_iterations": 2000}
 """Default settings of the card-play solves (exploitability in win probability)."""
 
 CARDPLAY_COLUMNS = ("vira", "seat", "hand", "best", "second", "third", "equity",
@@ -209,16 +209,26 @@ def table_status(name: str, directory: Optional[Path] = None) -> str:
 # ---------------------------------------------------------------- card play
 
 
-def solve_vira(vira: str, settings: dict, progress: bool = False):
-    """Solve the card-play game of one vira with the public-tree CFR solver.
+@dataclass(frozen=True)
+class ViraSolution:
+    """What the tables keep of a card-play solve (win probabilities; seconds of wall time)."""
 
-    Returns the solver's solution (``equity`` (2, n) win probability per seat and class,
-    ``value``, ``exploitability``, ``iterations``, ``seconds``).
-    """
+    vira: str
+    equity: np.ndarray       # (2, n) per seat (0 = mão, 1 = pé) and class
+    value: float             # the mão's win probability
+    exploitability: float
+    iterations: int
+    seconds: float
+
+
+def solve_vira(vira: str, settings: dict, progress: bool = False) -> ViraSolution:
+    """Solve the card-play game of one vira with the public-tree CFR solver."""
     from .solver.cardplay import solve_cardplay  # numba: imported only when solving
 
-    return solve_cardplay(vira, target_exploitability=settings["target_exploitability"],
-                          max_iterations=settings["max_iterations"], progress=progress)
+    sol = solve_cardplay(vira, target_exploitability=settings["target_exploitability"],
+                         max_iterations=settings["max_iterations"], progress=progress)
+    return ViraSolution(RANKS[vira_rank_of(vira)], np.asarray(sol.equity), float(sol.value),
+                        float(sol.exploitability), int(sol.iterations), float(sol.seconds))
 
 
 def cardplay_rows(vira, solution) -> pd.DataFrame:
@@ -228,6 +238,8 @@ def cardplay_rows(vira, solution) -> pd.DataFrame:
     equity = np.asarray(solution.equity, dtype=np.float64)
     if equity.shape != (2, hc.n):
         raise ValueError(f"solution equity has shape {equity.shape}, expected (2, {hc.n})")
+    # float32 strategies can put a certain win a few 1e-8 above 1: keep probabilities in [0, 1]
+    equity = np.clip(equity, 0.0, 1.0)
     dd = double_dummy_equity(vira_rank)
     names = [[level_name(int(lv), vira_rank) for lv in row] for row in hc.levels]
     frames = []

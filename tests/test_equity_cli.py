@@ -102,3 +102,26 @@ def test_the_installed_command_reports_bad_input_without_a_traceback(data):
                           env={"LAB_DATA_DIR": str(data), "PATH": ""})
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith("error: 5h") and "Traceback" not in proc.stderr
+
+
+def test_equity_reads_the_committed_table(capsys, monkeypatch):
+    monkeypatch.delenv("LAB_DATA_DIR", raising=False)
+    code, out, _ = equity(capsys, "--vira", "4c", "--hand", "5c,5h,5s", "--seat", "mao")
+    got = json.loads(out)
+    assert code == 0 and got["source"] == "table"
+    assert got["hand"] == "zap copas espadilha"
+    assert got["equity"] == pytest.approx(1.0, abs=1e-6) and got["double_dummy"] == 1.0
+    assert 0 < got["exploitability"] <= 1e-4
+
+
+def test_equity_solves_with_the_real_solver_when_the_table_is_missing(data, capsys):
+    code, out, _ = equity(capsys, "--vira", "Jd", "--hand", "Kc,Kd,4s", "--seat", "pe")
+    got = json.loads(out)
+    assert code == 0 and got["source"] == "solved"
+    assert got["hand"] == "zap pica-fumo 4"  # vira J: the manilha is K
+    assert 0 < got["exploitability"] <= 1e-4
+    committed = tables.load_table("cardplay", viras=["J"], directory=tables.Path(
+        tables.__file__).resolve().parent.parent / "data")
+    row = committed[(committed["seat"] == "pe") & (committed["hand"] == got["hand"])].iloc[0]
+    assert got["double_dummy"] == pytest.approx(row["double_dummy"], abs=1e-12)
+    assert got["equity"] == pytest.approx(row["equity"], abs=0.01)

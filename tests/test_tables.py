@@ -149,3 +149,63 @@ def test_data_dir_follows_the_environment(tmp_path, monkeypatch):
 def test_unknown_table():
     with pytest.raises(tables.TableError, match="unknown table"):
         tables.load_table("nonsense")
+
+
+# ---------------------------------------------------------------- the committed tables
+
+
+def test_the_committed_cardplay_tables_are_current_and_consistent():
+    df = tables.load_table("cardplay")
+    summary = tables.load_table("cardplay_summary").set_index("vira")
+    assert list(df["vira"].unique()) == list(RANKS) and len(df) == 10 * 2 * 403
+    assert (summary["exploitability"] <= SETTINGS["target_exploitability"]).all()
+    assert df["equity"].between(0, 1).all() and df["double_dummy"].between(0, 1).all()
+    for (vira, seat), rows in df.groupby(["vira", "seat"]):
+        assert rows["weight"].sum() == pytest.approx(1.0)
+        assert (rows["exploitability"] == summary.loc[vira, "exploitability"]).all()
+        dd = double_dummy_equity(vira)[SEATS.index(seat)]
+        assert np.allclose(rows["double_dummy"], dd)
+        certain = rows.set_index("hand").loc["zap copas espadilha"]
+        assert certain["equity"] == pytest.approx(1.0, abs=1e-6)
+        assert certain["double_dummy"] == 1.0
+    for vira, rows in df.groupby("vira"):
+        by_seat = (rows["weight"] * rows["equity"]).groupby(rows["seat"]).sum()
+        assert by_seat["mao"] == pytest.approx(summary.loc[vira, "value_mao"], abs=1e-6)
+        assert by_seat["mao"] + by_seat["pe"] == pytest.approx(1.0, abs=1e-6)
+
+
+SEATS = tables.SEATS
+
+
+def test_lab_solve_writes_loadable_tables(tmp_path, monkeypatch, capsys):
+    """The real solver through `lab solve` (a loose target keeps it short)."""
+    from lab.cli import main
+
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
+    code = main(["solve", "cardplay", "--vira", "3", "--target", "1e-2", "--no-progress"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert out.startswith("vira 3: mão wins 0.4") and "wrote" in out
+    assert "not the defaults" in err
+    loose = {**SETTINGS, "target_exploitability": 1e-2}
+    summary = tables.load_table("cardplay_summary", viras=["3"], settings=loose)
+    assert summary.loc[0, "exploitability"] <= 1e-2 and summary.loc[0, "iterations"] >= 1
+    assert "built with settings" in tables.table_status("cardplay")
+
+
+@pytest.mark.parametrize("argv,names", [
+    (["solve", "cardplay", "--vira", "9"], "9"),
+    (["solve", "cardplay", "--vira", "4", "--all"], "not allowed"),
+    (["solve", "poker"], "poker"),
+    (["solve", "cardplay", "--target", "2"], "--target"),
+    (["solve", "cardplay", "--vira", "4", "--vira", "4c"], "repeated"),
+])
+def test_lab_solve_bad_input(tmp_path, monkeypatch, capsys, argv, names):
+    from lab.cli import main
+
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1
+    assert names in err
+    assert list(tmp_path.iterdir()) == []
