@@ -1,0 +1,266 @@
+"""Discounted CFR on a public tree, with exact best responses.
+
+A :class:`CFRSolver` goes through three explicit states:
+
+``built``
+    it holds a :class:`~lab.solver.tree.PublicTree`, the deal weights and the
+    payoffs (player 0's utility of each outcome; player 1 gets ``total`` minus it);
+``allocated``
+    :meth:`allocate` made the regret, strategy, reach and value arrays;
+``solved``
+    :meth:`solve` ran Discounted CFR until the exploitability target or the
+    iteration cap; only now are the average strategy and values meaningful.
+
+Asking for something out of order raises :class:`SolverStateError` naming the
+missing step. Utilities, values and exploitability are in the payoffs' own
+unit (win probability, points, match-win probability).
+
+Discounted CFR (Brown & Sandholm 2019) with alpha = 1.5, beta = 0, gamma = 2
+and alternating updates: at iteration ``t`` (from 1) each player in turn has
+his accumulated positive regrets multiplied by ``(t-1)^1.5 / ((t-1)^1.5 + 1)``,
+his negative ones by ``1/2``, and his average-strategy sums by
+``((t-1)/t)^2``, before the new regrets and reach-weighted strategy are added.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from . import kernels as K
+from .tree import PublicTree
+
+BUILT, ALLOCATED, SOLVED = "built", "allocated", "solved"
+
+
+class SolverStateError(RuntimeError):
+    """A solver used out of order (e.g. values asked before solving)."""
+
+
+class CFRSolver:
+    """Discounted CFR for one public tree, deal-weight matrix and payoff vector."""
+
+    alpha, beta, gamma = 1.5, 0.0, 2.0
+
+    def __init__(self, tree: PublicTree, deal_weights, payoff, total: float = 0.0):
+        weights = np.asarray(deal_weights, dtype=np.float64)
+        if weights.shape != tuple(tree.n_hands):
+            raise ValueError(f"deal weights of shape {weights.shape}, the tree has hands {tree.n_hands}")
+        payoff = np.asarray(payoff, dtype=np.float64)
+        if payoff.shape != (len(tree.outcome_names),):
+            raise ValueError(f"{len(payoff)} payoffs for outcomes {tree.outcome_names}")
+        self.tree = tree
+        self.weights = (np.ascontiguousarray(weights), np.ascontiguousarray(weights.T))
+        self.payoff = payoff
+        self.total = float(total)
+        self.state = BUILT
+        self.iterations = 0
+        self.seconds = 0.0
+        self.exploitability_history: list[tuple[int, float]] = []
+
+    # ------------------------------------------------------------ state checks
+    def _need(self, state: str, what: str) -> None:
+        order = (BUILT, ALLOCATED, SOLVED)
+        if order.index(self.state) < order.index(state):
+            step = {ALLOCATED: "allocate()", SOLVED: "solve()"}[state]
+            raise SolverStateError(f"{what} needs a {state} solver; it is {self.state}: call {step} first")
+
+    # ------------------------------------------------------------ allocation
+    def allocate(self) -> "CFRSolver":
+        """Make the working arrays (regrets, strategies, reach, values)."""
+        if self.state != BUILT:
+            raise SolverStateError(f"allocate() on a solver that is already {self.state}")
+        t = self.tree
+        n_pairs, n_edges = t.n_pairs, t.n_edges
+        infoset_player = t.pair_player[t.infoset_pair]
+        self.infosets = tuple(np.nonzero(infoset_player == p)[0].astype(np.int64) for p in (0, 1))
+        self.pairs = tuple(np.nonzero(t.pair_player == p)[0].astype(np.int64) for p in (0, 1))
+        self.pair_infoset = np.full(n_pairs, -1, dtype=np.int64)
+        self.pair_infoset[t.infoset_pair] = np.arange(t.n_infosets)
+        self.is_terminal = t.node_actor[t.pair_node] < 0
+        self.regret = np.zeros(n_edges, dtype=np.float32)
+        self.cum = np.zeros(n_edges, dtype=np.float32)
+        self.sigma = np.ones(n_edges, dtype=np.float32)
+        self.average = np.ones(n_edges, dtype=np.float32)
+        for p in (0, 1):
+            K.regret_matching(self.infosets[p], t.infoset_edge_start, t.infoset_edge_count,
+                              self.regret, self.sigma)
+        self.reach = np.zeros(n_pairs, dtype=np.float64)
+        self.cfv = np.zeros(n_pairs, dtype=np.float64)
+        self.state = ALLOCATED
+        return self
+
+    # ------------------------------------------------------------ traversals
+    def _values(self, player: int, sigma: np.ndarray, best_response: bool) -> np.ndarray:
+        """cfv of ``player``'s pairs with both players at ``sigma`` (a max for his own if BR)."""
+        t = self.tree
+        K.forward_reach(t.pair_parent, t.pair_edge, sigma, self.reach)
+        K.terminal_values(player, t.terminals, t.node_pair_start, t.node_pair_count,
+                          t.node_outcomes, t.pair_hand, t.pair_strength, self.reach,
+                          self.weights[player], self.payoff, self.cfv)
+        K.backward_values(self.pairs[player], t.pair_parent, t.pair_edge, self.pair_infoset,
+                          sigma, self.is_terminal, self.cfv, best_response)
+        return self.cfv
+
+    def iterate(self, n: int = 1) -> None:
+        """Run ``n`` Discounted CFR iterations (alternating: player 0, then player 1)."""
+        self._need(ALLOCATED, "iterate()")
+        t = self.tree
+        start = time.perf_counter()
+        for _ in range(n):
+            self.iterations += 1
+            it = self.iterations
+            k = (it - 1) ** self.alpha
+            pos = k / (k + 1.0)
+            neg = 0.5  # beta = 0: t^0 / (t^0 + 1)
+            avg = ((it - 1) / it) ** self.gamma
+            for p in (0, 1):
+                self._values(p, self.sigma, False)
+                K.update_regrets(self.infosets[p], t.infoset_pair, t.infoset_edge_start,
+                                 t.infoset_edge_count, t.edge_pair, self.cfv, self.reach,
+                                 self.sigma, self.regret, self.cum, pos, neg, avg)
+                K.regret_matching(self.infosets[p], t.infoset_edge_start, t.infoset_edge_count,
+                                  self.regret, self.sigma)
+        self.seconds += time.perf_counter() - start
+        if self.state == SOLVED:
+            self.state = ALLOCATED
+
+    def _average(self) -> np.ndarray:
+        t = self.tree
+        for p in (0, 1):
+            K.normalise_average(self.infosets[p], t.infoset_edge_start, t.infoset_edge_count,
+                                self.cum, self.average)
+        return self.average
+
+    def _root_sum(self, player: int) -> float:
+        return float(self.cfv[self.tree.pairs_of(0, player).start:
+                              self.tree.pairs_of(0, player).stop].sum())
+
+    def best_response_values(self) -> tuple[float, float]:
+        """(player 0's best-response utility vs player 1's average strategy, and the
+        same for player 1), each in its own utility (player 1's is ``total`` minus player 0's)."""
+        self._need(ALLOCATED, "best_response_values()")
+        if self.iterations == 0:
+            raise SolverStateError("best_response_values() needs at least one iteration")
+        avg = self._average()
+        br0 = self._values(0, avg, True)
+        v0 = self._root_sum(0)
+        self._values(1, avg, True)
+        v1 = self._root_sum(1)
+        return v0, self.total + v1
+
+    def exploitability(self) -> float:
+        """Mean of both players' best-response gains against the average strategy."""
+        v0, v1 = self.best_response_values()
+        return 0.5 * (v0 + v1 - self.total)
+
+    def solve(self, target_exploitability: float = 1e-4, max_iterations: int = 10_000,
+              check_every: int = 16, progress=False) -> "CFRSolver":
+        """Iterate until the exploitability is at most the target (checked every
+        ``check_every`` iterations) or ``max_iterations`` is reached; then ``solved``."""
+        if self.state == BUILT:
+            self.allocate()
+        bar = None
+        if progress:
+            from tqdm import tqdm
+            bar = tqdm(total=max_iterations, desc=f"solve {self.tree.game_name}", unit="it",
+                       leave=False)
+        start = time.perf_counter()
+        expl = float("inf")
+        try:
+            while self.iterations < max_iterations:
+                n = min(check_every, max_iterations - self.iterations)
+                self.iterate(n)
+                expl = self.exploitability()
+                self.exploitability_history.append((self.iterations, expl))
+                if bar is not None:
+                    bar.update(n)
+                    bar.set_postfix(exploitability=f"{expl:.2e}")
+                if expl <= target_exploitability:
+                    break
+        finally:
+            if bar is not None:
+                bar.close()
+        self.final_exploitability = expl
+        self.solve_seconds = time.perf_counter() - start
+        self.state = SOLVED
+        return self
+
+    # ------------------------------------------------------------ results
+    def hand_values(self) -> np.ndarray:
+        """(2, n) expected utility of each hand for its holder under the average strategies,
+        conditional on holding it (player 0's utility for row 0, ``total`` minus it for row 1)."""
+        self._need(SOLVED, "hand_values()")
+        avg = self._average()
+        rows = []
+        for p in (0, 1):
+            self._values(p, avg, False)
+            pairs = self.tree.pairs_of(0, p)
+            hands = self.tree.pair_hand[pairs.start:pairs.stop]
+            marginal = self.weights[p].sum(axis=1)[hands]
+            v = np.zeros(self.tree.n_hands[p])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                v[hands] = np.where(marginal > 0, self.cfv[pairs.start:pairs.stop] / marginal, np.nan)
+            rows.append(v if p == 0 else self.total + v)
+        n = max(self.tree.n_hands)
+        out = np.full((2, n), np.nan)
+        out[0, : self.tree.n_hands[0]] = rows[0]
+        out[1, : self.tree.n_hands[1]] = rows[1]
+        return out
+
+    def value(self) -> float:
+        """Player 0's expected utility under the average strategies."""
+        self._need(SOLVED, "value()")
+        avg = self._average()
+        self._values(0, avg, False)
+        return self._root_sum(0)
+
+    def average_strategy(self) -> np.ndarray:
+        """(E,) average strategy probability of each edge."""
+        self._need(SOLVED, "average_strategy()")
+        return self._average().copy()
+
+    def edges_at(self, node: int, player: int, private: int):
+        """[(public action, next private state, edge index or -1)] of a private state's moves."""
+        t = self.tree
+        pairs = t.pairs_of(node, player)
+        found = np.nonzero(t.pair_private[pairs.start:pairs.stop] == private)[0]
+        if not len(found):
+            raise KeyError(f"private state {private} is not possible for player {player} here")
+        pair = pairs.start + int(found[0])
+        out = []
+        for c in t.children(node):
+            if t.node_actor[node] != player:
+                break
+            cp = t.pairs_of(c, player)
+            kids = np.nonzero(t.pair_parent[cp.start:cp.stop] == pair)[0]
+            for k in kids:
+                i = cp.start + int(k)
+                out.append((t.actions[t.node_action[c]], int(t.pair_private[i]), int(t.pair_edge[i])))
+        return out
+
+    def strategy_of(self, node: int, player: int, private: int) -> list:
+        """[(public action, next private state, probability)] of the average strategy."""
+        self._need(SOLVED, "strategy_of()")
+        if self.tree.node_actor[node] != player:
+            raise ValueError(f"player {player} is not to act at this node")
+        avg = self._average()
+        moves = self.edges_at(node, player, private)
+        return [(a, nxt, 1.0 if e < 0 else float(avg[e])) for a, nxt, e in moves]
+
+    def bytes_per_iteration(self) -> int:
+        """Bytes the kernels read and write in one iteration (both players), counting each
+        array element once per touch: a lower bound on memory traffic."""
+        t = self.tree
+        P, E = t.n_pairs, t.n_edges
+        I = t.n_infosets
+        terminal_pairs = int(t.node_pair_count[t.terminals].sum())
+        per_player = (
+            P * (8 + 8 + 8 + 4)                    # forward: parent, edge, reach write, sigma gather
+            + terminal_pairs * (4 + 8 + 8)         # terminal: hand, reach, cfv
+            + (P // 2) * (8 + 8 + 8 + 8 + 1 + 8)   # backward: pair list, parent, edge, cfv r/w, flags
+            + (E // 2) * (4 * 2 + 4 * 2 + 4 + 8 + 8)  # regrets, cum, sigma, edge_pair, cfv
+            + (I // 2) * (8 * 3 + 8 * 2)           # info-set arrays, cfv and reach of the set
+        )
+        return 2 * per_player

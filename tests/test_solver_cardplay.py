@@ -1,0 +1,74 @@
+"""Hand equity of a real vira: the solved card-play game and its API."""
+
+import numpy as np
+import pytest
+
+from lab.classes import hand_classes
+from lab.solver.cardplay import COVER, solve_cardplay
+from lab.solver.cfr import SolverStateError
+
+
+@pytest.fixture(scope="module", params=["4", "K"])
+def solution(request):
+    return solve_cardplay(request.param, target_exploitability=1e-4, max_iterations=400)
+
+
+def test_solved_to_the_target(solution):
+    assert solution.exploitability <= 1e-4
+    assert 0 < solution.iterations < 400
+    assert solution.equity.shape == (2, 403)
+
+
+def test_weighted_seat_equities_sum_to_one(solution):
+    hc = hand_classes(solution.vira)
+    mao, pe = float(hc.weight @ solution.equity[0]), float(hc.weight @ solution.equity[1])
+    assert mao == pytest.approx(solution.value, abs=1e-9)
+    assert mao + pe == pytest.approx(1.0, abs=1e-9)
+    assert 0.3 < solution.value < 0.7
+
+
+def test_sure_winners_and_sure_losers(solution):
+    """Zap, copas and espadilha win every round they are shown in: equity 1 for either
+    seat. Three cards of the lowest level (4s, or 5s when 4 is the manilha rank) cannot
+    win a round: the opponent holds at most one card of that level and two higher ones,
+    so he wins two rounds by showing his higher cards; equity 0 for either seat."""
+    hc = hand_classes(solution.vira)
+    top = hc.index_of((12, 11, 10))
+    low = hc.index_of((0, 0, 0))
+    tol = 2 * solution.exploitability / hc.weight[top]  # a strategy error bounded by the gain
+    assert hc.labels[top] == "zap copas espadilha"
+    assert np.all(solution.equity[:, top] >= 1 - max(tol, 1e-6))
+    assert np.all(solution.equity[:, low] <= max(tol, 1e-6))
+    assert np.all((solution.equity >= -1e-9) & (solution.equity <= 1 + 1e-6))
+
+
+def test_strategy_at(solution):
+    hc = hand_classes(solution.vira)
+    i = hc.index_of((11, 8, 3))
+    first = solution.strategy_at([], 0, i)
+    assert set(first) <= {("play", 11), ("play", 8), ("play", 3)}
+    assert sum(first.values()) == pytest.approx(1.0, abs=1e-6)
+    # the pé after the mão led zap: round 1 has no covers
+    reply = solution.strategy_at([12], 1, i)
+    assert set(reply) <= {("play", 11), ("play", 8), ("play", 3)}
+    # round 2 after a cover by the mão: the pé may play or cover either card
+    j = hc.index_of((9, 7, 2))
+    later = solution.strategy_at([12, 2, COVER], 1, j)
+    assert set(later) <= {("play", 9), ("play", 7), ("cover", 9), ("cover", 7)}
+    assert sum(later.values()) == pytest.approx(1.0, abs=1e-6)
+    # round 3 is forced: after [zap, 3, covered, 8] the pé won round 2 and leads round 3
+    pe = hc.index_of((11, 8, 3))
+    assert solution.strategy_at([12, 3, COVER, 8], 1, pe) == {("play", 11): 1.0}
+    mao = hc.index_of((12, 7, 3))
+    assert solution.strategy_at([12, 3, COVER, 8, 11], 0, mao, held=(7,)) == {("play", 7): 1.0}
+    with pytest.raises(ValueError, match="not to act"):
+        solution.strategy_at([12, 3, COVER, 8], 0, mao, held=(7,))
+    with pytest.raises(ValueError):
+        solution.strategy_at([12], 1, hc.index_of((12, 0, 0)))  # the zap is on the table
+
+
+def test_results_before_solving_are_refused():
+    from lab.solver.cardplay import cardplay_solver
+    solver = cardplay_solver("4")
+    with pytest.raises(SolverStateError, match="call solve"):
+        solver.hand_values()
