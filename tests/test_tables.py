@@ -14,6 +14,7 @@ from lab.classes import hand_classes
 from lab.solver.double_dummy import double_dummy_equity
 
 SETTINGS = dict(tables.CARDPLAY_SETTINGS)
+SEATS = tables.SEATS
 
 
 def stand_in_solve(vira, settings, progress=False):
@@ -172,9 +173,6 @@ def test_the_committed_cardplay_tables_are_current_and_consistent():
         by_seat = (rows["weight"] * rows["equity"]).groupby(rows["seat"]).sum()
         assert by_seat["mao"] == pytest.approx(summary.loc[vira, "value_mao"], abs=1e-6)
         assert by_seat["mao"] + by_seat["pe"] == pytest.approx(1.0, abs=1e-6)
-
-
-SEATS = tables.SEATS
 
 
 def test_lab_solve_writes_loadable_tables(tmp_path, monkeypatch, capsys):
