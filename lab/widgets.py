@@ -111,8 +111,9 @@ def _image() -> W.Image:
 
 def show_png(image: W.Image, data: bytes) -> None:
     """Put PNG ``data`` in ``image`` at its own pixel width (narrow screens shrink it)."""
-    image.width = str(int.from_bytes(data[16:20], "big"))  # the PNG header's width field
-    image.value = data
+    with image.hold_sync():  # one message, so the browser draws the image once
+        image.width = str(int.from_bytes(data[16:20], "big"))  # the PNG header's width
+        image.value = data
 
 
 class Dashboard(W.VBox):

@@ -75,14 +75,40 @@ def test_equity_heatmap_draws_the_grouped_numbers_in_each_panel():
     drawn = eq_ax.images[0].get_array()
     assert drawn[0, 0] == pytest.approx(0.675)        # zap, vira 4: (0.09 + 0.18) / 0.4
     assert np.ma.is_masked(drawn[1, 1])               # "3" with vira 5: no data, gray
-    texts = {t.get_text() for t in eq_ax.texts}
-    assert {"68", "80", "50"} <= texts                # percent labels in the cells
+    written = {line for t in eq_ax.texts for line in t.get_text().split("\n")}
+    assert {"68", "80", "50"} <= written              # percent labels in the cells
     diff = charts.equity_heatmap(table, None, "mao", "best card", "double dummy − equilibrium")
     panel = [ax for ax in diff.axes if ax.images and ax.get_xlabel()]
     assert len(panel) == 1
     assert panel[0].images[0].get_array()[0, 0] == pytest.approx((0.095 + 0.21) / 0.4 - 0.675)
     with pytest.raises(ValueError, match="unknown measure"):
         charts.equity_heatmap(table, None, "mao", "best card", "luck")
+
+
+def test_cell_labels_sit_one_per_row_in_a_tall_heatmap():
+    table = real_table("cardplay")
+    fig = charts.equity_heatmap(table, None, "pe", "best two cards", "equilibrium")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig.set_dpi(charts.PNG_DPI)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    ax = next(ax for ax in fig.axes if ax.images and ax.get_xlabel())
+    n_rows = ax.images[0].get_array().shape[0]
+    assert n_rows > 90
+    (_, y_first), (_, y_last) = ax.transData.transform([(0, -0.5), (0, n_rows - 0.5)])
+    row_px = abs(y_last - y_first) / n_rows
+    grid = charts.grouped_equity(table, "pe", "best two cards", "equity").to_numpy()
+    for text in ax.texts:
+        lines = text.get_text().split("\n")
+        column, top_edge = text.get_position()
+        first_row = int(top_edge + 0.5)
+        box = text.get_window_extent(renderer)
+        top_px = ax.transData.transform([(column, top_edge)])[0][1]
+        assert box.y1 == pytest.approx(top_px, abs=1.0)            # starts at its row's top
+        assert box.height == pytest.approx(len(lines) * row_px, abs=1.0)  # one row per line
+        for k, line in enumerate(lines):                             # and says that row's value
+            if line:
+                assert line == f"{100 * grid[first_row + k, int(column)]:.0f}"
 
 
 def test_weighted_rank_is_the_share_of_weaker_deals_plus_half_the_ties():
