@@ -36,6 +36,10 @@ SUIT_SYMBOL = {"c": "♣", "h": "♥", "s": "♠", "d": "♦"}
 
 SEAT_OPTIONS = [("mão", "mao"), ("pé", "pe")]
 
+LIVE_ONLY = "lab-live-only"
+"""CSS class of the parts of a dashboard that need a running kernel (left out of
+``lab publish``'s static snapshots)."""
+
 WRAP = W.Layout(flex_flow="row wrap", align_items="flex-start")
 """An HBox layout that wraps on narrow screens."""
 
@@ -216,6 +220,7 @@ class Resolver(W.VBox):
 
     def __init__(self, dashboard: EquityByVira, max_iterations: int = 20_000):
         super().__init__()
+        self.add_class(LIVE_ONLY)
         self.dashboard, self.max_iterations = dashboard, max_iterations
         self.vira = W.Dropdown(options=list(RANKS), value="4", description="vira",
                                layout=W.Layout(width="140px"))

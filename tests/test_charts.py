@@ -323,3 +323,18 @@ def test_hand_explorer_match_section_reads_the_seat_s_side(monkeypatch):
     monkeypatch.setattr(widgets, "load", lambda name: synthetic_match_equity())
     assert "0.5667" in widgets.match_equity_html((5, 3), "mao")
     assert "0.4333" in widgets.match_equity_html((5, 3), "pe")
+
+
+def test_published_snapshot_leaves_out_live_only_parts():
+    from lab.commands.publish import widget_snapshot
+
+    state = {
+        "root": {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_a",
+                                                                     "IPY_MODEL_b"]}},
+        "a": {"model_name": "HTMLModel", "state": {"value": "<b>chart notes</b>"}},
+        "b": {"model_name": "VBoxModel", "state": {"_dom_classes": [widgets.LIVE_ONLY],
+                                                   "children": ["IPY_MODEL_c"]}},
+        "c": {"model_name": "HTMLModel", "state": {"value": "re-solve"}},
+    }
+    html = widget_snapshot(state, "root")
+    assert "<b>chart notes</b>" in html and "re-solve" not in html

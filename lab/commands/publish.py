@@ -22,6 +22,9 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
+LIVE_ONLY = "lab-live-only"
+"""CSS class of dashboard parts that need a kernel (lab.widgets.LIVE_ONLY)."""
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("directory", metavar="DIR",
@@ -85,6 +88,8 @@ def widget_snapshot(state: dict, model_id: str) -> str:
     if model is None:
         return ""
     name, values = model["model_name"], model["state"]
+    if LIVE_ONLY in values.get("_dom_classes", ()):
+        return ""
     if name in ("VBoxModel", "HBoxModel", "BoxModel"):
         style = "display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start" if name == \
             "HBoxModel" else ""
