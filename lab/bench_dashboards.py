@@ -207,7 +207,8 @@ def measure(server: VoilaServer, browser, name: str, runs: int = 1) -> dict:
 def main(argv=None) -> int:
     from .cli import Parser
 
-    parser = Parser(prog="lab bench dashboards", description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="lab bench dashboards",
+                    description="How fast the Voila dashboards open and redraw in chromium.")
     parser.add_argument("--runs", type=int, default=1,
                         help="times each dashboard is opened (default 1)")
     parser.add_argument("--only", action="append", choices=DASHBOARDS, default=None,
