@@ -25,7 +25,9 @@ his negative ones by ``1/2``, and his average-strategy sums by
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
+import numba
 import numpy as np
 
 from . import kernels as K
@@ -43,7 +45,8 @@ class CFRSolver:
 
     alpha, beta, gamma = 1.5, 0.0, 2.0
 
-    def __init__(self, tree: PublicTree, deal_weights, payoff, total: float = 0.0):
+    def __init__(self, tree: PublicTree, deal_weights, payoff, total: float = 0.0,
+                 threads: int | None = 1):
         weights = np.asarray(deal_weights, dtype=np.float64)
         if weights.shape != tuple(tree.n_hands):
             raise ValueError(f"deal weights of shape {weights.shape}, the tree has hands {tree.n_hands}")
@@ -54,6 +57,7 @@ class CFRSolver:
         self.weights = (np.ascontiguousarray(weights), np.ascontiguousarray(weights.T))
         self.payoff = payoff
         self.total = float(total)
+        self.threads = threads
         self.state = BUILT
         self.iterations = 0
         self.seconds = 0.0
@@ -75,10 +79,14 @@ class CFRSolver:
         n_pairs, n_edges = t.n_pairs, t.n_edges
         infoset_player = t.pair_player[t.infoset_pair]
         self.infosets = tuple(np.nonzero(infoset_player == p)[0].astype(np.int64) for p in (0, 1))
-        self.pairs = tuple(np.nonzero(t.pair_player == p)[0].astype(np.int64) for p in (0, 1))
+        depth_counts = np.bincount(t.node_depth)
+        self.depth_node_start = np.concatenate([[0], np.cumsum(depth_counts)]).astype(np.int64)
+        if np.any(np.diff(t.node_depth) < 0):
+            raise ValueError("the tree's nodes are not in breadth-first order")
+        self.depth_pair_start = t.node_pair_start[np.minimum(self.depth_node_start, t.n_nodes - 1)]
+        self.depth_pair_start[-1] = n_pairs
         self.pair_infoset = np.full(n_pairs, -1, dtype=np.int64)
         self.pair_infoset[t.infoset_pair] = np.arange(t.n_infosets)
-        self.is_terminal = t.node_actor[t.pair_node] < 0
         self.regret = np.zeros(n_edges, dtype=np.float32)
         self.cum = np.zeros(n_edges, dtype=np.float32)
         self.sigma = np.ones(n_edges, dtype=np.float32)
@@ -92,15 +100,30 @@ class CFRSolver:
         return self
 
     # ------------------------------------------------------------ traversals
+    @contextmanager
+    def _threads(self):
+        """Run the kernels on ``self.threads`` numba threads (None: numba's default)."""
+        if self.threads is None:
+            yield
+            return
+        before = numba.get_num_threads()
+        numba.set_num_threads(max(1, min(int(self.threads), numba.config.NUMBA_NUM_THREADS)))
+        try:
+            yield
+        finally:
+            numba.set_num_threads(before)
+
     def _values(self, player: int, sigma: np.ndarray, best_response: bool) -> np.ndarray:
         """cfv of ``player``'s pairs with both players at ``sigma`` (a max for his own if BR)."""
         t = self.tree
-        K.forward_reach(t.pair_parent, t.pair_edge, sigma, self.reach)
+        K.forward_reach(self.depth_pair_start, t.pair_parent, t.pair_edge, sigma, self.reach)
         K.terminal_values(player, t.terminals, t.node_pair_start, t.node_pair_count,
                           t.node_outcomes, t.pair_hand, t.pair_strength, self.reach,
                           self.weights[player], self.payoff, self.cfv)
-        K.backward_values(self.pairs[player], t.pair_parent, t.pair_edge, self.pair_infoset,
-                          sigma, self.is_terminal, self.cfv, best_response)
+        K.backward_values(player, self.depth_node_start, self.depth_pair_start, t.node_actor,
+                          t.node_child_start, t.node_child_count, t.node_pair_start,
+                          t.node_pair_count, t.pair_parent, t.pair_edge, self.pair_infoset,
+                          sigma, self.cfv, best_response)
         return self.cfv
 
     def iterate(self, n: int = 1) -> None:
@@ -108,6 +131,14 @@ class CFRSolver:
         self._need(ALLOCATED, "iterate()")
         t = self.tree
         start = time.perf_counter()
+        with self._threads():
+            self._iterate(n)
+        self.seconds += time.perf_counter() - start
+        if self.state == SOLVED:
+            self.state = ALLOCATED
+
+    def _iterate(self, n: int) -> None:
+        t = self.tree
         for _ in range(n):
             self.iterations += 1
             it = self.iterations
@@ -120,11 +151,6 @@ class CFRSolver:
                 K.update_regrets(self.infosets[p], t.infoset_pair, t.infoset_edge_start,
                                  t.infoset_edge_count, t.edge_pair, self.cfv, self.reach,
                                  self.sigma, self.regret, self.cum, pos, neg, avg)
-                K.regret_matching(self.infosets[p], t.infoset_edge_start, t.infoset_edge_count,
-                                  self.regret, self.sigma)
-        self.seconds += time.perf_counter() - start
-        if self.state == SOLVED:
-            self.state = ALLOCATED
 
     def _average(self) -> np.ndarray:
         t = self.tree
@@ -144,10 +170,11 @@ class CFRSolver:
         if self.iterations == 0:
             raise SolverStateError("best_response_values() needs at least one iteration")
         avg = self._average()
-        br0 = self._values(0, avg, True)
-        v0 = self._root_sum(0)
-        self._values(1, avg, True)
-        v1 = self._root_sum(1)
+        with self._threads():
+            self._values(0, avg, True)
+            v0 = self._root_sum(0)
+            self._values(1, avg, True)
+            v1 = self._root_sum(1)
         return v0, self.total + v1
 
     def exploitability(self) -> float:
@@ -156,9 +183,12 @@ class CFRSolver:
         return 0.5 * (v0 + v1 - self.total)
 
     def solve(self, target_exploitability: float = 1e-4, max_iterations: int = 10_000,
-              check_every: int = 16, progress=False) -> "CFRSolver":
-        """Iterate until the exploitability is at most the target (checked every
-        ``check_every`` iterations) or ``max_iterations`` is reached; then ``solved``."""
+              check_every: int = 16, progress=False, first_check: int | None = None
+              ) -> "CFRSolver":
+        """Iterate until the exploitability is at most the target or ``max_iterations``
+        is reached; then ``solved``. The exploitability (two best-response traversals,
+        about one iteration's work) is checked after ``first_check`` iterations (default
+        ``check_every``) and every ``check_every`` after that, and at the last one."""
         if self.state == BUILT:
             self.allocate()
         bar = None
@@ -169,9 +199,11 @@ class CFRSolver:
         start = time.perf_counter()
         expl = float("inf")
         try:
+            next_check = self.iterations + (first_check or check_every)
             while self.iterations < max_iterations:
-                n = min(check_every, max_iterations - self.iterations)
+                n = min(next_check, max_iterations) - self.iterations
                 self.iterate(n)
+                next_check = self.iterations + check_every
                 expl = self.exploitability()
                 self.exploitability_history.append((self.iterations, expl))
                 if bar is not None:
@@ -195,7 +227,8 @@ class CFRSolver:
         avg = self._average()
         rows = []
         for p in (0, 1):
-            self._values(p, avg, False)
+            with self._threads():
+                self._values(p, avg, False)
             pairs = self.tree.pairs_of(0, p)
             hands = self.tree.pair_hand[pairs.start:pairs.stop]
             marginal = self.weights[p].sum(axis=1)[hands]
@@ -213,7 +246,8 @@ class CFRSolver:
         """Player 0's expected utility under the average strategies."""
         self._need(SOLVED, "value()")
         avg = self._average()
-        self._values(0, avg, False)
+        with self._threads():
+            self._values(0, avg, False)
         return self._root_sum(0)
 
     def average_strategy(self) -> np.ndarray:

@@ -1,52 +1,81 @@
 """Numba kernels of public-tree CFR over the flat arrays of :mod:`lab.solver.tree`.
 
-Storage (float32 where the solver keeps it between iterations, float64 for the
-sums a kernel forms):
+Storage. Per edge (a move at an information set), float32 between iterations:
+``regret[e]`` (cumulative regret), ``cum[e]`` (cumulative reach-weighted
+strategy) and ``sigma[e]`` (the current or the average strategy). An
+information set's edges are contiguous, so regret matching and the updates
+are segment loops. Per (node, hand) pair, float64 working buffers:
+``reach[i]``, the probability that pair ``i``'s player plays to it (his own
+moves only -- chance and the opponent enter through the deal weights at the
+terminals), and ``cfv[i]``, the pair's counterfactual value for its player.
+Every sum a kernel forms is accumulated in float64.
 
-* ``regret[e]``, ``cum[e]`` (float32): cumulative regret and cumulative
-  (reach-weighted) strategy of edge ``e``; ``sigma[e]`` (float32) the current
-  or average strategy. An information set's edges are contiguous, so regret
-  matching and the updates are segment loops.
-* ``reach[i]`` (float64): probability that pair ``i``'s player plays to it
-  (his own actions only); chance and the opponent enter through the deal
-  weights at the terminals.
-* ``cfv[i]`` (float64): counterfactual value of pair ``i`` for its player:
-  sum over opponent pairs ``o`` at the same terminals of
-  ``W[hand_i, hand_o] * reach[o] * utility`` (``W`` = deal probability).
+One traversal for player ``u``:
 
-One traversal for player ``u`` is: ``forward_reach`` (all pairs, top down),
-``terminal_values`` (u's pairs at terminals), ``backward_values`` (u's pairs,
-bottom up: a sum weighted by ``sigma`` at his own choices, a plain sum over the
-other player's, or a max at his choices for a best response), then
-``update_regrets``. Utilities are player 0's; player 1 gets minus them.
+1. :func:`forward_reach` -- all pairs, top down: ``reach[i] = reach[parent] *
+   sigma[edge(i)]`` (times 1 for a pair reached without a choice).
+2. :func:`terminal_values` -- u's pairs at the terminals:
+   ``cfv[i] = sum_o W[hand_i, hand_o] * reach[o] * utility``, over the
+   opponent's pairs ``o`` at the same terminal, ``W`` the exact deal
+   probabilities (card removal: ``W = 0`` for hands that share a card).
+   The sum is dense per terminal; measured on the card-play tree it is about
+   1.5e7 multiply-adds per traversal (``tree_terminal_work``), only twice the
+   number of terminal pairs, because a terminal's pairs are few (45 on
+   average): an O(n) inclusion-exclusion over a hand's levels costs some 20
+   operations per pair and would not be faster. Pairs of one hand are
+   contiguous at every node, so at a terminal whose outcome is public the
+   opponent's pairs of one hand are summed first and each of u's hands is
+   valued once.
+3. :func:`backward_values` -- u's pairs, bottom up: a pair's value is the
+   sigma-weighted sum of its children at u's own choices (or their max for a
+   best response) and the plain sum elsewhere.
+4. :func:`update_regrets` -- Discounted CFR on u's information sets, then
+   regret matching for his next strategy.
+
+Utilities are player 0's; player 1 gets minus them.
+
+Threads: a depth's pairs (forward), a depth's nodes (backward), chunks of
+terminals and the information sets are independent, so the kernels run large
+ones in parallel with ``prange`` (small ones on one thread: each parallel
+region costs a barrier). Results do not depend on the number of threads. On a
+machine shared with other work, one thread per solve (and several solves in
+processes) is faster: a preempted thread holds every barrier up.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 NEG_INF = -np.inf
+CHUNKS = 256
+"""Terminals are split into this many chunks, handed to the threads one at a time."""
+PARALLEL_MIN = 65536
+"""Loops shorter than this run on one thread (a parallel region costs a barrier)."""
 
 
 @njit(cache=True)
 def regret_matching(infosets, edge_start, edge_count, regret, sigma):
     """sigma = positive part of the regret, normalised per information set (uniform if none)."""
     for k in range(len(infosets)):
-        s = infosets[k]
-        a, n = edge_start[s], edge_count[s]
-        total = 0.0
+        _match(infosets[k], edge_start, edge_count, regret, sigma)
+
+
+@njit(cache=True, inline="always")
+def _match(s, edge_start, edge_count, regret, sigma):
+    a, n = edge_start[s], edge_count[s]
+    total = 0.0
+    for e in range(a, a + n):
+        r = regret[e]
+        if r > 0.0:
+            total += r
+    if total > 0.0:
         for e in range(a, a + n):
             r = regret[e]
-            if r > 0.0:
-                total += r
-        if total > 0.0:
-            for e in range(a, a + n):
-                r = regret[e]
-                sigma[e] = r / total if r > 0.0 else 0.0
-        else:
-            for e in range(a, a + n):
-                sigma[e] = 1.0 / n
+            sigma[e] = r / total if r > 0.0 else 0.0
+    else:
+        for e in range(a, a + n):
+            sigma[e] = 1.0 / n
 
 
 @njit(cache=True)
@@ -62,110 +91,187 @@ def normalise_average(infosets, edge_start, edge_count, cum, sigma):
             sigma[e] = cum[e] / total if total > 0.0 else 1.0 / n
 
 
-@njit(cache=True)
-def forward_reach(pair_parent, pair_edge, sigma, reach):
-    """reach[i] = reach[parent] * sigma(edge of i) in breadth-first order; 1 at the root."""
-    for i in range(len(pair_parent)):
-        p = pair_parent[i]
-        if p < 0:
-            reach[i] = 1.0
+@njit(cache=True, inline="always")
+def _reach_one(i, pair_parent, pair_edge, sigma, reach):
+    p = pair_parent[i]
+    e = pair_edge[i]
+    reach[i] = reach[p] * sigma[e] if e >= 0 else reach[p]
+
+
+@njit(cache=True, parallel=True)
+def forward_reach(depth_pair_start, pair_parent, pair_edge, sigma, reach):
+    """reach[i] = reach[parent] * sigma(edge of i), one depth at a time; 1 at the root.
+
+    Pairs are in breadth-first order, so ``depth_pair_start[d]`` begins depth ``d``;
+    the pairs of a large depth are done in parallel.
+    """
+    for i in range(depth_pair_start[1]):
+        reach[i] = 1.0
+    for d in range(1, len(depth_pair_start) - 1):
+        a, b = depth_pair_start[d], depth_pair_start[d + 1]
+        if b - a >= PARALLEL_MIN:
+            for i in prange(a, b):
+                _reach_one(i, pair_parent, pair_edge, sigma, reach)
         else:
-            e = pair_edge[i]
-            reach[i] = reach[p] * sigma[e] if e >= 0 else reach[p]
+            for i in range(a, b):
+                _reach_one(i, pair_parent, pair_edge, sigma, reach)
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def terminal_values(player, terminals, node_pair_start, node_pair_count, node_outcomes,
                     pair_hand, pair_strength, reach, weights_u, payoff, cfv):
-    """cfv of ``player``'s pairs at every terminal.
+    """cfv of ``player``'s pairs at every terminal (see the module docstring).
 
     ``weights_u[h, o]`` is the deal probability with ``player`` holding hand ``h``
     and the opponent ``o``; ``payoff[k]`` player 0's utility of outcome ``k``.
-    At a showdown the outcome depends on the strengths of the two pairs.
+    At a showdown the outcome depends on the two pairs' strengths.
     """
     sign = 1.0 if player == 0 else -1.0
-    for k in range(len(terminals)):
-        t = terminals[k]
-        start = node_pair_start[t]
-        n0, n1 = node_pair_count[t, 0], node_pair_count[t, 1]
-        if player == 0:
-            mine, theirs, n_mine, n_theirs = start, start + n0, n0, n1
-        else:
-            mine, theirs, n_mine, n_theirs = start + n0, start, n1, n0
-        o_hi, o_eq, o_lo = node_outcomes[t, 0], node_outcomes[t, 1], node_outcomes[t, 2]
-        if o_hi == o_eq and o_eq == o_lo:
-            u = sign * payoff[o_hi]
-            for i in range(mine, mine + n_mine):
-                row = weights_u[pair_hand[i]]
-                s = 0.0
-                for j in range(theirs, theirs + n_theirs):
-                    s += row[pair_hand[j]] * reach[j]
-                cfv[i] = u * s
-        else:
-            # player 0 stronger / equal / weaker, seen from ``player``
+    n_terminals = len(terminals)
+    width = 1
+    for k in range(n_terminals):
+        width = max(width, node_pair_count[terminals[k], 1 - player])
+    for c in prange(CHUNKS):
+        hands = np.empty(width, np.int64)
+        mass = np.empty(width, np.float64)
+        for k in range(c * n_terminals // CHUNKS, (c + 1) * n_terminals // CHUNKS):
+            t = terminals[k]
+            start = node_pair_start[t]
+            n0, n1 = node_pair_count[t, 0], node_pair_count[t, 1]
             if player == 0:
-                u_win, u_tie, u_lose = payoff[o_hi], payoff[o_eq], payoff[o_lo]
+                mine, theirs, n_mine, n_theirs = start, start + n0, n0, n1
             else:
-                u_win, u_tie, u_lose = -payoff[o_lo], -payoff[o_eq], -payoff[o_hi]
-            for i in range(mine, mine + n_mine):
-                row = weights_u[pair_hand[i]]
-                mine_s = pair_strength[i]
-                s = 0.0
-                for j in range(theirs, theirs + n_theirs):
-                    their_s = pair_strength[j]
-                    if mine_s > their_s:
-                        u = u_win
-                    elif mine_s == their_s:
-                        u = u_tie
+                mine, theirs, n_mine, n_theirs = start + n0, start, n1, n0
+            end_mine, end_theirs = mine + n_mine, theirs + n_theirs
+            o_hi, o_eq, o_lo = node_outcomes[t, 0], node_outcomes[t, 1], node_outcomes[t, 2]
+            if o_hi == o_eq and o_eq == o_lo:
+                # public outcome: opponent reach summed per hand, one value per own hand
+                u = sign * payoff[o_hi]
+                m = 0
+                for j in range(theirs, end_theirs):
+                    h = pair_hand[j]
+                    if m > 0 and hands[m - 1] == h:
+                        mass[m - 1] += reach[j]
                     else:
-                        u = u_lose
-                    s += row[pair_hand[j]] * reach[j] * u
-                cfv[i] = s
+                        hands[m] = h
+                        mass[m] = reach[j]
+                        m += 1
+                i = mine
+                while i < end_mine:
+                    h = pair_hand[i]
+                    row = weights_u[h]
+                    s = 0.0
+                    for q in range(m):
+                        s += row[hands[q]] * mass[q]
+                    v = u * s
+                    cfv[i] = v
+                    i += 1
+                    while i < end_mine and pair_hand[i] == h:
+                        cfv[i] = v
+                        i += 1
+            else:
+                # showdown: player 0 stronger / equal / weaker, seen from ``player``
+                if player == 0:
+                    u_win, u_tie, u_lose = payoff[o_hi], payoff[o_eq], payoff[o_lo]
+                else:
+                    u_win, u_tie, u_lose = -payoff[o_lo], -payoff[o_eq], -payoff[o_hi]
+                for i in range(mine, end_mine):
+                    row = weights_u[pair_hand[i]]
+                    mine_s = pair_strength[i]
+                    s_win = 0.0
+                    s_tie = 0.0
+                    s_lose = 0.0
+                    for j in range(theirs, end_theirs):
+                        x = row[pair_hand[j]] * reach[j]
+                        their_s = pair_strength[j]
+                        if mine_s > their_s:
+                            s_win += x
+                        elif mine_s == their_s:
+                            s_tie += x
+                        else:
+                            s_lose += x
+                    cfv[i] = u_win * s_win + u_tie * s_tie + u_lose * s_lose
 
 
-@njit(cache=True)
-def backward_values(pairs, pair_parent, pair_edge, pair_infoset, sigma, is_terminal, cfv,
-                    best_response):
-    """Values of one player's ``pairs`` (breadth-first order), from the terminals up.
+@njit(cache=True, inline="always")
+def _pull_children(n, player, node_actor, node_child_start, node_child_count, node_pair_start,
+                   node_pair_count, pair_parent, pair_edge, pair_infoset, sigma, cfv,
+                   best_response):
+    """Set the values of node ``n``'s pairs of ``player`` from its children's."""
+    skip0 = 1 if player == 1 else 0
+    a = node_pair_start[n] + skip0 * node_pair_count[n, 0]
+    for i in range(a, a + node_pair_count[n, player]):
+        cfv[i] = NEG_INF if (best_response and pair_infoset[i] >= 0) else 0.0
+    c0 = node_child_start[n]
+    for c in range(c0, c0 + node_child_count[n]):
+        b = node_pair_start[c] + skip0 * node_pair_count[c, 0]
+        for i in range(b, b + node_pair_count[c, player]):
+            p = pair_parent[i]
+            e = pair_edge[i]
+            if e < 0:
+                cfv[p] += cfv[i]
+            elif best_response:
+                if cfv[i] > cfv[p]:
+                    cfv[p] = cfv[i]
+            else:
+                cfv[p] += sigma[e] * cfv[i]
 
-    Terminal pairs must already hold their values. At the player's own choices a
-    pair's value is the sigma-weighted sum of its edges, or their max when
-    ``best_response``; elsewhere the plain sum of its children.
+
+@njit(cache=True, parallel=True)
+def backward_values(player, depth_node_start, depth_pair_start, node_actor, node_child_start,
+                    node_child_count, node_pair_start, node_pair_count, pair_parent, pair_edge,
+                    pair_infoset, sigma, cfv, best_response):
+    """Values of ``player``'s pairs from the terminals up (terminal pairs already hold theirs).
+
+    At the player's own choices a pair's value is the sigma-weighted sum of its edges,
+    or their max when ``best_response``; elsewhere the plain sum of its children.
+    Depths are done deepest first; the nodes of a depth whose children hold many
+    pairs are done in parallel (each node writes only its own pairs).
     """
-    for k in range(len(pairs)):
-        i = pairs[k]
-        if not is_terminal[i]:
-            cfv[i] = NEG_INF if (best_response and pair_infoset[i] >= 0) else 0.0
-    for k in range(len(pairs) - 1, -1, -1):
-        i = pairs[k]
-        p = pair_parent[i]
-        if p < 0:
-            continue
-        e = pair_edge[i]
-        if e < 0:
-            cfv[p] += cfv[i]
-        elif best_response:
-            if cfv[i] > cfv[p]:
-                cfv[p] = cfv[i]
+    for d in range(len(depth_node_start) - 2, -1, -1):
+        a, b = depth_node_start[d], depth_node_start[d + 1]
+        below = depth_pair_start[d + 2] - depth_pair_start[d + 1] if d + 2 < len(depth_pair_start) else 0
+        if below >= PARALLEL_MIN:
+            for n in prange(a, b):
+                if node_actor[n] >= 0:
+                    _pull_children(n, player, node_actor, node_child_start, node_child_count,
+                                   node_pair_start, node_pair_count, pair_parent, pair_edge,
+                                   pair_infoset, sigma, cfv, best_response)
         else:
-            cfv[p] += sigma[e] * cfv[i]
+            for n in range(a, b):
+                if node_actor[n] >= 0:
+                    _pull_children(n, player, node_actor, node_child_start, node_child_count,
+                                   node_pair_start, node_pair_count, pair_parent, pair_edge,
+                                   pair_infoset, sigma, cfv, best_response)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _update_one(s, infoset_pair, edge_start, edge_count, edge_pair, cfv, reach, sigma, regret,
+                cum, pos_discount, neg_discount, avg_discount):
+    pair = infoset_pair[s]
+    ev = cfv[pair]
+    own = reach[pair]
+    for e in range(edge_start[s], edge_start[s] + edge_count[s]):
+        r = regret[e]
+        r = r * (pos_discount if r > 0.0 else neg_discount)
+        regret[e] = r + (cfv[edge_pair[e]] - ev)
+        cum[e] = cum[e] * avg_discount + own * sigma[e]
+    _match(s, edge_start, edge_count, regret, sigma)
+
+
+@njit(cache=True, parallel=True)
 def update_regrets(infosets, infoset_pair, edge_start, edge_count, edge_pair, cfv, reach,
                    sigma, regret, cum, pos_discount, neg_discount, avg_discount):
-    """Discounted CFR step for one player's information sets.
+    """One Discounted CFR step on one player's information sets, then regret matching.
 
-    regret <- regret * (pos_discount if > 0 else neg_discount) + (cfv(edge) - cfv(info set));
-    cum <- cum * avg_discount + reach(info set) * sigma.
+    regret <- regret * (pos_discount if > 0 else neg_discount) + cfv(edge) - cfv(info set);
+    cum <- cum * avg_discount + reach(info set) * sigma; then sigma <- regret matching.
     """
-    for k in range(len(infosets)):
-        s = infosets[k]
-        pair = infoset_pair[s]
-        ev = cfv[pair]
-        r_own = reach[pair]
-        for e in range(edge_start[s], edge_start[s] + edge_count[s]):
-            r = regret[e]
-            r = r * (pos_discount if r > 0.0 else neg_discount)
-            regret[e] = r + (cfv[edge_pair[e]] - ev)
-            cum[e] = cum[e] * avg_discount + r_own * sigma[e]
+    if len(infosets) >= PARALLEL_MIN:
+        for k in prange(len(infosets)):
+            _update_one(infosets[k], infoset_pair, edge_start, edge_count, edge_pair, cfv, reach,
+                        sigma, regret, cum, pos_discount, neg_discount, avg_discount)
+    else:
+        for k in range(len(infosets)):
+            _update_one(infosets[k], infoset_pair, edge_start, edge_count, edge_pair, cfv, reach,
+                        sigma, regret, cum, pos_discount, neg_discount, avg_discount)
