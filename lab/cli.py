@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 COMMANDS = {
@@ -20,6 +21,7 @@ COMMANDS = {
     "solve": ("lab.commands.solve", "solve a game per vira and write its tables to data/"),
     "equity": ("lab.commands.equity", "card-play equity of one hand for a vira and seat (JSON)"),
     "publish": ("lab.commands.publish", "write the dashboards as static HTML pages into DIR"),
+    "match": ("lab.commands.match", "match-win probabilities at a score (JSON)"),
 }
 """Sub-command name -> (module implementing it, one-line help)."""
 
@@ -29,7 +31,16 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one ``error:`` line and exit status 2."""
+    """An ArgumentParser whose errors are one ``error:`` line and exit status 2.
+
+    argparse reads ``-1,0`` as an unknown option (it only knows ``-1`` is a number), so a
+    negative ``--score`` would be reported as "expected one argument" without naming it;
+    here any token made of a minus sign and digits or commas is read as a value.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\d[\d,]*$|^-\d*\.\d+$")
 
     def error(self, message):  # noqa: D102 - argparse hook
         raise UsageError(message)

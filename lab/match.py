@@ -122,3 +122,75 @@ def match_equity(model: HandModel, progress=None) -> pd.DataFrame:
         if progress is not None:
             progress.update(1)
     return pd.DataFrame(rows).sort_values(["score_mao", "score_pe"], ignore_index=True)
+
+
+# ---------------------------------------------------------------- the card-play model
+
+CARDPLAY_MODEL = "cardplay-1pt"
+"""Normal hands under the card-play model: no truco, every hand worth 1 point, both
+seats playing the exact card-play equilibrium (a stand-in until the full game with the
+truco ladder is solved)."""
+ELEVEN_MODEL = "mao-de-onze-exact"
+"""The mão de onze solved exactly (accept/run, then card play at 3) with match payoffs."""
+ELEVEN_ELEVEN_MODEL = "eleven-eleven-exact"
+"""11 x 11 solved exactly: card play worth 3, whoever wins the hand wins the match."""
+
+MODEL_DESCRIPTIONS = {
+    CARDPLAY_MODEL: "card-play model: no truco, every hand worth 1 point, exact card-play "
+                    "equilibrium",
+    ELEVEN_MODEL: "mão de onze solved exactly with match-win payoffs (accept or run, then "
+                  "card play worth 3)",
+    ELEVEN_ELEVEN_MODEL: "11 x 11 solved exactly (card play worth 3; the hand's winner wins "
+                         "the match)",
+}
+
+
+def _solve_eleven_task(task):
+    from .solver.eleven import solve_eleven
+
+    vira, holder, pay, target = task
+    return solve_eleven(vira, holder, pay.mao_wins, pay.pe_wins, pay.holder_runs,
+                        target_exploitability=target)
+
+
+class CardplayModel:
+    """Hands of the match under the card-play model, with the exact end games.
+
+    ``summary`` is the ``cardplay_summary`` table: per vira the mão's card-play win
+    probability ``value_mao`` and its ``exploitability`` (win probability). Each vira
+    rank comes up with probability 1/10. Mão de onze solves run in ``pool`` (an
+    executor with ``map``) when given; every solution is kept in ``eleven_solutions``
+    keyed by score.
+    """
+
+    name = CARDPLAY_MODEL
+
+    def __init__(self, summary: pd.DataFrame, pool=None, eleven_target: float = 1e-5):
+        if len(summary) != 10 or summary["vira"].nunique() != 10:
+            raise ValueError("the card-play model needs the summary of all 10 viras")
+        self.viras = list(summary["vira"])
+        self.value = summary["value_mao"].to_numpy(dtype=float)
+        self.exploitability = summary["exploitability"].to_numpy(dtype=float)
+        self.pool = pool
+        self.eleven_target = eleven_target
+        self.eleven_solutions: dict = {}
+
+    def normal(self, score, payoff) -> HandResult:
+        win, lose = payoff(MAO, 1), payoff(PE, 1)
+        p = float(np.mean(self.value * win + (1 - self.value) * lose))
+        # match payoffs are affine in the hand's winner, so the card-play equilibrium stays
+        # optimal and every best-response gain scales by the swing win - lose
+        expl = float(np.mean(self.exploitability)) * abs(win - lose)
+        return HandResult(p, expl, CARDPLAY_MODEL)
+
+    def eleven(self, score, payoffs: ElevenPayoffs) -> HandResult:
+        tasks = [(v, payoffs.holder, payoffs, self.eleven_target) for v in self.viras]
+        mapper = map if self.pool is None else self.pool.map
+        solutions = list(mapper(_solve_eleven_task, tasks))
+        self.eleven_solutions[tuple(score)] = solutions
+        return HandResult(float(np.mean([s.value_mao for s in solutions])),
+                          float(np.mean([s.exploitability for s in solutions])), ELEVEN_MODEL)
+
+    def eleven_eleven(self) -> HandResult:
+        return HandResult(float(np.mean(self.value)), float(np.mean(self.exploitability)),
+                          ELEVEN_ELEVEN_MODEL)

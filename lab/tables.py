@@ -26,6 +26,20 @@ Tables
     probability), ``iterations``, ``seconds`` (wall time of the solve).
 
 Both come from the same solves, so building one builds both.
+``match_equity``
+    One row per score before a hand (``score_mao``, ``score_pe``, each 0..11):
+    ``p_mao`` / ``p_pe`` (match-win probability of the next hand's mão / pé),
+    ``model`` (which hand model produced the row, see :data:`lab.match.MODEL_DESCRIPTIONS`)
+    and ``exploitability`` (match-win probability).
+``mao_de_onze``
+    One row per (vira, score, 11-holder's seat, hand class): ``score`` (``"M,P"``,
+    the mão's and the pé's points), ``seat`` (the holder), ``hand``, ``accept``
+    (probability that the holder accepts), ``value`` (the holder's match-win
+    probability with that hand), ``weight`` and ``exploitability`` (match-win
+    probability, that vira and score).
+
+Both come from one backward induction over the scores (``lab solve match``),
+built on the ``cardplay_summary`` table.
 """
 
 from __future__ import annotations
@@ -75,11 +89,18 @@ class TableSpec:
     rebuild: str           # the command that rebuilds the table
 
 
+MATCH_SETTINGS = {"eleven_target_exploitability": 1e-5, "normal_model": "cardplay-1pt",
+                  "cardplay": CARDPLAY_SETTINGS}
+"""Settings of the match tables: the mão de onze solves' target exploitability (match-win
+probability) and the model of normal hands, on card-play tables built with CARDPLAY_SETTINGS."""
+
 TABLES = {
     "cardplay": TableSpec("cardplay", 1, CARDPLAY_SETTINGS, "cardplay",
                           "lab solve cardplay --all"),
     "cardplay_summary": TableSpec("cardplay_summary", 1, CARDPLAY_SETTINGS, "cardplay",
                                   "lab solve cardplay --all"),
+    "match_equity": TableSpec("match_equity", 1, MATCH_SETTINGS, "match", "lab solve match"),
+    "mao_de_onze": TableSpec("mao_de_onze", 1, MATCH_SETTINGS, "match", "lab solve match"),
 }
 
 
@@ -387,7 +408,70 @@ def write_table(name: str, df: pd.DataFrame, settings: dict, viras: dict,
     return parquet
 
 
-BUILDERS = {"cardplay": build_cardplay_tables}
+# ---------------------------------------------------------------- match equity
+
+
+def eleven_rows(score: tuple[int, int], solutions) -> pd.DataFrame:
+    """The ``mao_de_onze`` rows of one score from its per-vira :class:`ElevenSolution` s."""
+    frames = []
+    for sol in solutions:
+        hc = hand_classes(sol.vira)
+        frames.append(pd.DataFrame({
+            "vira": sol.vira, "score": f"{score[0]},{score[1]}", "seat": SEATS[sol.holder],
+            "hand": list(hc.labels), "accept": sol.accept, "value": sol.holder_value,
+            "weight": hc.weight, "exploitability": sol.exploitability,
+        }))
+    return pd.concat(frames, ignore_index=True)
+
+
+def build_match_tables(viras: Optional[Iterable] = None, settings: Optional[dict] = None,
+                       solve: Optional[Callable] = None, progress: bool = False,
+                       jobs: int = 1, directory: Optional[Path] = None) -> dict:
+    """Backward induction over every score on the ``cardplay_summary`` table, solving the
+    mão de onze of each vira exactly; writes ``match_equity`` and ``mao_de_onze``.
+
+    Always all ten viras (the match averages over them); ``viras`` and ``solve`` are
+    accepted for the common builder signature and must be left as None.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tqdm import tqdm
+
+    from .match import CardplayModel, match_equity
+
+    if viras is not None or solve is not None:
+        raise ValueError("the match tables are built over all ten viras at once")
+    settings = dict(MATCH_SETTINGS if settings is None else settings)
+    summary = load_table("cardplay_summary", settings=settings["cardplay"],
+                         directory=directory)
+    start = time.time()
+    pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
+    try:
+        model = CardplayModel(summary, pool, settings["eleven_target_exploitability"])
+        with tqdm(total=144, desc="match scores", unit="score", disable=not progress) as bar:
+            me = match_equity(model, progress=bar)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    eleven = _in_vira_order(pd.concat([eleven_rows(score, sols) for score, sols
+                                       in sorted(model.eleven_solutions.items())],
+                                      ignore_index=True))
+    built_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    per_vira = {}
+    for v in RANKS:
+        rows = eleven[eleven["vira"] == v]
+        per_vira[v] = {"iterations": int(sum(s.iterations for sols in
+                                             model.eleven_solutions.values()
+                                             for s in sols if s.vira == v)),
+                       "exploitability": float(rows["exploitability"].max()),
+                       "built": built_at}
+    out = {"match_equity": me, "mao_de_onze": eleven}
+    for name, df in out.items():
+        write_table(name, df, settings, per_vira, directory, build_seconds=time.time() - start)
+    return out
+
+
+BUILDERS = {"cardplay": build_cardplay_tables, "match": build_match_tables}
 """Table group -> function that solves and writes every table of the group."""
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 from ..cards import parse_card, parse_cards
 from ..rules import SEAT_NAMES, HandState, new_hand, parse_action
@@ -21,10 +20,6 @@ def parse_score(text: str) -> tuple[int, int]:
 
 
 def add_arguments(parser) -> None:
-    # argparse reads "-1,0" as an unknown option (it only knows "-1" is a number), so a
-    # negative --score would be reported as "expected one argument" without naming it.
-    # Let any token made of a minus sign and digits/commas be read as a value instead.
-    parser._negative_number_matcher = re.compile(r"^-\d[\d,]*$|^-\d*\.\d+$")
     parser.add_argument("--vira", required=True, help="the turned card, e.g. 4c")
     parser.add_argument("--mao", required=True, help="the mão's three cards, e.g. 5c,Qh,3d")
     parser.add_argument("--pe", required=True, help="the pé's three cards")

@@ -3,6 +3,10 @@
 ``lab solve cardplay [--vira V | --all] [--target 1e-4]`` solves the card-play
 game (stake fixed, no betting) with the public-tree CFR solver and writes the
 ``cardplay`` and ``cardplay_summary`` tables (see :mod:`lab.tables`).
+
+``lab solve match [--jobs J]`` runs the backward induction over every score
+on the card-play tables, solving each vira's mão de onze exactly, and writes
+the ``match_equity`` and ``mao_de_onze`` tables.
 """
 
 from __future__ import annotations
@@ -13,11 +17,12 @@ from ..cards import RANKS
 from ..cli import UsageError
 from ..classes import vira_rank_of
 
-GAMES = ("cardplay",)
+GAMES = ("cardplay", "match")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("game", choices=GAMES, help="the game to solve: cardplay")
+    parser.add_argument("game", choices=GAMES, help="cardplay (hand equity per vira) or match (match equity by score, "
+                        "mão de onze)")
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--vira", action="append", metavar="V",
                        help="a vira rank or card (4, Q, 7c ...); repeat for several")
@@ -48,9 +53,33 @@ def settings_from(args) -> dict:
     return settings
 
 
+def run_match(args) -> int:
+    """``lab solve match``: the match tables over all ten viras."""
+    from ..match import MODEL_DESCRIPTIONS
+    from ..tables import build_match_tables, table_paths
+
+    if args.vira or args.target is not None or args.max_iterations is not None:
+        raise UsageError("lab solve match takes only --jobs and --no-progress: it covers "
+                         "every score and all ten viras at once")
+    if args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: give at least 1")
+    tables = build_match_tables(progress=not args.no_progress, jobs=args.jobs)
+    me = tables["match_equity"]
+    start = me[(me["score_mao"] == 0) & (me["score_pe"] == 0)].iloc[0]
+    print(f"0-0: the first hand's mão wins the match with probability {start.p_mao:.6f}")
+    for model, rows in me.groupby("model"):
+        print(f"{model}: {len(rows)} scores, exploitability <= {rows.exploitability.max():.2e} "
+              f"(match-win probability) - {MODEL_DESCRIPTIONS[model]}")
+    for name, df in tables.items():
+        print(f"wrote {table_paths(name)[0]} ({len(df)} rows)")
+    return 0
+
+
 def run(args) -> int:
     from ..tables import CARDPLAY_SETTINGS, build_cardplay_tables, table_paths
 
+    if args.game == "match":
+        return run_match(args)
     viras = [RANKS[vira_rank_of(v)] for v in args.vira] if args.vira else list(RANKS)
     if len(set(viras)) != len(viras):
         raise UsageError(f"--vira {','.join(args.vira)}: a vira rank is repeated")

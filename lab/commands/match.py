@@ -1,0 +1,38 @@
+"""Match-win probabilities at a score, as one JSON object.
+
+``lab match --score M,P`` (M = the points of the next hand's mão, P = the pé's)
+prints ``mao`` and ``pe`` (match-win probabilities, summing to 1), the ``model``
+that produced them, its ``exploitability`` (match-win probability) and the kind
+of ``hand`` played at that score, read from the ``match_equity`` table.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..rules import hand_kind
+from .replay import parse_score
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--score", required=True,
+                        help="M,P: the points of the next hand's mão and pé (0..11 each)")
+
+
+def match_at(score: tuple[int, int]) -> dict:
+    """The JSON object for one score; ValueError for a score no hand is played at."""
+    from ..match import MODEL_DESCRIPTIONS
+    from ..rules import check_score
+    from ..tables import load_table
+
+    check_score(score)
+    table = load_table("match_equity")
+    row = table[(table["score_mao"] == score[0]) & (table["score_pe"] == score[1])].iloc[0]
+    return {"score": list(score), "mao": float(row.p_mao), "pe": float(row.p_pe),
+            "model": row.model, "model_description": MODEL_DESCRIPTIONS[row.model],
+            "exploitability": float(row.exploitability), "hand": hand_kind(score)[0]}
+
+
+def run(args) -> int:
+    print(json.dumps(match_at(parse_score(args.score))))
+    return 0

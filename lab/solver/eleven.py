@@ -1,0 +1,85 @@
+"""The mão de onze and the 11 x 11 hand, solved with payoffs in match-win probability.
+
+Mão de onze: exactly one player (the *holder*) has 11 points. He sees his hand
+and alone decides, before any card: **accept** (card play worth 3, raises
+locked) or **run** (the opponent scores 1). His choice is public, so the
+opponent then plays against the range that accepted. Every outcome leads to a
+known score, so every payoff is a match-win probability of the hand's mão
+(:class:`lab.match.ElevenPayoffs`): the game is the card-play game of
+:mod:`lab.solver.cardplay` with a root decision, solved exactly per vira and
+score. Exploitability is reported in match-win probability.
+
+11 x 11: card play worth 3 with no decision; whoever wins the hand wins the
+match, so the mão's match-win probability is his card-play win probability.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from ..classes import hand_classes, vira_rank_of
+from ..cards import RANKS
+from .cardplay import CardplaySolution, solve_cardplay
+from .cardplay_game import CardplayGame
+
+ACCEPT, RUN = "accept", "run"
+
+
+@dataclass(frozen=True)
+class ElevenSolution:
+    """A solved mão de onze for one vira and score.
+
+    ``value_mao``: the mão's match-win probability; ``exploitability``: mean
+    best-response gain, match-win probability; ``accept[c]``: probability that
+    the holder accepts with class ``c``; ``holder_value[c]``: the holder's
+    match-win probability holding class ``c``.
+    """
+
+    vira: str
+    holder: int
+    value_mao: float
+    exploitability: float
+    iterations: int
+    accept: np.ndarray
+    holder_value: np.ndarray
+    cardplay: Optional[CardplaySolution] = field(default=None, repr=False, compare=False)
+    """The underlying solution (for strategy queries), kept only when asked for."""
+
+
+def accept_probabilities(solution: CardplaySolution, holder: int) -> np.ndarray:
+    """(403,) probability that the holder accepts with each class (average strategy)."""
+    roots = CardplayGame(solution.vira).root_state
+    accept = np.empty(len(roots))
+    for c, private in enumerate(roots):
+        moves = {action: p for action, _, p in solution.solver.strategy_of(0, holder, int(private))}
+        accept[c] = moves[ACCEPT]
+    return accept
+
+
+def solve_eleven(vira, holder: int, mao_wins: float, pe_wins: float, holder_runs: float,
+                 target_exploitability: float = 1e-5, max_iterations: int = 2000,
+                 keep_solution: bool = False) -> ElevenSolution:
+    """Solve the mão de onze of ``vira`` where ``holder`` (0 = mão, 1 = pé) has 11 points.
+
+    The three payoffs are the mão's match-win probabilities when the mão wins the
+    hand, when the pé wins it, and when the holder runs. ``keep_solution`` keeps the
+    card-play solution (large) for strategy queries, e.g. by the simulator's solver bot:
+    its public histories start with the holder's ``"accept"``.
+    """
+    rank = vira_rank_of(vira)
+    sol = solve_cardplay(rank, target_exploitability=target_exploitability,
+                         max_iterations=max_iterations, payoff=(mao_wins, pe_wins), total=1.0,
+                         decision=(holder, holder_runs))
+    return ElevenSolution(
+        vira=RANKS[rank],
+        holder=holder,
+        value_mao=float(sol.value),
+        exploitability=float(sol.exploitability),
+        iterations=int(sol.iterations),
+        accept=np.clip(accept_probabilities(sol, holder), 0.0, 1.0),
+        holder_value=np.clip(sol.equity[holder, : hand_classes(rank).n], 0.0, 1.0),
+        cardplay=sol if keep_solution else None,
+    )
