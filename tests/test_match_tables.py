@@ -1,0 +1,163 @@
+"""The committed match tables (``lab solve match``): structure, the rules' consequences,
+and an end-to-end re-solve of one mão de onze."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lab.match import (CARDPLAY_MODEL, ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL, after_hand,
+                       eleven_payoffs)
+from lab.rules import MAO, PE
+from lab.tables import load_table
+
+
+@pytest.fixture(scope="module")
+def me_table():
+    return load_table("match_equity")
+
+
+@pytest.fixture(scope="module")
+def me(me_table):
+    """(12, 12) array: the next hand's mão's match-win probability by (mão, pé) points."""
+    out = np.full((12, 12), np.nan)
+    for row in me_table.itertuples():
+        out[row.score_mao, row.score_pe] = row.p_mao
+    return out
+
+
+@pytest.fixture(scope="module")
+def eleven_table():
+    return load_table("mao_de_onze")
+
+
+@pytest.fixture(scope="module")
+def summary():
+    return load_table("cardplay_summary")
+
+
+def test_one_row_per_score_with_probabilities_summing_to_one(me_table, me):
+    assert len(me_table) == 144 and not np.isnan(me).any()
+    assert np.allclose(me_table.p_mao + me_table.p_pe, 1.0)
+    assert ((me_table.p_mao > 0) & (me_table.p_mao < 1)).all()
+
+
+def test_each_row_names_the_model_the_rules_call_for(me_table):
+    for row in me_table.itertuples():
+        if row.score_mao == row.score_pe == 11:
+            assert row.model == ELEVEN_ELEVEN_MODEL
+        elif 11 in (row.score_mao, row.score_pe):
+            assert row.model == ELEVEN_MODEL
+        else:
+            assert row.model == CARDPLAY_MODEL
+    assert (me_table.exploitability >= 0).all() and (me_table.exploitability < 1e-3).all()
+
+
+def test_eleven_eleven_is_the_average_hand_value_over_viras(me, summary):
+    """At 11 x 11 whoever wins the hand wins the match: the mão's match equity is his
+    card-play win probability averaged over the ten viras."""
+    assert len(summary) == 10
+    assert me[11, 11] == pytest.approx(summary.value_mao.mean(), abs=1e-12)
+
+
+def test_eleven_eleven_at_stake_three_has_the_same_win_probability(summary):
+    """Solving the 11 x 11 hand in points (worth 3) gives the same win probability as the
+    win-probability solve in the table: payoffs affine in the winner change no strategy."""
+    from lab.solver.cardplay import solve_cardplay
+
+    points = solve_cardplay("7", target_exploitability=3e-4, payoff=(3.0, -3.0), total=0.0)
+    p_win = (points.value / 3.0 + 1.0) / 2.0
+    table = summary.set_index("vira").loc["7"]
+    assert p_win == pytest.approx(table.value_mao, abs=2e-4)
+
+
+def test_more_points_never_hurt(me):
+    for a in range(12):
+        for b in range(12):
+            if a < 11:
+                assert me[a + 1, b] >= me[a, b] - 1e-9, (a, b)
+            if b < 11:
+                assert me[a, b + 1] <= me[a, b] + 1e-9, (a, b)
+
+
+def test_normal_scores_satisfy_the_backward_induction(me, summary):
+    """Below 11 each hand is worth 1 point (card-play model): the mão's match equity is
+    his average card-play win probability times winning the point, plus the rest."""
+    v = summary.value_mao.mean()
+    for a in range(11):
+        for b in range(11):
+            expect = v * after_hand(me, (a, b), MAO, 1) + (1 - v) * after_hand(me, (a, b), PE, 1)
+            assert me[a, b] == pytest.approx(expect, abs=1e-12)
+
+
+def test_mao_de_onze_rows_cover_every_vira_score_and_class(eleven_table):
+    assert len(eleven_table) == 10 * 22 * 403
+    holders = eleven_table.groupby("score")["seat"].unique()
+    for score, seats in holders.items():
+        m, p = map(int, score.split(","))
+        assert list(seats) == (["mao"] if m == 11 else ["pe"])
+    assert eleven_table.accept.between(0, 1).all() and eleven_table.value.between(0, 1).all()
+
+
+def test_the_holder_never_does_worse_than_running(me, eleven_table):
+    """Running is always open to the holder, so with every class his match-win
+    probability is at least what a run gives him."""
+    for score, rows in eleven_table.groupby("score"):
+        m, p = map(int, score.split(","))
+        pay = eleven_payoffs(me, (m, p))
+        run_for_holder = pay.holder_runs if pay.holder == MAO else 1 - pay.holder_runs
+        assert rows.value.min() >= run_for_holder - 1e-3, score
+
+
+def test_holder_values_average_to_the_match_equity(me, eleven_table):
+    """The holder's per-class match-win probabilities, weighted by the deal, average to the
+    table's match equity at that score (each vira with probability 1/10)."""
+    for score, rows in eleven_table.groupby("score"):
+        m, p = map(int, score.split(","))
+        per_vira = rows.groupby("vira").apply(lambda r: np.dot(r.value, r.weight))
+        holder_value = per_vira.mean()
+        expect = me[m, p] if m == 11 else 1 - me[m, p]
+        assert holder_value == pytest.approx(expect, abs=2e-4), score
+
+
+def test_the_three_top_manilhas_always_accept(eleven_table):
+    top = eleven_table[eleven_table.hand == "zap copas espadilha"]
+    assert len(top) == 220 and (top.accept > 0.99).all() and (top.value > 0.999).all()
+
+
+def test_one_mao_de_onze_re_solved_matches_the_table(me, eleven_table):
+    """Re-solve vira Q at 11-9 (the mão holds 11) from the table's own match payoffs."""
+    from lab.solver.eleven import solve_eleven
+
+    pay = eleven_payoffs(me, (11, 9))
+    sol = solve_eleven("Q", pay.holder, pay.mao_wins, pay.pe_wins, pay.holder_runs,
+                       target_exploitability=1e-5)
+    rows = eleven_table[(eleven_table.vira == "Q") & (eleven_table.score == "11,9")]
+    assert np.dot(sol.holder_value, rows.weight) == pytest.approx(np.dot(rows.value, rows.weight),
+                                                                  abs=5e-5)
+    decided = (rows.accept.to_numpy() < 0.01) | (rows.accept.to_numpy() > 0.99)
+    assert np.array_equal(sol.accept[decided] > 0.5, rows.accept.to_numpy()[decided] > 0.5)
+
+
+def lab(*args):
+    return subprocess.run([sys.executable, "-m", "lab", *args], capture_output=True, text=True)
+
+
+def test_lab_match_prints_the_table_row(me):
+    out = lab("match", "--score", "3,7")
+    assert out.returncode == 0 and out.stderr == ""
+    obj = json.loads(out.stdout)
+    assert obj["mao"] == pytest.approx(me[3, 7]) and obj["mao"] + obj["pe"] == pytest.approx(1)
+    assert obj["model"] == CARDPLAY_MODEL and obj["hand"] == "normal"
+    assert json.loads(lab("match", "--score", "11,11").stdout)["model"] == ELEVEN_ELEVEN_MODEL
+    assert json.loads(lab("match", "--score", "4,11").stdout)["hand"] == "mao_de_onze"
+
+
+@pytest.mark.parametrize("score", ["-1,0", "0,-2", "12,3", "3,12", "13,0", "x", "1,2,3", "1"])
+def test_lab_match_refuses_bad_scores(score):
+    out = lab("match", "--score", score)
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and score in lines[0]
