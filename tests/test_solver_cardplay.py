@@ -72,3 +72,17 @@ def test_results_before_solving_are_refused():
     solver = cardplay_solver("4")
     with pytest.raises(SolverStateError, match="call solve"):
         solver.hand_values()
+
+
+def test_work_figures_describe_the_tree():
+    from lab.solver.cardplay import cardplay_tree, cardplay_work
+    work = cardplay_work()
+    tree = cardplay_tree()
+    assert work["pairs"] == tree.node_pair_count.sum() == tree.n_pairs
+    assert work["edges"] == tree.infoset_edge_count.sum()
+    assert work["terminals"] + work["decision_nodes"] == work["nodes"]
+    counts = tree.node_pair_count[tree.terminals].astype(int)
+    dense = 2 * int((counts[:, 0] * counts[:, 1]).sum())
+    # per-hand sums at public terminals do less than the dense product, never more
+    assert work["terminal_pairs"] < work["terminal_multiply_adds"] < dense
+    assert work["bytes_per_iteration"] > 8 * 2 * work["pairs"]

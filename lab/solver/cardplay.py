@@ -35,7 +35,7 @@ from .game import RootDecision
 from .tree import PublicTree, build_tree
 
 __all__ = ["solve_cardplay", "CardplaySolution", "cardplay_tree", "cardplay_solver",
-           "public_paths", "SolverStateError", "COVER"]
+           "cardplay_work", "public_paths", "SolverStateError", "COVER"]
 
 
 @lru_cache(maxsize=4)
@@ -61,6 +61,14 @@ def cardplay_solver(vira, payoff=(1.0, 0.0), total: float = 1.0, decision=None,
     if decision is not None:
         pay.append(float(decision[1]))
     return CFRSolver(tree, game.deal_weights(), pay, total=total, threads=threads)
+
+
+def cardplay_work(decision_seat=None) -> dict:
+    """Node, pair, information-set and edge counts of the card-play tree, and the work
+    of one iteration (``bytes_per_iteration``, ``terminal_multiply_adds``); see
+    :meth:`CFRSolver.work`. The same for every vira."""
+    return cardplay_solver("4", decision=None if decision_seat is None else (decision_seat, 0.0)
+                           ).work()
 
 
 @dataclass

@@ -78,14 +78,14 @@ class CFRSolver:
         t = self.tree
         n_pairs, n_edges = t.n_pairs, t.n_edges
         infoset_player = t.pair_player[t.infoset_pair]
-        self.infosets = tuple(np.nonzero(infoset_player == p)[0].astype(np.int64) for p in (0, 1))
+        self.infosets = tuple(np.nonzero(infoset_player == p)[0].astype(np.int32) for p in (0, 1))
         depth_counts = np.bincount(t.node_depth)
         self.depth_node_start = np.concatenate([[0], np.cumsum(depth_counts)]).astype(np.int64)
         if np.any(np.diff(t.node_depth) < 0):
             raise ValueError("the tree's nodes are not in breadth-first order")
         self.depth_pair_start = t.node_pair_start[np.minimum(self.depth_node_start, t.n_nodes - 1)]
         self.depth_pair_start[-1] = n_pairs
-        self.pair_infoset = np.full(n_pairs, -1, dtype=np.int64)
+        self.pair_infoset = np.full(n_pairs, -1, dtype=np.int32)
         self.pair_infoset[t.infoset_pair] = np.arange(t.n_infosets)
         self.regret = np.zeros(n_edges, dtype=np.float32)
         self.cum = np.zeros(n_edges, dtype=np.float32)
@@ -153,10 +153,13 @@ class CFRSolver:
                                  self.sigma, self.regret, self.cum, pos, neg, avg)
 
     def _average(self) -> np.ndarray:
-        t = self.tree
-        for p in (0, 1):
-            K.normalise_average(self.infosets[p], t.infoset_edge_start, t.infoset_edge_count,
-                                self.cum, self.average)
+        """The average strategy (cached until the next iteration)."""
+        if getattr(self, "_average_of", None) != self.iterations:
+            t = self.tree
+            for p in (0, 1):
+                K.normalise_average(self.infosets[p], t.infoset_edge_start, t.infoset_edge_count,
+                                    self.cum, self.average)
+            self._average_of = self.iterations
         return self.average
 
     def _root_sum(self, player: int) -> float:
@@ -283,18 +286,48 @@ class CFRSolver:
         moves = self.edges_at(node, player, private)
         return [(a, nxt, 1.0 if e < 0 else float(avg[e])) for a, nxt, e in moves]
 
-    def bytes_per_iteration(self) -> int:
-        """Bytes the kernels read and write in one iteration (both players), counting each
-        array element once per touch: a lower bound on memory traffic."""
+    def work(self) -> dict:
+        """Sizes of the tree and the work of one iteration (both players' traversals).
+
+        ``bytes_per_iteration`` counts every array element the kernels read or write
+        once per touch (the deal-weight matrix, which stays in cache, once): a lower
+        bound on memory traffic, so ``bytes / seconds per iteration`` is the bandwidth
+        the solve reaches. ``terminal_multiply_adds`` counts the terminal sums.
+        """
         t = self.tree
-        P, E = t.n_pairs, t.n_edges
-        I = t.n_infosets
-        terminal_pairs = int(t.node_pair_count[t.terminals].sum())
-        per_player = (
-            P * (8 + 8 + 8 + 4)                    # forward: parent, edge, reach write, sigma gather
-            + terminal_pairs * (4 + 8 + 8)         # terminal: hand, reach, cfv
-            + (P // 2) * (8 + 8 + 8 + 8 + 1 + 8)   # backward: pair list, parent, edge, cfv r/w, flags
-            + (E // 2) * (4 * 2 + 4 * 2 + 4 + 8 + 8)  # regrets, cum, sigma, edge_pair, cfv
-            + (I // 2) * (8 * 3 + 8 * 2)           # info-set arrays, cfv and reach of the set
+        idx = t.pair_parent.itemsize
+        P, E, I = t.n_pairs, t.n_edges, t.n_infosets
+        counts = t.node_pair_count[t.terminals].astype(np.int64)
+        showdown = t.node_outcomes[t.terminals, 0] != t.node_outcomes[t.terminals, 2]
+        terminal_pairs = int(counts.sum())
+        showdown_pairs = int(counts[showdown].sum())
+        per_traversal = (
+            P * (2 * idx + 8 + 8) + E * 4                      # forward: parent, edge, reach
+            + terminal_pairs * (4 + 8 + 8) + showdown_pairs * 4  # terminal: hand, reach, cfv
+            + P // 2 * (2 * idx + 8 + 8 + 8) + E // 2 * 4        # backward: u's pairs
+            + I // 2 * (3 * idx + 16)                            # update: u's information sets
+            + E // 2 * (3 * (4 + 4) + idx + 8)                   # regret, cum, sigma, child cfv
         )
-        return 2 * per_player
+        weights = sum(w.nbytes for w in self.weights) // 2
+        return {
+            **t.sizes(),
+            "terminal_pairs": terminal_pairs,
+            "terminal_multiply_adds": int(self._terminal_work()),
+            "bytes_per_iteration": int(2 * (per_traversal + weights)),
+        }
+
+    def _terminal_work(self) -> int:
+        """Multiply-adds of the terminal sums of both players' traversals."""
+        t = self.tree
+        total = 0
+        hands = t.pair_hand
+        for n in t.terminals:
+            c0, c1 = (int(x) for x in t.node_pair_count[n])
+            if t.node_outcomes[n, 0] != t.node_outcomes[n, 2]:
+                total += 2 * c0 * c1
+            else:
+                a = int(t.node_pair_start[n])
+                d0 = 1 + int(np.count_nonzero(np.diff(hands[a:a + c0]))) if c0 else 0
+                d1 = 1 + int(np.count_nonzero(np.diff(hands[a + c0:a + c0 + c1]))) if c1 else 0
+                total += 2 * d0 * d1
+        return total

@@ -18,14 +18,14 @@ One traversal for player ``u``:
    ``cfv[i] = sum_o W[hand_i, hand_o] * reach[o] * utility``, over the
    opponent's pairs ``o`` at the same terminal, ``W`` the exact deal
    probabilities (card removal: ``W = 0`` for hands that share a card).
-   The sum is dense per terminal; measured on the card-play tree it is about
-   1.5e7 multiply-adds per traversal (``tree_terminal_work``), only twice the
-   number of terminal pairs, because a terminal's pairs are few (45 on
-   average): an O(n) inclusion-exclusion over a hand's levels costs some 20
-   operations per pair and would not be faster. Pairs of one hand are
-   contiguous at every node, so at a terminal whose outcome is public the
-   opponent's pairs of one hand are summed first and each of u's hands is
-   valued once.
+   The sum is dense per terminal. Pairs of one hand are contiguous at every
+   node, so at a terminal whose outcome is public the opponent's pairs of one
+   hand are summed first and each of u's hands is valued once. Measured on
+   the card-play tree: 1.0e7 multiply-adds per traversal (1.5e7 without the
+   per-hand sums) for 6.5e5 terminal pairs per player, i.e. 16 per pair,
+   because a terminal holds few pairs (44 on average). An O(n)
+   inclusion-exclusion over the levels a hand holds costs about 20 operations
+   per pair plus its tables, so it would not be faster here.
 3. :func:`backward_values` -- u's pairs, bottom up: a pair's value is the
    sigma-weighted sum of its children at u's own choices (or their max for a
    best response) and the plain sum elsewhere.

@@ -33,7 +33,7 @@ plain loops over pairs; see :mod:`lab.solver.kernels`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -42,7 +42,10 @@ from .game import PublicGame
 
 @dataclass(frozen=True, eq=False)
 class PublicTree:
-    """Flat arrays of a public tree (see the module docstring for the layout)."""
+    """Flat arrays of a public tree (see the module docstring for the layout).
+
+    Index arrays are int32 (int64 only for a tree too large for it).
+    """
 
     game_name: str
     outcome_names: tuple
@@ -55,22 +58,22 @@ class PublicTree:
     node_actor: np.ndarray          # (N,) int8, -1 at a terminal
     node_outcomes: np.ndarray       # (N, 3) int8, -1 unless terminal
     node_depth: np.ndarray          # (N,) int16
-    node_child_start: np.ndarray    # (N,) int64
+    node_child_start: np.ndarray    # (N,) int32
     node_child_count: np.ndarray    # (N,) int32
-    node_pair_start: np.ndarray     # (N,) int64
-    node_pair_count: np.ndarray     # (N, 2) int64
-    pair_parent: np.ndarray         # (P,) int64, -1 at the root
+    node_pair_start: np.ndarray     # (N,) int32
+    node_pair_count: np.ndarray     # (N, 2) int32
+    pair_parent: np.ndarray         # (P,) int32, -1 at the root
     pair_hand: np.ndarray           # (P,) int32
     pair_strength: np.ndarray       # (P,) int32
     pair_player: np.ndarray         # (P,) int8
     pair_node: np.ndarray           # (P,) int32
-    pair_private: np.ndarray        # (P,) int64 the game's private state
-    pair_edge: np.ndarray           # (P,) int64, -1 when reached without a choice
-    infoset_pair: np.ndarray        # (I,) int64
-    infoset_edge_start: np.ndarray  # (I,) int64
-    infoset_edge_count: np.ndarray  # (I,) int64
-    edge_pair: np.ndarray           # (E,) int64
-    terminals: np.ndarray           # (T,) int64 terminal node ids
+    pair_private: np.ndarray        # (P,) int32 the game's private state
+    pair_edge: np.ndarray           # (P,) int32, -1 when reached without a choice
+    infoset_pair: np.ndarray        # (I,) int32
+    infoset_edge_start: np.ndarray  # (I,) int32
+    infoset_edge_count: np.ndarray  # (I,) int32
+    edge_pair: np.ndarray           # (E,) int32
+    terminals: np.ndarray           # (T,) int32 terminal node ids
 
     @property
     def n_nodes(self) -> int:
@@ -172,10 +175,8 @@ def build_tree(game: PublicGame) -> PublicTree:
         return len(node_parent) - 1
 
     roots = [np.asarray(game.root_states(p), dtype=np.int64) for p in (0, 1)]
-    none = np.full(0, -1, dtype=np.int64)
     add_node(-1, -1, 0, game.root(), roots,
              [np.full(len(roots[0]), -1, dtype=np.int64), np.full(len(roots[1]), -1, dtype=np.int64)])
-    del none
     frontier = [(0, game.root(), roots)]
     depth = 0
     while frontier:
@@ -252,7 +253,7 @@ def build_tree(game: PublicGame) -> PublicTree:
     pair_edge[edge_pair] = np.arange(len(edge_pair), dtype=np.int64)
 
     actions = tuple(sorted(action_id, key=action_id.get))
-    return PublicTree(
+    tree = PublicTree(
         game_name=game.name,
         outcome_names=tuple(game.outcome_names),
         n_hands=tuple(int(x) for x in game.n_hands()),
@@ -281,3 +282,13 @@ def build_tree(game: PublicGame) -> PublicTree:
         edge_pair=edge_pair,
         terminals=np.nonzero(actor_of_node < 0)[0].astype(np.int64),
     )
+    return _compact(tree)
+
+
+def _compact(tree: PublicTree) -> PublicTree:
+    """The same tree with its int64 index arrays stored as int32 (when they fit)."""
+    if max(tree.n_pairs, tree.n_nodes, tree.n_edges) >= 2**31 - 1:
+        return tree
+    small = {k: v.astype(np.int32) for k, v in vars(tree).items()
+             if isinstance(v, np.ndarray) and v.dtype == np.int64}
+    return replace(tree, **small)
