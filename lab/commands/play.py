@@ -16,8 +16,9 @@ import sys
 from ..cards import DECK, RANKS, card_name, manilha_rank
 from ..rules import (ACCEPT, COVER, PLAY, RAISE, RUN, SURRENDER, TARGET, MatchState,
                      next_value, parse_action)
-from ..sim.bots import BOTS, make_bot
+from ..sim.bots import BOT_NAMES, make_bot
 from ..sim.match import stream_seed
+from ..sim.solver_bot import DESCRIPTION as SOLVER_DESCRIPTION
 from ..sim.view import Table, token
 
 YOU, BOT = 0, 1
@@ -26,7 +27,8 @@ FIRST = ("random", "you", "bot")
 
 def add_arguments(parser) -> None:
     parser.add_argument("--bot", default="cautious",
-                        help=f"the opponent: {', '.join(BOTS)} (default cautious)")
+                        help=f"the opponent: {', '.join(BOT_NAMES)} (default cautious). "
+                             f"The {SOLVER_DESCRIPTION}")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed for the deals and the bot (default: a fresh one)")
     parser.add_argument("--target", type=int, default=TARGET,
@@ -175,6 +177,9 @@ def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str
     match = MatchState((start, start), first_mao)
     term.say(f"Truco against the {bot_name} bot (seed {seed}). "
              f"First to {TARGET} points wins; you start at {start}.")
+    if bot_name == "solver":
+        term.say(f"The {SOLVER_DESCRIPTION}. It solves each vira the first time it meets it "
+                 "(a few seconds).")
     term.say("Answer with a move's number or its token (4c, cover:4c, truco, accept, run, "
              "surrender).")
     number = 1

@@ -13,7 +13,7 @@ import json
 import random
 
 from ..sim.batch import check_matches, run_matches
-from ..sim.bots import BOTS, make_bot
+from ..sim.bots import BOT_NAMES, make_bot
 from ..sim.match import FIRST_CHOICES
 
 
@@ -33,7 +33,7 @@ def parse_start(text: str) -> tuple[int, int]:
 
 
 def add_arguments(parser) -> None:
-    names = ", ".join(BOTS)
+    names = ", ".join(BOT_NAMES)
     parser.add_argument("--a", required=True, metavar="BOT", help=f"bot A: {names}")
     parser.add_argument("--b", required=True, metavar="BOT", help=f"bot B: {names}")
     parser.add_argument("--matches", required=True, metavar="N", help="matches to play (N >= 1)")

@@ -19,6 +19,8 @@ The fixed bots, in words ("strong" cards are judged on the cards still in hand):
   round, else its weakest; never covers, never surrenders.
 - :class:`SolverBot`: plays a strategy given as a callable ``strategy(view) ->
   {Action: probability}`` (the card-play solver's per-vira strategies plug in here).
+- ``solver``: a SolverBot playing the solved card-play equilibrium and mão de onze
+  (:mod:`lab.sim.solver_bot`); never raises; its answer to a raise is a heuristic, not solved.
 """
 
 from __future__ import annotations
@@ -163,13 +165,21 @@ class SolverBot(Bot):
 
 
 BOTS = {"random": RandomBot, "cautious": CautiousBot, "aggressive": AggressiveBot}
-"""Bots that can be named on the command line."""
+"""The fixed bots, by name."""
+
+BOT_NAMES = (*BOTS, "solver")
+"""Bots that can be named on the command line: the fixed bots and ``solver`` (a SolverBot
+playing the solved equilibria, :mod:`lab.sim.solver_bot`; it solves each vira on first use)."""
 
 
 def make_bot(name) -> Bot:
     """A bot from its name (or the bot itself); ValueError naming the choices otherwise."""
     if isinstance(name, Bot):
         return name
+    if name == "solver":
+        from .solver_bot import solver_bot  # numba and the solver load only when asked for
+
+        return solver_bot()
     if name not in BOTS:
-        raise ValueError(f"{name!r}: unknown bot (choose one of {', '.join(BOTS)})")
+        raise ValueError(f"{name!r}: unknown bot (choose one of {', '.join(BOT_NAMES)})")
     return BOTS[name]()
