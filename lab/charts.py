@@ -359,13 +359,14 @@ def eleven_thresholds(decisions: pd.DataFrame, cardplay: pd.DataFrame) -> pd.Dat
     """Per vira, how the 11-holder answers a mão de onze at one score and seat.
 
     ``decisions`` are the mão de onze rows of one score and seat (columns vira, seat,
-    hand, accept = probability of accepting, value); ``cardplay`` the card-play table,
-    which gives each hand's deal weight and equity. Returns one row per vira: the
+    hand, accept = probability of accepting, value, and the deal weight if it has one);
+    ``cardplay`` the card-play table, which gives each hand's equity (and weight). Returns one row per vira: the
     share of dealt hands accepted (deal probability), the weakest hand (by card-play
     equity) accepted at least half of the time and that hand's equity.
     """
     seat = decisions["seat"].iloc[0]
-    cp = cardplay[cardplay["seat"] == seat][["vira", "hand", "equity", "weight"]]
+    wanted = ["vira", "hand", "equity"] + ([] if "weight" in decisions else ["weight"])
+    cp = cardplay[cardplay["seat"] == seat][wanted]
     both = decisions.merge(cp, on=["vira", "hand"], how="left")
     out = []
     for vira in [v for v in VIRAS if v in set(both["vira"])]:
