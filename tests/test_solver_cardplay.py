@@ -86,3 +86,22 @@ def test_work_figures_describe_the_tree():
     # per-hand sums at public terminals do less than the dense product, never more
     assert work["terminal_pairs"] < work["terminal_multiply_adds"] < dense
     assert work["bytes_per_iteration"] > 8 * 2 * work["pairs"]
+
+
+def test_strategy_at_with_a_root_decision():
+    """The mão de onze form: the pé holds 11 and decides first; card play follows "accept".
+    Mão's utility 0.9 if he wins the hand, 0.2 if he loses, 0.6 if the pé runs."""
+    sol = solve_cardplay("Q", target_exploitability=1e-3, max_iterations=64,
+                         payoff=(0.9, 0.2), decision=(1, 0.6))
+    hc = hand_classes("Q")
+    top, low = hc.index_of((12, 11, 10)), hc.index_of((0, 0, 0))
+    decide = sol.strategy_at([], 1, top)
+    assert set(decide) == {"accept", "run"}
+    assert decide["accept"] == pytest.approx(1.0, abs=1e-3)            # a sure win: accept
+    assert sol.strategy_at([], 1, low)["run"] == pytest.approx(1.0, abs=1e-3)  # a sure loss: run
+    first = sol.strategy_at(["accept"], 0, hc.index_of((11, 8, 3)))
+    assert sum(first.values()) == pytest.approx(1.0, abs=1e-6)
+    with pytest.raises(ValueError, match="decides first"):
+        sol.strategy_at([], 0, top)
+    with pytest.raises(ValueError, match="starts with 'accept'"):
+        sol.strategy_at([11], 1, top)

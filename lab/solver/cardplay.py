@@ -28,8 +28,8 @@ import numpy as np
 
 from ..cards import N_LEVELS, RANKS, level_copies
 from ..classes import hand_classes, vira_rank_of
-from ..rules import MAO, PE
-from .cardplay_game import COVER, SHOW, CardplayGame, decided
+from ..rules import MAO
+from .cardplay_game import COVER, CardplayGame, decided
 from .cfr import CFRSolver, SolverStateError
 from .game import RootDecision
 from .tree import PublicTree, build_tree
@@ -45,6 +45,7 @@ def cardplay_tree(decision_seat=None, fold_round3: bool = True,
     return build_tree(_game("4", decision_seat, fold_round3, cover_in_round3))
 
 
+@lru_cache(maxsize=64)
 def _game(vira, decision_seat=None, fold_round3=True, cover_in_round3=False):
     game = CardplayGame(vira, fold_round3=fold_round3, cover_in_round3=cover_in_round3)
     return game if decision_seat is None else RootDecision(game, decision_seat)
@@ -91,18 +92,33 @@ class CardplaySolution:
     sizes: dict
     solver: CFRSolver = field(repr=False)
     labels: tuple = field(repr=False, default=())
+    decision: tuple | None = None
 
     def strategy_at(self, history, seat: int, class_index: int, held=None) -> dict:
         """The equilibrium move probabilities of ``seat`` holding ``class_index`` after
         the public ``history``.
 
-        ``history`` lists the public actions so far: an open card's level (0..12) or
-        ``COVER`` (also accepted: ``"cover"``). ``held`` are the levels the player still
-        holds; it is needed only after he covered a card of another level than the one
-        he kept. Returns ``{("play", level): p, ("cover", level): p}`` where a cover's
-        level is the card put face down.
+        ``history`` lists the public card plays so far: an open card's level (0..12)
+        or ``COVER`` (also accepted: ``"cover"``). ``held`` are the levels the player
+        still holds; it is needed only after he covered a card of another level than
+        the one he kept. Returns ``{("play", level): p, ("cover", level): p}`` where a
+        cover's level is the card put face down. With a root decision (mão de onze)
+        the history begins with the decision: ``strategy_at([], holder, c)`` gives
+        ``{"accept": p, "run": 1 - p}``, and card play follows ``["accept", ...]``.
         """
         game = _game(self.vira)
+        history = list(history)
+        prefix = ()
+        if self.decision is not None:
+            holder = int(self.decision[0])
+            if not history:
+                if seat != holder:
+                    raise ValueError(f"the {'mão' if holder == MAO else 'pé'} decides first")
+                root = int(game.root_state[class_index])
+                return {a: p for a, _, p in self.solver.strategy_of(0, holder, root)}
+            if history[0] != RootDecision.ACCEPT:
+                raise ValueError("after a root decision the history starts with 'accept'")
+            prefix, history = (RootDecision.ACCEPT,), history[1:]
         hist = tuple(COVER if str(a).lower() in ("cover", "covered") else int(a) for a in history)
         public = game.root()
         for a in hist:
@@ -119,7 +135,7 @@ class CardplaySolution:
             return {("play", held[0]): 1.0}
         if game.actor(public) != seat:
             raise ValueError(f"the {'mão' if seat == MAO else 'pé'} is not to act after {hist}")
-        node = self.solver.tree.node_of(hist)
+        node = self.solver.tree.node_of(prefix + hist)
         private = game_state_id(game, class_index, held)
         try:
             moves = self.solver.strategy_of(node, seat, private)
@@ -212,6 +228,7 @@ def solve_cardplay(vira, target_exploitability: float = 1e-4, max_iterations: in
         sizes=solver.tree.sizes(),
         solver=solver,
         labels=hand_classes(rank).labels,
+        decision=None if decision is None else (int(decision[0]), float(decision[1])),
     )
 
 
