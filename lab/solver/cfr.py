@@ -189,9 +189,13 @@ class CFRSolver:
               check_every: int = 16, progress=False, first_check: int | None = None
               ) -> "CFRSolver":
         """Iterate until the exploitability is at most the target or ``max_iterations``
-        is reached; then ``solved``. The exploitability (two best-response traversals,
-        about one iteration's work) is checked after ``first_check`` iterations (default
-        ``check_every``) and every ``check_every`` after that, and at the last one."""
+        is reached; then ``solved``.
+
+        The exploitability (two best-response traversals, about one iteration's work)
+        is checked after ``first_check`` iterations (default ``check_every``), then
+        at most ``check_every`` iterations later: sooner when the power law through
+        the last two checks predicts the target earlier; and at the last iteration.
+        """
         if self.state == BUILT:
             self.allocate()
         bar = None
@@ -206,7 +210,6 @@ class CFRSolver:
             while self.iterations < max_iterations:
                 n = min(next_check, max_iterations) - self.iterations
                 self.iterate(n)
-                next_check = self.iterations + check_every
                 expl = self.exploitability()
                 self.exploitability_history.append((self.iterations, expl))
                 if bar is not None:
@@ -214,6 +217,8 @@ class CFRSolver:
                     bar.set_postfix(exploitability=f"{expl:.2e}")
                 if expl <= target_exploitability:
                     break
+                next_check = self.iterations + self._predicted_gap(target_exploitability,
+                                                                   check_every)
         finally:
             if bar is not None:
                 bar.close()
@@ -221,6 +226,19 @@ class CFRSolver:
         self.solve_seconds = time.perf_counter() - start
         self.state = SOLVED
         return self
+
+    def _predicted_gap(self, target: float, check_every: int) -> int:
+        """Iterations until the target by the power law through the last two checks,
+        within [2, check_every]."""
+        h = self.exploitability_history
+        if len(h) < 2 or check_every <= 2:
+            return check_every
+        (t1, e1), (t2, e2) = h[-2], h[-1]
+        if not (e2 < e1 and e2 > 0 and target > 0):
+            return check_every
+        rate = np.log(e1 / e2) / np.log(t2 / t1)
+        reach_at = t2 * (e2 / target) ** (1.0 / rate)
+        return int(min(check_every, max(2, np.ceil(reach_at) - t2)))
 
     # ------------------------------------------------------------ results
     def hand_values(self) -> np.ndarray:
