@@ -155,17 +155,26 @@ class CardplayPolicy:
 # ---------------------------------------------------------------- solves, cached per process
 
 
-@lru_cache(maxsize=None)
+_CARDPLAY: dict = {}
+_ELEVEN: dict = {}
+"""Solved policies of this process, keyed by (vira rank, [score,] target, max_iterations)."""
+
+CHECK_EVERY = 8
+"""The bot's card-play solves check their exploitability every 8 iterations from the 8th,
+so a loose target stops early (1e-3 is reached in about 16 iterations)."""
+
+
 def cardplay_policy(vira, target: float = CARDPLAY_TARGET, max_iterations: int = 2000,
                     progress: bool = False) -> CardplayPolicy:
     """The card-play equilibrium of ``vira`` (solved once per process and settings)."""
     from ..solver.cardplay import solve_cardplay
 
-    rank = vira_rank_of(vira)
-    if rank != vira:
-        return cardplay_policy(rank, target, max_iterations, progress)
-    return CardplayPolicy(solve_cardplay(rank, target_exploitability=target,
-                                         max_iterations=max_iterations, progress=progress))
+    key = (vira_rank_of(vira), float(target), int(max_iterations))
+    if key not in _CARDPLAY:
+        _CARDPLAY[key] = CardplayPolicy(solve_cardplay(
+            key[0], target_exploitability=target, max_iterations=max_iterations,
+            progress=progress, first_check=CHECK_EVERY, check_every=CHECK_EVERY))
+    return _CARDPLAY[key]
 
 
 @lru_cache(maxsize=1)
@@ -192,7 +201,6 @@ class ElevenPolicy:
     exploitability: float
 
 
-@lru_cache(maxsize=None)
 def eleven_policy(vira, score: tuple, target: float = ELEVEN_TARGET,
                   max_iterations: int = 2000, progress: bool = False) -> ElevenPolicy:
     """The mão de onze of ``vira`` at ``score`` (mão's, pé's points; exactly one is 11),
@@ -204,6 +212,9 @@ def eleven_policy(vira, score: tuple, target: float = ELEVEN_TARGET,
 
     rank = vira_rank_of(vira)
     score = (int(score[0]), int(score[1]))
+    key = (rank, score, float(target), int(max_iterations))
+    if key in _ELEVEN:
+        return _ELEVEN[key]
     pay = eleven_payoffs(match_equity_array(), score)
     with tqdm(total=1, desc=f"mão de onze {score[0]},{score[1]} vira {hand_classes(rank).vira}",
               file=sys.stderr, disable=not progress, leave=False) as bar:
@@ -211,8 +222,9 @@ def eleven_policy(vira, score: tuple, target: float = ELEVEN_TARGET,
                            target_exploitability=target, max_iterations=max_iterations,
                            keep_solution=True)
         bar.update()
-    return ElevenPolicy(pay.holder, sol.accept, CardplayPolicy(sol.cardplay, ("accept",)),
-                        sol.value_mao, sol.exploitability)
+    _ELEVEN[key] = ElevenPolicy(pay.holder, sol.accept, CardplayPolicy(sol.cardplay, ("accept",)),
+                                sol.value_mao, sol.exploitability)
+    return _ELEVEN[key]
 
 
 # ---------------------------------------------------------------- from a view to the solver
