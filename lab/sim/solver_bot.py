@@ -69,6 +69,9 @@ DESCRIPTION = ("solver bot plays the exact card-play equilibrium of each vira an
 
 # ---------------------------------------------------------------- a solved strategy, fast
 
+MEMO_SIZE = 200_000
+"""Lookups a policy remembers (then it starts afresh): bounds memory in long simulations."""
+
 
 class CardplayPolicy:
     """The average strategy of a solved card-play game, with fast, memoised lookups.
@@ -126,10 +129,10 @@ class CardplayPolicy:
         node = self.node(history)
         if t.node_actor[node] != seat:
             raise ValueError(f"seat {seat} is not to act after {history}")
-        private = self.state_id.get((int(class_index), held))
+        private = self.state_id.get((int(class_index), held), -1)
         pairs = t.pairs_of(node, seat)
         found = np.nonzero(t.pair_private[pairs.start:pairs.stop] == private)[0]
-        if private is None or not len(found):
+        if not len(found):
             raise ValueError(f"class {class_index} holding {held} cannot be here: {history}")
         pair = pairs.start + int(found[0])
         out = {}
@@ -148,6 +151,8 @@ class CardplayPolicy:
                 else:
                     move = ("play", int(action))
                 out[move] = out.get(move, 0.0) + p
+        if len(self._memo) >= MEMO_SIZE:
+            self._memo.clear()
         self._memo[key] = out
         return out
 
