@@ -1,0 +1,537 @@
+"""The full hand game with the truco ladder: a compact Discounted CFR solver.
+
+:class:`FullSolver` solves one vira (or a reduced configuration: a toy deck
+and a shorter ladder) of the hand game with betting, on the compact layout of
+:mod:`lab.solver.full_tree` with the traversal of :mod:`lab.solver.full_kernels`.
+Units: every value is in **points** (tentos) per hand; the mão's utility is
+what he wins, the pé's is minus that (zero-sum). Exploitability is the mean
+of both seats' exact best-response gains, in points per hand.
+
+It goes through the same states as :class:`~lab.solver.cfr.CFRSolver`:
+``built`` (tree and layout; :meth:`memory_estimate` says what allocating
+costs), ``allocated`` (regrets and strategy sums, float32 or 16-bit with a
+scale per public node) and ``solved``.
+
+Discounted CFR as in :mod:`lab.solver.cfr` (alpha 1.5, beta 0, gamma 2,
+alternating updates), so with ``storage="float32"`` it runs the same iterates
+as the generic solver on the reference game of :mod:`lab.solver.full_game`.
+
+Long runs: :meth:`FullSolver.solve` stops at a target exploitability, an
+iteration cap or a time budget; it shows a tqdm bar with the iterations and
+the current exploitability, and with ``checkpoint_dir`` it saves the regrets,
+strategy sums and history there every ``checkpoint_seconds`` (and at the
+end), so that a new solver with the same directory resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from ..cards import RANKS
+from ..classes import vira_rank_of
+from . import full_kernels as K
+from .cardplay_game import COVER, CardplayGame
+from .full_game import LADDER
+from .full_tree import DECISION, END, LAST, T_NODE, Q_NODE, CardTree, Layout, Templates, \
+    build_card_tree, build_templates, layout, state_id
+
+BUILT, ALLOCATED, SOLVED = "built", "allocated", "solved"
+STORAGES = ("int16", "float32")
+
+
+class SolverStateError(RuntimeError):
+    """A solver used out of order."""
+
+
+class MemoryLimitError(MemoryError):
+    """Allocating the solver would not fit in the memory allowed."""
+
+
+@dataclass(frozen=True)
+class FullConfig:
+    """What is solved: a vira (rank character) or a toy deck (copies per level), a ladder,
+    and how regrets are stored (``int16`` with a per-node scale, or ``float32``)."""
+
+    vira: Optional[str] = None
+    toy_cap: Optional[tuple] = None
+    ladder: tuple = LADDER
+    storage: str = "int16"
+
+    def __post_init__(self):
+        if (self.vira is None) == (self.toy_cap is None):
+            raise ValueError("give a vira or a toy deck (toy_cap), not both")
+        if self.storage not in STORAGES:
+            raise ValueError(f"{self.storage!r}: storage is one of {', '.join(STORAGES)}")
+        if tuple(self.ladder) != tuple(sorted(set(self.ladder))) or len(self.ladder) < 1:
+            raise ValueError(f"{self.ladder}: a ladder is increasing hand values")
+
+    @property
+    def label(self) -> str:
+        deck = f"vira {self.vira}" if self.vira else f"toy {list(self.toy_cap)}"
+        return f"{deck}, ladder {'-'.join(map(str, self.ladder))}, {self.storage}"
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["ladder"] = list(self.ladder)
+        d["toy_cap"] = list(self.toy_cap) if self.toy_cap else None
+        return d
+
+
+def config_for(vira=None, *, toy_cap=None, ladder=LADDER, storage="int16") -> FullConfig:
+    v = None if vira is None else RANKS[vira_rank_of(vira)]
+    return FullConfig(v, None if toy_cap is None else tuple(int(x) for x in toy_cap),
+                      tuple(int(x) for x in ladder), storage)
+
+
+def card_game(config: FullConfig) -> CardplayGame:
+    return CardplayGame(config.vira, fold_round3=False, toy_cap=config.toy_cap)
+
+
+@lru_cache(maxsize=4)
+def _card_tree(toy_cap) -> CardTree:
+    # pruning uses structural copies, so one tree serves all ten viras
+    return build_card_tree(CardplayGame("4" if toy_cap is None else None, fold_round3=False,
+                                        toy_cap=toy_cap))
+
+
+def card_tree(config: FullConfig) -> CardTree:
+    return _card_tree(config.toy_cap)
+
+
+def _gib(x: float) -> str:
+    return f"{x / 2**30:.2f} GiB"
+
+
+class FullSolver:
+    """Discounted CFR on the compact layout of the full hand game (see the module doc)."""
+
+    alpha, beta, gamma = 1.5, 0.0, 2.0
+
+    def __init__(self, config: FullConfig):
+        start = time.perf_counter()
+        self.config = config
+        self.cards = card_game(config)
+        self.tree = card_tree(config)
+        self.templates = build_templates(config.ladder)
+        self.layout = layout(self.tree, self.templates)
+        w = np.asarray(self.cards.deal_weights(), dtype=np.float64)
+        self.weights = (np.ascontiguousarray(w), np.ascontiguousarray(w.T))
+        self.ladder = np.asarray(config.ladder, dtype=np.float64)
+        self.build_seconds = time.perf_counter() - start
+        self.state = BUILT
+        self.iterations = 0
+        self.seconds = 0.0
+        self.history: list = []   # (iterations, seconds, exploitability)
+        self.final_exploitability = float("nan")
+
+    # ------------------------------------------------------------ sizes and memory
+    def sizes(self) -> dict:
+        L = self.layout
+        return {"card_nodes": self.tree.n_nodes, "card_pairs": self.tree.n_pairs,
+                "public_nodes": L.n_public, "public_pairs": L.public_pairs,
+                "terminals": L.terminal_nodes, "regret_entries": L.n_slots}
+
+    def memory_estimate(self) -> dict:
+        """Bytes :meth:`allocate` will take: regrets + strategy sums (+ scales), buffers,
+        and the card tree and layout already held."""
+        L = self.layout
+        per = 8 if self.config.storage == "float32" else 4
+        storage = L.n_slots * per + (0 if per == 8 else L.n_public * 8)
+        buffers = self._buffer_bytes()
+        held = sum(v.nbytes for v in vars(self.tree).values() if isinstance(v, np.ndarray))
+        held += sum(v.nbytes for v in vars(L).values() if isinstance(v, np.ndarray))
+        return {"storage": storage, "buffers": buffers, "tree": held,
+                "total": storage + buffers + held}
+
+    def _buffer_sizes(self) -> dict:
+        b = self.layout.buffers
+        D = len(b["intra"])
+        return {"D": D, "enter": int(2 * b["enter_n"].max()) + 8,
+                "intra": int(2 * b["intra_n"].max()) + 8, "sig": int(b["sig"].max()) + 8,
+                "k": int(b["intra"].max()) + 1,
+                "tmp": int(self.layout.max_node_slots) + 8,
+                "n2": int(self.layout.max_n) ** 2 + 8}
+
+    def _buffer_bytes(self) -> int:
+        s = self._buffer_sizes()
+        return 8 * s["D"] * (2 * s["enter"] + 2 * s["intra"] + 2 * s["sig"] + 8 * s["k"]
+                             + s["k"] + s["n2"]) + 8 * 6 * s["tmp"]
+
+    def check_memory(self, limit_bytes: Optional[int] = None, out=None) -> dict:
+        """Print the memory estimate; raise MemoryLimitError if it exceeds ``limit_bytes``
+        (default: the memory available now)."""
+        est = self.memory_estimate()
+        if limit_bytes is None:
+            try:
+                import psutil
+                limit_bytes = int(psutil.virtual_memory().available)
+            except Exception:  # pragma: no cover - psutil is installed
+                limit_bytes = None
+        msg = (f"full game ({self.config.label}): {self.layout.n_public:,} public nodes, "
+               f"{self.layout.public_pairs:,} (node, hand) pairs, {self.layout.n_slots:,} "
+               f"regret entries; memory estimate {_gib(est['total'])} (storage "
+               f"{_gib(est['storage'])}, buffers {_gib(est['buffers'])}, tree "
+               f"{_gib(est['tree'])})")
+        if out is not None:
+            print(msg, file=out, flush=True)
+        if limit_bytes is not None and est["total"] > limit_bytes:
+            raise MemoryLimitError(
+                f"the full game ({self.config.label}) needs about {_gib(est['total'])} but only "
+                f"{_gib(limit_bytes)} may be used; try --storage int16, a reduced "
+                "configuration, or a machine with more memory")
+        return est
+
+    # ------------------------------------------------------------ allocation
+    def allocate(self, limit_bytes: Optional[int] = None, out=None) -> "FullSolver":
+        if self.state != BUILT:
+            raise SolverStateError(f"allocate() on a solver that is already {self.state}")
+        self.check_memory(limit_bytes, out)
+        L = self.layout
+        wide = self.config.storage == "float32"
+        one32 = np.zeros(1, dtype=np.float32)
+        if wide:
+            self.reg32 = np.zeros(L.n_slots, dtype=np.float32)
+            self.cum32 = np.zeros(L.n_slots, dtype=np.float32)
+            self.reg16 = np.zeros(1, dtype=np.int16)
+            self.cum16 = np.zeros(1, dtype=np.uint16)
+            self.rscale = one32.copy()
+            self.cscale = one32.copy()
+        else:
+            self.reg32, self.cum32 = one32.copy(), one32.copy()
+            self.reg16 = np.zeros(L.n_slots, dtype=np.int16)
+            self.cum16 = np.zeros(L.n_slots, dtype=np.uint16)
+            self.rscale = np.ones(L.n_public, dtype=np.float32)
+            self.cscale = np.ones(L.n_public, dtype=np.float32)
+        s = self._buffer_sizes()
+        D = s["D"]
+        self._buf = dict(
+            ENT=np.zeros((D, s["enter"])), OUT=np.zeros((D, s["enter"])),
+            ES=np.zeros((D, s["k"]), dtype=np.int64), RI=np.zeros((D, s["intra"])),
+            VI=np.zeros((D, s["intra"])), SIG=np.zeros((D, s["sig"])),
+            EV=np.zeros((D, s["sig"])), KI=np.zeros((D, s["k"], 8), dtype=np.int64),
+            TMP=np.zeros((6, s["tmp"])), WC=np.zeros((D, s["n2"])))
+        self.state = ALLOCATED
+        return self
+
+    def _need(self, state: str, what: str) -> None:
+        order = (BUILT, ALLOCATED, SOLVED)
+        if order.index(self.state) < order.index(state):
+            step = {ALLOCATED: "allocate()", SOLVED: "solve()"}[state]
+            raise SolverStateError(f"{what} needs a {state} solver; it is {self.state}: call {step} first")
+
+    # ------------------------------------------------------------ traversals
+    def traverse(self, u: int, mode: int, pos=0.0, neg=0.0, avg=0.0, ladder=None,
+                 win=1.0, lose=1.0) -> np.ndarray:
+        """Counterfactual values of seat ``u``'s root hands (points times deal probability)."""
+        t, L, tm, b = self.tree, self.layout, self.templates, self._buf
+        lad = self.ladder if ladder is None else np.asarray(ladder, dtype=np.float64)
+        return K.traverse(
+            u, mode, pos, neg, avg, self.config.storage == "float32", win, lose,
+            t.kind, t.actor, t.winner, t.showdown, t.lead, t.child_start, t.child_count,
+            t.pair_start, t.n, t.n_edges, t.pair_hand, t.pair_level, t.pair_parent,
+            t.pair_edge, t.pair_edge_start, t.pair_edge_count, L.slot_base, L.node_base,
+            tm.start, tm.size, tm.kind, tm.parent, tm.child_a, tm.child_b, tm.value,
+            tm.exit_state, tm.answerer, lad, self.weights[u],
+            self.reg32, self.reg16, self.rscale, self.cum32, self.cum16, self.cscale,
+            b["ENT"], b["OUT"], b["ES"], b["RI"], b["VI"], b["SIG"], b["EV"], b["KI"], b["TMP"], b["WC"])
+
+    def iterate(self, n: int = 1) -> None:
+        """Run ``n`` Discounted CFR iterations (alternating: the mão, then the pé)."""
+        self._need(ALLOCATED, "iterate()")
+        start = time.perf_counter()
+        for _ in range(n):
+            self.iterations += 1
+            it = self.iterations
+            k = (it - 1) ** self.alpha
+            pos = k / (k + 1.0)
+            neg = 0.5
+            avg = ((it - 1) / it) ** self.gamma
+            for u in (0, 1):
+                self.traverse(u, K.CFR, pos, neg, avg)
+        self.seconds += time.perf_counter() - start
+        if self.state == SOLVED:
+            self.state = ALLOCATED
+
+    def best_response_values(self) -> tuple[float, float]:
+        """Each seat's best-response points against the other's average strategy."""
+        self._need(ALLOCATED, "best_response_values()")
+        if self.iterations == 0:
+            raise SolverStateError("best_response_values() needs at least one iteration")
+        return (float(self.traverse(0, K.BEST).sum()), float(self.traverse(1, K.BEST).sum()))
+
+    def exploitability(self) -> float:
+        """Mean of both seats' best-response gains, points per hand."""
+        v0, v1 = self.best_response_values()
+        return 0.5 * (v0 + v1)
+
+    def value(self) -> float:
+        """The mão's expected points per hand under the average strategies."""
+        self._need(ALLOCATED, "value()")
+        return float(self.traverse(0, K.AVERAGE).sum())
+
+    def hand_values(self) -> np.ndarray:
+        """(2, n) expected points of each class for its holder (mão row 0, pé row 1),
+        conditional on holding it, under the average strategies."""
+        self._need(ALLOCATED, "hand_values()")
+        out = np.full((2, self.weights[0].shape[0]), np.nan)
+        for u in (0, 1):
+            cfv = self.traverse(u, K.AVERAGE)
+            sl = self.tree.pairs(0, u)
+            hands = self.tree.pair_hand[sl]
+            marginal = self.weights[u].sum(axis=1)[hands]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[u, hands] = np.where(marginal > 0, cfv / marginal, np.nan)
+        return out
+
+    def outcome_distribution(self) -> dict:
+        """Probability that the hand ends with the mão / the pé scoring each ladder value."""
+        self._need(ALLOCATED, "outcome_distribution()")
+        out = {}
+        for k, v in enumerate(self.config.ladder):
+            e = np.zeros(len(self.ladder))
+            e[k] = 1.0
+            out[("mao", int(v))] = float(self.traverse(0, K.AVERAGE, ladder=e, win=1.0, lose=0.0).sum())
+            out[("pe", int(v))] = float(self.traverse(0, K.AVERAGE, ladder=e, win=0.0, lose=-1.0).sum())
+        return out
+
+    # ------------------------------------------------------------ solve loop
+    def solve(self, target_exploitability: float = 0.01, max_iterations: int = 10_000,
+              time_budget: Optional[float] = None, check_every: int = 10, progress=False,
+              checkpoint_dir=None, checkpoint_seconds: float = 600.0, log=None,
+              limit_bytes: Optional[int] = None, on_check=None) -> "FullSolver":
+        """Iterate until the exploitability (points per hand) is at most the target, the
+        iteration cap, or ``time_budget`` seconds of this call; then ``solved``.
+
+        With ``checkpoint_dir`` the state is resumed from there if a checkpoint of the
+        same configuration exists, and saved there every ``checkpoint_seconds`` and at the end.
+        ``log``: a file to append one JSON line per exploitability check; ``on_check``: a
+        function called with the solver after each check.
+        """
+        if self.state == BUILT:
+            self.allocate(limit_bytes)
+        if checkpoint_dir is not None and self.iterations == 0 and has_checkpoint(checkpoint_dir):
+            self.load_checkpoint(checkpoint_dir)
+        bar = None
+        if progress:
+            from tqdm import tqdm
+            bar = tqdm(total=max_iterations, initial=self.iterations, unit="it", leave=False,
+                       desc=f"solve full ({self.config.vira or 'toy'})")
+        start = time.perf_counter()
+        last_save = start
+        expl = self.history[-1][2] if self.history else float("inf")
+        try:
+            while self.iterations < max_iterations:
+                if time_budget is not None and time.perf_counter() - start >= time_budget:
+                    break
+                n = min(check_every, max_iterations - self.iterations)
+                self.iterate(n)
+                expl = self.exploitability()
+                self.history.append((self.iterations, round(self.seconds, 3), expl))
+                if log is not None:
+                    with open(log, "a") as fh:
+                        fh.write(json.dumps({"iterations": self.iterations,
+                                             "seconds": round(self.seconds, 2),
+                                             "exploitability": expl,
+                                             "wall": time.strftime("%H:%M:%S")}) + "\n")
+                if on_check is not None:
+                    on_check(self)
+                if bar is not None:
+                    bar.update(n)
+                    bar.set_postfix(exploitability=f"{expl:.4f}")
+                if checkpoint_dir is not None and time.perf_counter() - last_save >= checkpoint_seconds:
+                    self.save_checkpoint(checkpoint_dir)
+                    last_save = time.perf_counter()
+                if expl <= target_exploitability:
+                    break
+        finally:
+            if bar is not None:
+                bar.close()
+            if checkpoint_dir is not None and self.iterations:
+                self.save_checkpoint(checkpoint_dir)
+        self.final_exploitability = expl
+        self.state = SOLVED
+        return self
+
+    # ------------------------------------------------------------ checkpoints
+    def _arrays(self) -> dict:
+        return {"reg32": self.reg32, "cum32": self.cum32, "reg16": self.reg16,
+                "cum16": self.cum16, "rscale": self.rscale, "cscale": self.cscale}
+
+    def save_checkpoint(self, directory) -> Path:
+        """Write the regrets, strategy sums and history to ``directory`` (atomically)."""
+        self._need(ALLOCATED, "save_checkpoint()")
+        directory = Path(directory)
+        tmp = directory.with_name(directory.name + ".tmp")
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        tmp.mkdir(parents=True)
+        for name, arr in self._arrays().items():
+            np.save(tmp / f"{name}.npy", arr)
+        meta = {"config": self.config.as_dict(), "iterations": self.iterations,
+                "seconds": self.seconds, "history": self.history,
+                "n_slots": self.layout.n_slots, "n_public": self.layout.n_public}
+        (tmp / "state.json").write_text(json.dumps(meta))
+        old = directory.with_name(directory.name + ".old")
+        if directory.exists():
+            if old.exists():
+                shutil.rmtree(old)
+            os.replace(directory, old)
+        os.replace(tmp, directory)
+        if old.exists():
+            shutil.rmtree(old)
+        return directory
+
+    def load_checkpoint(self, directory) -> "FullSolver":
+        """Resume from a checkpoint of the same configuration."""
+        directory = Path(directory)
+        if not has_checkpoint(directory):
+            old = directory.with_name(directory.name + ".old")
+            if has_checkpoint(old):
+                directory = old
+            else:
+                raise FileNotFoundError(f"{directory}: no checkpoint there")
+        meta = json.loads((directory / "state.json").read_text())
+        if meta["config"] != self.config.as_dict() or meta["n_slots"] != self.layout.n_slots:
+            raise ValueError(f"{directory}: checkpoint of another configuration "
+                             f"({meta['config']})")
+        if self.state == BUILT:
+            self.allocate()
+        for name, arr in self._arrays().items():
+            arr[...] = np.load(directory / f"{name}.npy", mmap_mode="r")
+        self.iterations = int(meta["iterations"])
+        self.seconds = float(meta["seconds"])
+        self.history = [tuple(h) for h in meta["history"]]
+        if self.history:
+            self.final_exploitability = self.history[-1][2]
+        return self
+
+    # ------------------------------------------------------------ strategies
+    def intra_nodes(self, c: int, entering) -> list:
+        """The public nodes of card node ``c``'s turn for the entering betting states
+        ``entering`` (in order), as the kernel numbers them: dicts with the template
+        node, kind, history, slot offset, public node id and T index."""
+        tm, t = self.templates, self.tree
+        a = int(t.actor[c])
+        na = int(t.n[c, a])
+        E = int(t.n_edges[c])
+        choice = E > na
+        slot, node, tcount = int(self.layout.slot_base[c]), int(self.layout.node_base[c]), 0
+        out = []
+        for h, s in enumerate(entering):
+            st, sz = int(tm.start[a, s]), int(tm.size[a, s])
+            base = len(out)
+            for g in range(sz):
+                gid = st + g
+                rec = {"gid": gid, "kind": int(tm.kind[gid]), "h": h, "slot": slot, "node": node,
+                       "parent": base + int(tm.parent[gid]) if tm.parent[gid] >= 0 else -1,
+                       "child_a": base + int(tm.child_a[gid]) if tm.child_a[gid] >= 0 else -1,
+                       "child_b": base + int(tm.child_b[gid]) if tm.child_b[gid] >= 0 else -1,
+                       "value": int(tm.value[gid]), "exit": int(tm.exit_state[gid]),
+                       "answerer": int(tm.answerer[gid]), "t": -1}
+                node += 1
+                if tm.kind[gid] == T_NODE:
+                    rec["t"] = tcount
+                    tcount += 1
+                    rec["n_slots"] = (E + na) if tm.child_a[gid] >= 0 else (E if choice else 0)
+                else:
+                    nb = int(t.n[c, tm.answerer[gid]])
+                    rec["n_ans"] = 3 if tm.child_b[gid] >= 0 else 2
+                    rec["n_slots"] = rec["n_ans"] * nb
+                slot += rec["n_slots"]
+                out.append(rec)
+        return out
+
+    def _avg(self, slots: np.ndarray, node: int) -> np.ndarray:
+        if self.config.storage == "float32":
+            x = self.cum32[slots].astype(np.float64)
+        else:
+            x = self.cum16[slots].astype(np.float64)
+        return x
+
+    def t_strategy(self, c: int, rec: dict) -> dict:
+        """Average strategy of the player to play at T node ``rec`` of card node ``c``:
+        ``{state: {action: p}}`` with actions ``("card", level)``, ``("cover", child)``,
+        ``"raise"``; states are positions in the actor's list at ``c``."""
+        t = self.tree
+        a = int(t.actor[c])
+        sl = t.pairs(c, a)
+        na = sl.stop - sl.start
+        E = int(t.n_edges[c])
+        edge_action = self.edge_actions(c)
+        out = {}
+        can_raise = rec["child_a"] >= 0
+        for i in range(na):
+            es = int(t.pair_edge_start[sl.start + i])
+            ec = int(t.pair_edge_count[sl.start + i])
+            acts = [edge_action[e] for e in range(es, es + ec)]
+            slots = list(range(rec["slot"] + es, rec["slot"] + es + ec))
+            if can_raise:
+                acts.append("raise")
+                slots.append(rec["slot"] + E + i)
+            if rec["n_slots"] == 0:
+                probs = np.ones(len(acts)) / len(acts)
+            else:
+                x = self._avg(np.array(slots), rec["node"])
+                probs = x / x.sum() if x.sum() > 0 else np.ones(len(acts)) / len(acts)
+            d: dict = {}
+            for act, p in zip(acts, probs):
+                d[act] = d.get(act, 0.0) + float(p)
+            out[i] = d
+        return out
+
+    def q_strategy(self, c: int, rec: dict) -> dict:
+        """Average strategy of the answerer at Q node ``rec``: ``{state: {accept, run, raise}}``."""
+        t = self.tree
+        b = rec["answerer"]
+        nb = int(t.n[c, b])
+        names = ("accept", "run", "raise")[: rec["n_ans"]]
+        out = {}
+        for i in range(nb):
+            slots = rec["slot"] + i * rec["n_ans"] + np.arange(rec["n_ans"])
+            x = self._avg(slots, rec["node"])
+            probs = x / x.sum() if x.sum() > 0 else np.ones(len(names)) / len(names)
+            out[i] = dict(zip(names, (float(p) for p in probs)))
+        return out
+
+    @lru_cache(maxsize=None)
+    def edge_actions(self, c: int) -> tuple:
+        """The public card action of each card edge of ``c``: ``("card", level)`` or
+        ``("cover", level covered)``, or ``("card", last level)`` at a LAST node."""
+        t = self.tree
+        a = int(t.actor[c])
+        E = int(t.n_edges[c])
+        acts = [None] * E
+        if t.kind[c] == LAST:
+            sl = t.pairs(c, a)
+            return tuple(("card", int(t.pair_level[sl.start + i])) for i in range(E))
+        held = self.cards.state_held
+        parent_sl = t.pairs(c, a)
+        for ch in t.children(c):
+            sl = t.pairs(ch, a)
+            act = int(t.action[ch])
+            for p in range(sl.start, sl.stop):
+                e = int(t.pair_edge[p])
+                if act == COVER:
+                    before = list(held[t.pair_state[parent_sl.start + t.pair_parent[p]]])
+                    for lv in held[t.pair_state[p]]:
+                        before.remove(lv)
+                    acts[e] = ("cover", int(before[0]))
+                else:
+                    acts[e] = ("card", act)
+        return tuple(acts)
+
+    def class_of_state(self, c: int, seat: int) -> np.ndarray:
+        return self.tree.pair_hand[self.tree.pairs(c, seat)]
+
+
+def has_checkpoint(directory) -> bool:
+    return (Path(directory) / "state.json").exists()

@@ -1,0 +1,89 @@
+"""``lab bench full``: solve one vira of the full hand game and print its figures.
+
+Prints (stdout, one JSON object per line): the sizes and the memory estimate
+before allocating, the build time, then one line per exploitability check
+(iterations, seconds, exploitability in points per hand, (node, hand) updates
+per second), and a final summary with the exploitability-vs-time curve and
+the peak memory (resident set, GiB). Targets (issue 4): exploitability <= 0.01
+points per hand within 30 minutes on 2 cores and 12 GB.
+
+``--checkpoint DIR`` makes the run resumable (kill it, run the same command
+again); ``--toy 2,2,2,1 --ladder 1,3,6`` runs a reduced configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+
+def _rss_gib() -> float:
+    try:
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    except Exception:  # pragma: no cover
+        return float("nan")
+
+
+def main(argv) -> int:
+    from .full import FullSolver, config_for
+
+    p = argparse.ArgumentParser(prog="lab bench full", description=__doc__.splitlines()[0])
+    p.add_argument("--vira", default="4", help="vira rank (default 4)")
+    p.add_argument("--toy", default=None, help="a reduced deck: copies per level, e.g. 2,2,2,1")
+    p.add_argument("--ladder", default="1,3,6,9,12", help="hand values (default 1,3,6,9,12)")
+    p.add_argument("--storage", default="int16", choices=("int16", "float32"))
+    p.add_argument("--target", type=float, default=0.01, help="points per hand (default 0.01)")
+    p.add_argument("--minutes", type=float, default=30.0, help="time budget (default 30)")
+    p.add_argument("--max-iterations", type=int, default=100_000)
+    p.add_argument("--check-every", type=int, default=10)
+    p.add_argument("--memory-gb", type=float, default=12.0, help="refuse above this (default 12)")
+    p.add_argument("--checkpoint", default=None, metavar="DIR")
+    p.add_argument("--checkpoint-minutes", type=float, default=5.0)
+    p.add_argument("--log", default=None, help="append the checks as JSON lines to this file")
+    args = p.parse_args(argv)
+
+    ladder = tuple(int(x) for x in args.ladder.split(","))
+    toy = tuple(int(x) for x in args.toy.split(",")) if args.toy else None
+    start = time.perf_counter()
+    solver = FullSolver(config_for(None if toy else args.vira, toy_cap=toy, ladder=ladder,
+                                   storage=args.storage))
+    build = time.perf_counter() - start
+    est = solver.memory_estimate()
+    print(json.dumps({"config": solver.config.label, "sizes": solver.sizes(),
+                      "memory_estimate_gib": round(est["total"] / 2**30, 3),
+                      "build_seconds": round(build, 2)}), flush=True)
+    solver.allocate(limit_bytes=int(args.memory_gb * 2**30), out=sys.stderr)
+    pairs = solver.layout.public_pairs
+    budget = args.minutes * 60.0
+    t0 = time.perf_counter()
+    curve = []
+
+    last = [solver.iterations, solver.seconds]
+
+    def report(solver):
+        it, secs, expl = solver.history[-1]
+        d_it = it - last[0]
+        d_s = solver.seconds - last[1]
+        rate = 2 * pairs * d_it / d_s if d_s > 0 else float("nan")
+        last[0], last[1] = it, solver.seconds
+        row = {"iterations": it, "seconds": round(solver.seconds, 1),
+               "wall": round(time.perf_counter() - t0, 1), "exploitability": expl,
+               "updates_per_second": round(rate), "rss_gib": round(_rss_gib(), 2)}
+        curve.append(row)
+        print(json.dumps(row), flush=True)
+
+    solver.solve(args.target, args.max_iterations, time_budget=budget,
+                 check_every=args.check_every, checkpoint_dir=args.checkpoint,
+                 checkpoint_seconds=args.checkpoint_minutes * 60, log=args.log,
+                 on_check=report, progress=True)
+    final = {"final": True, "iterations": solver.iterations, "seconds": round(solver.seconds, 1),
+             "exploitability": solver.history[-1][2] if solver.history else None,
+             "target": args.target, "reached": bool(solver.history and
+                                                    solver.history[-1][2] <= args.target),
+             "peak_rss_gib": round(_rss_gib(), 2), "pairs_per_traversal": pairs,
+             "curve": [(r["wall"], r["exploitability"]) for r in curve]}
+    print(json.dumps(final), flush=True)
+    return 0

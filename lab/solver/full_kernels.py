@@ -1,0 +1,525 @@
+"""Numba traversal of the full hand game on its compact layout (:mod:`lab.solver.full_tree`).
+
+One call of :func:`traverse` walks the card tree depth first for one player
+``u`` and returns the counterfactual value of each of his root hands (points,
+already weighted by the deal probability, as in :mod:`lab.solver.kernels`).
+At a card node every entering betting history is expanded through its
+betting template into T nodes (the player to play: a card or a raise) and Q
+nodes (a raise answered: accept, run, re-raise); all of them share the node's
+private-state lists, so reach and values are small matrices
+``[template node, private state]`` held in per-depth buffers.
+
+Modes: ``CFR`` (both strategies from regret matching; ``u``'s regrets and
+strategy sums get the Discounted CFR update), ``BEST`` (the opponent plays his
+average strategy, ``u`` takes the best action: an exact best response) and
+``AVERAGE`` (both play their average strategies; values only).
+
+Storage: one regret and one strategy-sum entry per (public node, private state
+of its actor, action), in float32 (``wide``) or in 16 bits with one float32
+scale per public node (regrets int16 in ``[-32767, 32767] * scale``, strategy
+sums uint16 in ``[0, 65535] * scale``). Regret matching and averaging only
+need ratios within a node, so they read the raw integers.
+
+``win`` and ``lose`` scale what ``u`` gets when he wins (``+win * value``) and loses
+(``-lose * value``): ``(1, 1)`` is points; other choices count outcomes.
+
+Terminal values use the deal weights ``W[hand_u, hand_o]`` of the two lists:
+a run pays the raiser the accepted value, an END card node pays its winner the
+accepted value, a round-3 showdown pays according to the follower's last card
+against the public lead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+CFR, BEST, AVERAGE = 0, 1, 2
+T_NODE, Q_NODE = 0, 1
+DECISION, LAST, END = 0, 1, 2
+I16 = 32767.0
+U16 = 65535.0
+
+
+@njit(cache=True, inline="always")
+def _raw_reg(wide, reg32, reg16, k):
+    return reg32[k] if wide else np.float64(reg16[k])
+
+
+@njit(cache=True, inline="always")
+def _raw_cum(wide, cum32, cum16, k):
+    return cum32[k] if wide else np.float64(cum16[k])
+
+
+@njit(cache=True, inline="always")
+def _strategy(mode, is_u, wide, reg32, reg16, cum32, cum16, first, count, extra, out, row):
+    """Fill ``out`` with the strategy over slots ``first .. first + count - 1`` and, when
+    ``extra >= 0``, slot ``extra`` (last). Regret matching (``CFR``), or the normalised
+    strategy sum (``BEST`` for the opponent, ``AVERAGE``); uniform when nothing is positive.
+    """
+    n = count + (1 if extra >= 0 else 0)
+    total = 0.0
+    use_cum = mode == AVERAGE or (mode == BEST and not is_u)
+    for k in range(n):
+        sl = first + k if k < count else extra
+        if use_cum:
+            x = _raw_cum(wide, cum32, cum16, sl)
+        else:
+            x = _raw_reg(wide, reg32, reg16, sl)
+            if x < 0.0:
+                x = 0.0
+        out[row, k] = x
+        total += x
+    if total > 0.0:
+        for k in range(n):
+            out[row, k] /= total
+    else:
+        for k in range(n):
+            out[row, k] = 1.0 / n
+
+
+@njit(cache=True, inline="always")
+def _store(wide, reg32, reg16, rscale, cum32, cum16, cscale, node, s0, m, TMP):
+    """Write one public node's ``m`` new regrets (TMP row 3) and strategy sums (row 4)
+    from slot ``s0``."""
+    new_reg = TMP[3]
+    new_cum = TMP[4]
+    if wide:
+        for k in range(m):
+            reg32[s0 + k] = new_reg[k]
+            cum32[s0 + k] = new_cum[k]
+        return
+    mr = 0.0
+    mc = 0.0
+    for k in range(m):
+        a = abs(new_reg[k])
+        if a > mr:
+            mr = a
+        if new_cum[k] > mc:
+            mc = new_cum[k]
+    sr = mr / I16 if mr > 0.0 else 1.0
+    sc = mc / U16 if mc > 0.0 else 1.0
+    rscale[node] = sr
+    cscale[node] = sc
+    for k in range(m):
+        reg16[s0 + k] = np.int16(np.rint(new_reg[k] / sr))
+        cum16[s0 + k] = np.uint16(np.rint(new_cum[k] / sc))
+
+
+@njit(cache=True, inline="always")
+def _old_reg(wide, reg32, reg16, rscale, node, k):
+    return reg32[k] if wide else reg16[k] * np.float64(rscale[node])
+
+
+@njit(cache=True, inline="always")
+def _old_cum(wide, cum32, cum16, cscale, node, k):
+    return cum32[k] if wide else cum16[k] * np.float64(cscale[node])
+
+
+@njit(cache=True, inline="always")
+def _weighted(Wu, hand, pu, nu, po, no, X, xr, xo, sign, OUT, orow, oo, add):
+    """OUT[orow, oo+i] (+)= sign * sum_j W[hand[pu+i], hand[po+j]] * X[xr, xo+j] for the
+    ``nu`` pairs from ``pu`` against the ``no`` pairs from ``po``."""
+    for i in range(nu):
+        hi = hand[pu + i]
+        acc = 0.0
+        for j in range(no):
+            acc += Wu[hi, hand[po + j]] * X[xr, xo + j]
+        if add:
+            OUT[orow, oo + i] += sign * acc
+        else:
+            OUT[orow, oo + i] = sign * acc
+
+
+@njit(cache=True, inline="always")
+def _gather(Wu, hand, pu, nu, po, no, WC, wd):
+    """WC[wd, i * no + j] = W[hand[pu+i], hand[po+j]]: the deal weights of two lists, dense."""
+    for i in range(nu):
+        hi = hand[pu + i]
+        for j in range(no):
+            WC[wd, i * no + j] = Wu[hi, hand[po + j]]
+
+
+@njit(cache=True, inline="always")
+def _matvec(WC, wd, nu, no, X, xr, xo, sign, OUT, orow, oo, add):
+    """OUT[orow, oo+i] (+)= sign * sum_j WC[wd, i*no+j] * X[xr, xo+j] (a gathered block)."""
+    for i in range(nu):
+        base = i * no
+        acc = 0.0
+        for j in range(no):
+            acc += WC[wd, base + j] * X[xr, xo + j]
+        if add:
+            OUT[orow, oo + i] += sign * acc
+        else:
+            OUT[orow, oo + i] = sign * acc
+
+
+# The recursive functions are compiled in each process: numba's on-disk cache cannot
+# reload a self-recursive function (it crashes), so they are not cached.
+@njit(cache=False)
+def traverse(u, mode, pos, neg, avg, wide, win, lose,
+             kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
+             n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
+             pair_edge_count, slot_base, node_base,
+             t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
+             t_answerer, ladder, Wu,
+             reg32, reg16, rscale, cum32, cum16, cscale,
+             ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC):
+    """Values of player ``u``'s root hands (see the module docstring); updates in ``CFR`` mode."""
+    n_root = nn[0, u]
+    for i in range(nn[0, 0] + nn[0, 1]):
+        ENT[0, i] = 1.0
+    ES[0, 0] = 0  # state_id(value 0, no raiser)
+    _visit(0, 0, 1, u, mode, pos, neg, avg, wide, win, lose,
+           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
+           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
+           pair_edge_count, slot_base, node_base,
+           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
+           t_answerer, ladder, Wu,
+           reg32, reg16, rscale, cum32, cum16, cscale,
+           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC)
+    return OUT[0, :n_root].copy()
+
+
+@njit(cache=True, inline="always")
+def _end_values(c, d, H, u, win, lose, winner, pair_start, nn, pair_hand, ladder, t_value_of_h, Wu,
+                ENT, OUT, WC):
+    """OUT[d] for an END card node: the winner scores the accepted value of each history."""
+    n0, n1 = nn[c, 0], nn[c, 1]
+    nu, no = nn[c, u], nn[c, 1 - u]
+    pu = pair_start[c] + (n0 if u == 1 else 0)
+    po = pair_start[c] + (n0 if u == 0 else 0)
+    eu = 0 if u == 0 else n0 * H  # ENT layout: [h, mão pairs] block then [h, pé pairs] block
+    eo = n0 * H if u == 0 else 0
+    sign = win if winner[c] == u else -lose
+    _gather(Wu, pair_hand, pu, nu, po, no, WC, d)
+    for h in range(H):
+        v = ladder[t_value_of_h[h]]
+        _matvec(WC, d, nu, no, ENT, d, eo + h * no, sign * v, OUT, d, h * nu, False)
+    return 0
+
+
+@njit(cache=False)
+def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
+           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
+           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
+           pair_edge_count, slot_base, node_base,
+           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
+           t_answerer, ladder, Wu,
+           reg32, reg16, rscale, cum32, cum16, cscale,
+           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC):
+    a = actor[c]
+    o = 1 - a
+    n0, n1 = nn[c, 0], nn[c, 1]
+    na, no_ = nn[c, a], nn[c, o]
+    nu = nn[c, u]
+    p0 = pair_start[c]
+    pa = p0 + (n0 if a == 1 else 0)
+    pu = p0 + (n0 if u == 1 else 0)
+    E = n_edges[c]
+    choice = E > na
+    is_last = kind[c] == LAST
+    # ---------------------------------------------------------- intra nodes
+    # KI columns: 0 template id, 1 parent intra, 2 slot, 3 public node, 4 sig offset,
+    #             5 T index (T nodes), 6 entering history, 7 root intra of its history
+    K = 0
+    slot = slot_base[c]
+    node = node_base[c]
+    sig = 0
+    tcount = 0
+    for h in range(H):
+        s = ES[d, h]
+        st = t_start[a, s]
+        base = K
+        for g in range(t_size[a, s]):
+            gid = st + g
+            k = base + g
+            KI[d, k, 0] = gid
+            KI[d, k, 1] = base + t_parent[gid] if t_parent[gid] >= 0 else -1
+            KI[d, k, 2] = slot
+            KI[d, k, 3] = node
+            KI[d, k, 4] = sig
+            KI[d, k, 6] = h
+            KI[d, k, 7] = base
+            node += 1
+            if t_kind[gid] == T_NODE:
+                KI[d, k, 5] = tcount
+                tcount += 1
+                if t_child_a[gid] >= 0:
+                    slot += E + na
+                elif choice:
+                    slot += E
+                sig += E + na
+            else:
+                KI[d, k, 5] = -1
+                nb = nn[c, t_answerer[gid]]
+                slot += (3 if t_child_b[gid] >= 0 else 2) * nb
+                sig += 3 * nb
+        K += t_size[a, s]
+    TT = tcount
+    # RI layout at depth d: [k, mão pairs] block (K * n0), then [k, pé pairs] block
+    r0 = 0
+    r1 = K * n0
+    e0 = 0
+    e1 = H * n0
+    # ---------------------------------------------------------- forward: strategies and reach
+    for k in range(K):
+        gid = KI[d, k, 0]
+        par = KI[d, k, 1]
+        h = KI[d, k, 6]
+        if par < 0:
+            for i in range(n0):
+                RI[d, r0 + k * n0 + i] = ENT[d, e0 + h * n0 + i]
+            for i in range(n1):
+                RI[d, r1 + k * n1 + i] = ENT[d, e1 + h * n1 + i]
+        else:
+            for i in range(n0):
+                RI[d, r0 + k * n0 + i] = RI[d, r0 + par * n0 + i]
+            for i in range(n1):
+                RI[d, r1 + k * n1 + i] = RI[d, r1 + par * n1 + i]
+            pg = KI[d, par, 0]
+            ps = KI[d, par, 4]
+            if t_kind[pg] == T_NODE:  # k is the raise of T node par (mover a)
+                rb = r0 if a == 0 else r1
+                for i in range(na):
+                    RI[d, rb + k * na + i] *= SIG[d, ps + E + i]
+            else:  # k is the accept (col 0) or re-raise (col 2) of Q node par
+                b = t_answerer[pg]
+                nb = nn[c, b]
+                col = 0 if t_kind[gid] == T_NODE else 2
+                rb = r0 if b == 0 else r1
+                for i in range(nb):
+                    RI[d, rb + k * nb + i] *= SIG[d, ps + 3 * i + col]
+        # this node's strategy
+        ks = KI[d, k, 2]
+        so = KI[d, k, 4]
+        if t_kind[gid] == T_NODE:
+            can_raise = t_child_a[gid] >= 0
+            has_slots = can_raise or choice
+            for i in range(na):
+                es = pair_edge_start[pa + i]
+                ec = pair_edge_count[pa + i]
+                if not has_slots:
+                    for e in range(es, es + ec):
+                        SIG[d, so + e] = 1.0 / ec
+                    continue
+                _strategy(mode, a == u, wide, reg32, reg16, cum32, cum16, ks + es, ec,
+                          ks + E + i if can_raise else -1, TMP, 1)
+                m = 0
+                for e in range(es, es + ec):
+                    SIG[d, so + e] = TMP[1, m]
+                    m += 1
+                if can_raise:
+                    SIG[d, so + E + i] = TMP[1, m]
+        else:
+            b = t_answerer[gid]
+            nb = nn[c, b]
+            n_ans = 3 if t_child_b[gid] >= 0 else 2
+            for i in range(nb):
+                _strategy(mode, b == u, wide, reg32, reg16, cum32, cum16, ks + i * n_ans, n_ans,
+                          -1, TMP, 1)
+                for x in range(3):
+                    SIG[d, so + 3 * i + x] = TMP[1, x] if x < n_ans else 0.0
+    # ---------------------------------------------------------- values: start at zero
+    for k in range(K):
+        for i in range(nu):
+            VI[d, k * nu + i] = 0.0
+    # T nodes in order (their index is the entering history of the children)
+    tk = np.empty(TT, dtype=np.int64)
+    for k in range(K):
+        if KI[d, k, 5] >= 0:
+            tk[KI[d, k, 5]] = k
+    # ---------------------------------------------------------- card moves
+    # the deal weights between u's list and the opponent's, dense (showdowns and runs)
+    po = p0 + (n0 if u == 0 else 0)  # the opponent's pairs
+    nopp = nn[c, 1 - u]
+    _gather(Wu, pair_hand, pu, nu, po, nopp, WC, d)
+    if is_last:
+        # the follower's forced last card: a showdown against the public lead
+        pl = pa
+        lead_lv = lead[c]
+        for t in range(TT):
+            k = tk[t]
+            gid = KI[d, k, 0]
+            so = KI[d, k, 4]
+            v = ladder[t_value[gid]]
+            if u == a:
+                ro = (r0 if o == 0 else r1) + k * no_
+                _matvec(WC, d, nu, nopp, RI, d, ro, 1.0, EV, d, so, False)
+                for i in range(na):
+                    y = pair_level[pl + i]
+                    w = showdown[c, 0] if y > lead_lv else (showdown[c, 1] if y == lead_lv else showdown[c, 2])
+                    EV[d, so + i] *= v * win if w == u else -v * lose
+            else:
+                ra = (r0 if a == 0 else r1) + k * na
+                for j in range(na):
+                    y = pair_level[pl + j]
+                    w = showdown[c, 0] if y > lead_lv else (showdown[c, 1] if y == lead_lv else showdown[c, 2])
+                    TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * (v * win if w == u else -v * lose)
+                _matvec(WC, d, nu, nopp, TMP, 2, 0, 1.0, VI, d, k * nu, True)
+    else:
+        d1 = d + 1
+        for t in range(TT):
+            ES[d1, t] = t_exit[KI[d, tk[t], 0]]
+        for ch in range(child_start[c], child_start[c] + child_count[c]):
+            c0, c1 = nn[ch, 0], nn[ch, 1]
+            q0 = pair_start[ch]
+            f0 = 0
+            f1 = TT * c0
+            # child reach: the mover's through its card edge, the other's copied
+            for t in range(TT):
+                k = tk[t]
+                so = KI[d, k, 4]
+                for i in range(c0):
+                    pi = pair_parent[q0 + i]
+                    r = RI[d, r0 + k * n0 + pi]
+                    if a == 0:
+                        r *= SIG[d, so + pair_edge[q0 + i]]
+                    ENT[d1, f0 + t * c0 + i] = r
+                for i in range(c1):
+                    pi = pair_parent[q0 + c0 + i]
+                    r = RI[d, r1 + k * n1 + pi]
+                    if a == 1:
+                        r *= SIG[d, so + pair_edge[q0 + c0 + i]]
+                    ENT[d1, f1 + t * c1 + i] = r
+            if kind[ch] == END:
+                tv = np.empty(TT, dtype=np.int64)
+                for t in range(TT):
+                    tv[t] = t_value[KI[d, tk[t], 0]]
+                _end_values(ch, d1, TT, u, win, lose, winner, pair_start, nn, pair_hand, ladder, tv, Wu,
+                            ENT, OUT, WC)
+            else:
+                _visit(ch, d1, TT, u, mode, pos, neg, avg, wide, win, lose,
+                       kind, actor, winner, showdown, lead, child_start, child_count,
+                       pair_start, nn, n_edges, pair_hand, pair_level, pair_parent, pair_edge,
+                       pair_edge_start, pair_edge_count, slot_base, node_base,
+                       t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value,
+                       t_exit, t_answerer, ladder, Wu,
+                       reg32, reg16, rscale, cum32, cum16, cscale,
+                       ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC)
+            # gather the child's values back to this node's T nodes
+            cu = nn[ch, u]
+            qu = q0 + (c0 if u == 1 else 0)
+            for t in range(TT):
+                k = tk[t]
+                so = KI[d, k, 4]
+                for i in range(cu):
+                    val = OUT[d1, t * cu + i]
+                    if u == a:
+                        EV[d, so + pair_edge[qu + i]] = val
+                    else:
+                        VI[d, k * nu + pair_parent[qu + i]] += val
+    # ---------------------------------------------------------- betting: backward
+    for k in range(K - 1, -1, -1):
+        gid = KI[d, k, 0]
+        h0 = KI[d, k, 7]
+        ks = KI[d, k, 2]
+        so = KI[d, k, 4]
+        pub = KI[d, k, 3]
+        if t_kind[gid] == T_NODE:
+            kq = h0 + t_child_a[gid] if t_child_a[gid] >= 0 else -1
+            if u != a:
+                if kq >= 0:
+                    for i in range(nu):
+                        VI[d, k * nu + i] += VI[d, kq * nu + i]
+                continue
+            can_raise = kq >= 0
+            has_slots = can_raise or choice
+            ru = (r0 if u == 0 else r1) + k * nu
+            m = 0
+            for i in range(na):
+                es = pair_edge_start[pa + i]
+                ec = pair_edge_count[pa + i]
+                best = -np.inf
+                val = 0.0
+                for e in range(es, es + ec):
+                    ev = EV[d, so + e]
+                    val += SIG[d, so + e] * ev
+                    if ev > best:
+                        best = ev
+                if can_raise:
+                    ev = VI[d, kq * nu + i]
+                    EV[d, so + E + i] = ev
+                    val += SIG[d, so + E + i] * ev
+                    if ev > best:
+                        best = ev
+                VI[d, k * nu + i] = best if mode == BEST else val
+            if mode == CFR and has_slots:
+                m = E + (na if can_raise else 0)
+                # card edges
+                for i in range(na):
+                    es = pair_edge_start[pa + i]
+                    ec = pair_edge_count[pa + i]
+                    vi = VI[d, k * nu + i]
+                    ri = RI[d, ru + i]
+                    for e in range(es, es + ec):
+                        r = _old_reg(wide, reg32, reg16, rscale, pub, ks + e)
+                        r *= pos if r > 0.0 else neg
+                        TMP[3, e] = r + EV[d, so + e] - vi
+                        TMP[4, e] = (_old_cum(wide, cum32, cum16, cscale, pub, ks + e) * avg
+                                     + ri * SIG[d, so + e])
+                    if can_raise:
+                        e = E + i
+                        r = _old_reg(wide, reg32, reg16, rscale, pub, ks + e)
+                        r *= pos if r > 0.0 else neg
+                        TMP[3, e] = r + EV[d, so + e] - vi
+                        TMP[4, e] = (_old_cum(wide, cum32, cum16, cscale, pub, ks + e) * avg
+                                     + ri * SIG[d, so + e])
+                _store(wide, reg32, reg16, rscale, cum32, cum16, cscale, pub, ks, m, TMP)
+        else:
+            b = t_answerer[gid]
+            raiser = 1 - b
+            v = ladder[t_value[gid]]
+            nb = nn[c, b]
+            n_ans = 3 if t_child_b[gid] >= 0 else 2
+            kacc = h0 + t_child_a[gid]
+            krr = h0 + t_child_b[gid] if t_child_b[gid] >= 0 else -1
+            sgn = v * win if raiser == u else -v * lose
+            # the run: the raiser scores the accepted value
+            if u == b:
+                ro = (r0 if u == 1 else r1) + k * nopp
+                _matvec(WC, d, nu, nopp, RI, d, ro, sgn, TMP, 5, 0, False)
+                m = nb * n_ans
+                ru = (r0 if u == 0 else r1) + k * nu
+                for i in range(nb):
+                    ev_acc = VI[d, kacc * nu + i]
+                    ev_run = TMP[5, i]
+                    ev_rr = VI[d, krr * nu + i] if krr >= 0 else 0.0
+                    s_acc = SIG[d, so + 3 * i]
+                    s_run = SIG[d, so + 3 * i + 1]
+                    s_rr = SIG[d, so + 3 * i + 2]
+                    val = s_acc * ev_acc + s_run * ev_run + s_rr * ev_rr
+                    best = max(ev_acc, ev_run)
+                    if krr >= 0 and ev_rr > best:
+                        best = ev_rr
+                    vi = best if mode == BEST else val
+                    VI[d, k * nu + i] = vi
+                    if mode == CFR:
+                        ri = RI[d, ru + i]
+                        for x in range(n_ans):
+                            ev = ev_acc if x == 0 else (ev_run if x == 1 else ev_rr)
+                            sl = ks + i * n_ans + x
+                            r = _old_reg(wide, reg32, reg16, rscale, pub, sl)
+                            r *= pos if r > 0.0 else neg
+                            TMP[3, i * n_ans + x] = r + ev - vi
+                            TMP[4, i * n_ans + x] = (_old_cum(wide, cum32, cum16, cscale, pub, sl)
+                                                     * avg + ri * SIG[d, so + 3 * i + x])
+                if mode == CFR:
+                    _store(wide, reg32, reg16, rscale, cum32, cum16, cscale, pub, ks, m, TMP)
+            else:
+                rb = (r0 if b == 0 else r1) + k * nb
+                for j in range(nb):
+                    TMP[5, j] = RI[d, rb + j] * SIG[d, so + 3 * j + 1]
+                for i in range(nu):
+                    val = VI[d, kacc * nu + i]
+                    if krr >= 0:
+                        val += VI[d, krr * nu + i]
+                    VI[d, k * nu + i] = val
+                _matvec(WC, d, nu, nopp, TMP, 5, 0, sgn, VI, d, k * nu, True)
+    # ---------------------------------------------------------- out: each history's root node
+    k = 0
+    for h in range(H):
+        for i in range(nu):
+            OUT[d, h * nu + i] = VI[d, k * nu + i]
+        k += t_size[a, ES[d, h]]
+    return 0
