@@ -14,6 +14,7 @@ BENCHES = {
     "sim": "lab.sim.bench:main",
     "dashboards": "lab.bench_dashboards:main",
     "cardplay": "lab.bench_cardplay:main",
+    "full": "lab.solver.full_bench:main",
 }
 """Benchmark target -> ``module:function`` running it."""
 

@@ -1,0 +1,80 @@
+"""Solve the full hand game (truco ladder) per vira and write its tables to ``data/``.
+
+``lab solve-full [--vira V ... | --all] [--scheduler ADDRESS] [--minutes 30] [--target 0.01]``
+sends one task per vira to a dask.distributed cluster (a local one when no address
+is given), each an epsilon-Nash solve of the hand game with betting that stops at
+the target exploitability (points per hand) or the time budget, and writes the
+``full_ev``, ``full_strategy`` and ``full_summary`` tables (see
+:mod:`lab.solver.full_tables`). With ``--checkpoints DIR`` every solve saves its
+state there, so that running the same command again resumes it.
+
+(This is the ``lab solve full`` of issue 4, kept as its own command while
+``lab/commands/solve.py`` belongs to another piece of work.)
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..cards import RANKS
+from ..cli import UsageError
+from ..classes import vira_rank_of
+
+
+def add_arguments(parser) -> None:
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--vira", action="append", metavar="V",
+                       help="a vira rank or card (4, Q, 7c ...); repeat for several")
+    which.add_argument("--all", action="store_true", help="all ten viras (the default)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="a dask.distributed scheduler (default: start a local cluster)")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="worker processes of the local cluster (default 1)")
+    parser.add_argument("--minutes", type=float, default=None, metavar="M",
+                        help="time budget of each vira's solve (default 30)")
+    parser.add_argument("--target", type=float, default=None, metavar="EPS",
+                        help="stop at this exploitability, points per hand (default 0.01)")
+    parser.add_argument("--storage", choices=("int16", "float32"), default=None,
+                        help="regret storage (default int16)")
+    parser.add_argument("--checkpoints", default=None, metavar="DIR",
+                        help="save and resume each solve's state under DIR")
+
+
+def settings_from(args) -> dict:
+    from ..solver.full_tables import FULL_SETTINGS
+
+    s = dict(FULL_SETTINGS)
+    if args.minutes is not None:
+        if not args.minutes > 0:
+            raise UsageError(f"--minutes {args.minutes}: give a positive number")
+        s["time_budget_minutes"] = float(args.minutes)
+    if args.target is not None:
+        if not args.target > 0:
+            raise UsageError(f"--target {args.target}: give a positive exploitability (points)")
+        s["target_exploitability"] = float(args.target)
+    if args.storage is not None:
+        s["storage"] = args.storage
+    return s
+
+
+def run(args) -> int:
+    from ..solver.full_tables import solve_viras_full, write_full_tables
+
+    viras = [RANKS[vira_rank_of(v)] for v in args.vira] if args.vira else list(RANKS)
+    if len(set(viras)) != len(viras):
+        raise UsageError(f"--vira {','.join(args.vira)}: a vira rank is repeated")
+    if args.workers < 1:
+        raise UsageError(f"--workers {args.workers}: give at least 1")
+    settings = settings_from(args)
+    print(f"solving the full game for vira {', '.join(viras)} "
+          f"({'scheduler ' + args.scheduler if args.scheduler else 'local cluster'})",
+          file=sys.stderr)
+    results = solve_viras_full(viras, settings, scheduler=args.scheduler,
+                               checkpoint_root=args.checkpoints, local_workers=args.workers)
+    tables = write_full_tables(results, settings)
+    for v in viras:
+        s = results[v]["full_summary"]
+        print(f"vira {v}: mão EV {s['value_mao']:+.4f} points, exploitability "
+              f"{s['exploitability']:.4f} points, {s['iterations']} iterations", file=sys.stderr)
+    print(", ".join(f"data/{n}.parquet ({len(df)} rows)" for n, df in tables.items()))
+    return 0

@@ -1,0 +1,280 @@
+"""Tables of the full hand game (points EV and betting strategy per vira), and their solves.
+
+Three tidy tables, written with :func:`lab.tables.write_table` (parquet + manifest):
+
+``full_ev``
+    One row per (vira, seat, hand class): ``vira``, ``seat`` (``mao``/``pe``), ``hand``
+    (label such as ``zap 3 K``), ``weight`` (probability of being dealt the class),
+    ``ev`` (expected net points per hand for the holder, under the solved strategies)
+    and ``exploitability`` (the vira's solve, points per hand).
+``full_strategy``
+    One row per (vira, seat, hand, situation, action): the average strategy summarised
+    per class at the first decisions. Situations: ``first`` (the mão's first move:
+    ``truco`` or ``play <card>``), ``vs_truco`` (the pé answering the mão's opening
+    truco: ``accept``, ``run``, ``raise``), ``first_after_card`` (the pé's first move
+    after the mão opened with a card, averaged over the mão's cards with their
+    equilibrium probabilities: ``truco`` or ``play <card>`` / ``cover <card>``).
+``full_summary``
+    One row per vira: ``value_mao`` (the mão's EV, points per hand), ``exploitability``,
+    ``iterations``, ``seconds``, the outcome distribution ``p_mao_1 .. p_pe_12``
+    (probability that the hand ends with that seat scoring that value) and the bluff
+    frequencies ``bluff_mao`` / ``bluff_pe``: the probability of a truco at the seat's
+    first decision for a class whose EV is below the seat's median (by deal weight).
+
+The solves run one task per vira, locally or on a dask.distributed cluster
+(:func:`solve_viras_full`). A solve saves checkpoints so that an interrupted run
+resumes; only these summary tables, never the regrets, go to ``data/``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Iterable, Optional
+
+import numpy as np
+import pandas as pd
+
+from ..cards import RANKS, level_name
+from ..classes import hand_classes, vira_rank_of
+from .full import FullSolver, config_for
+from .full_game import LADDER
+
+FULL_SETTINGS = {"target_exploitability": 0.01, "time_budget_minutes": 30.0,
+                 "storage": "int16", "ladder": list(LADDER)}
+"""Default settings of the full-game solves (exploitability in points per hand)."""
+
+SEATS = ("mao", "pe")
+
+
+def _register() -> None:
+    """Add the full-game tables to lab.tables' registry (idempotent)."""
+    from .. import tables as T
+    for name in ("full_ev", "full_strategy", "full_summary"):
+        T.TABLES.setdefault(name, T.TableSpec(name, 1, FULL_SETTINGS, "full",
+                                              "lab solve-full --all"))
+
+
+# ---------------------------------------------------------------- summaries of one solve
+
+def _name(action, vira_rank) -> str:
+    if action == "raise":
+        return "truco"
+    kind, lv = action
+    label = level_name(int(lv), vira_rank) if vira_rank is not None else str(lv)
+    return f"{'play' if kind == 'card' else 'cover'} {label}"
+
+
+def first_decisions(solver: FullSolver):
+    """The average strategy at the first decisions, per class.
+
+    Returns ``(mao_first, pe_vs_truco, pe_first)``: dicts class -> {action: p}. ``pe_first``
+    averages the pé's first move over the mão's opening cards, each weighted by the
+    probability (deal and the mão's strategy) of reaching it with that class.
+    """
+    t = solver.tree
+    rank = vira_rank_of(solver.config.vira) if solver.config.vira else None
+    recs = solver.intra_nodes(0, [0])
+    root = recs[0]
+    mao_states = solver.t_strategy(0, root)
+    mao_cls = t.pair_hand[t.pairs(0, 0)]
+    mao_first = {int(mao_cls[i]): {_name(a, rank): p for a, p in d.items()}
+                 for i, d in mao_states.items()}
+    q = recs[root["child_a"]]
+    pe_cls = t.pair_hand[t.pairs(0, 1)]
+    pe_vs = {int(pe_cls[i]): d for i, d in solver.q_strategy(0, q).items()}
+    # the pé's first move after each opening card of the mão (no truco before it)
+    entering = [r["exit"] for r in recs if r["kind"] == 0]
+    W = solver.weights[0]
+    acc: dict = {}
+    tot: dict = {}
+    edge_act = solver.edge_actions(0)
+    for ch in t.children(0):
+        lv = int(t.action[ch])
+        # the mão's probability of opening with lv, per mão class (root list order)
+        sl = t.pairs(0, 0)
+        p_open = np.zeros(len(mao_cls))
+        for i in range(len(mao_cls)):
+            p_open[i] = mao_states[i].get(("card", lv), 0.0)
+        reach_by_class = np.zeros(W.shape[0])
+        reach_by_class[mao_cls] = p_open
+        weight_pe = reach_by_class @ W  # per pé class: P(deal and the mão opens lv)
+        node = solver.intra_nodes(ch, entering)[0]
+        strat = solver.t_strategy(ch, node)
+        cls = t.pair_hand[t.pairs(ch, 1)]
+        for j, d in strat.items():
+            c = int(cls[j])
+            w = weight_pe[c]
+            if w <= 0:
+                continue
+            tot[c] = tot.get(c, 0.0) + w
+            row = acc.setdefault(c, {})
+            for a, p in d.items():
+                key = _name(a, rank)
+                row[key] = row.get(key, 0.0) + w * p
+    pe_first = {c: {a: v / tot[c] for a, v in row.items()} for c, row in acc.items()}
+    del edge_act, sl
+    return mao_first, pe_vs, pe_first
+
+
+def summarise(solver: FullSolver, seconds: float) -> dict:
+    """The table rows of one solved vira: ``{"full_ev": df, "full_strategy": df,
+    "full_summary": row dict}``."""
+    cfg = solver.config
+    if cfg.vira is not None:
+        hc = hand_classes(cfg.vira)
+        labels, weights = hc.labels, hc.weight
+    else:
+        labels = solver.cards.labels
+        weights = solver.weights[0].sum(axis=1)
+    vira = cfg.vira or "toy"
+    expl = float(solver.final_exploitability)
+    ev = solver.hand_values()
+    rows = []
+    for s, seat in enumerate(SEATS):
+        for c, label in enumerate(labels):
+            rows.append({"vira": vira, "seat": seat, "hand": label, "weight": float(weights[c]),
+                         "ev": float(ev[s, c]), "exploitability": expl})
+    ev_df = pd.DataFrame(rows)
+    mao_first, pe_vs, pe_first = first_decisions(solver)
+    srows = []
+    for seat, situation, table in (("mao", "first", mao_first), ("pe", "vs_truco", pe_vs),
+                                   ("pe", "first_after_card", pe_first)):
+        for c in sorted(table):
+            for action, p in sorted(table[c].items()):
+                srows.append({"vira": vira, "seat": seat, "hand": labels[c],
+                              "situation": situation, "action": action, "probability": float(p)})
+    strat_df = pd.DataFrame(srows)
+    dist = solver.outcome_distribution()
+    summary = {"vira": vira, "value_mao": solver.value(), "exploitability": expl,
+               "iterations": int(solver.iterations), "seconds": float(seconds),
+               "storage": cfg.storage}
+    for (seat, v), p in dist.items():
+        summary[f"p_{seat}_{v}"] = p
+    for s, (seat, first) in enumerate((("mao", mao_first), ("pe", pe_first))):
+        summary[f"bluff_{seat}"] = bluff_frequency(ev[s], weights, first)
+    return {"full_ev": ev_df, "full_strategy": strat_df, "full_summary": summary}
+
+
+def bluff_frequency(ev_row, weights, first: dict) -> float:
+    """P(truco at the first decision | the class's EV is below the seat's weighted median)."""
+    classes = [c for c in first if np.isfinite(ev_row[c])]
+    if not classes:
+        return float("nan")
+    order = sorted(classes, key=lambda c: ev_row[c])
+    w = np.array([weights[c] for c in order], dtype=float)
+    cum = np.cumsum(w) / w.sum()
+    below = [c for c, q in zip(order, cum) if q <= 0.5]
+    if not below:
+        return 0.0
+    wb = np.array([weights[c] for c in below])
+    pb = np.array([first[c].get("truco", 0.0) for c in below])
+    return float((wb * pb).sum() / wb.sum())
+
+
+# ---------------------------------------------------------------- solves
+
+def solve_vira_full(vira, settings: Optional[dict] = None, checkpoint_root=None,
+                    progress: bool = False, toy_cap=None, log=None) -> dict:
+    """Solve one vira (or a toy deck) and return its table rows (see :func:`summarise`).
+
+    Stops at ``settings['target_exploitability']`` (points per hand), after
+    ``time_budget_minutes`` or ``max_iterations``; checkpoints under ``checkpoint_root``.
+    """
+    s = dict(FULL_SETTINGS if settings is None else settings)
+    cfg = config_for(None if toy_cap is not None else vira, toy_cap=toy_cap,
+                     ladder=tuple(s.get("ladder", LADDER)), storage=s.get("storage", "int16"))
+    start = time.perf_counter()
+    solver = FullSolver(cfg)
+    ck = None
+    if checkpoint_root is not None:
+        tag = cfg.vira or "toy" + "-".join(map(str, toy_cap))
+        ck = Path(checkpoint_root) / f"full_{tag}_{'-'.join(map(str, cfg.ladder))}_{cfg.storage}"
+    solver.solve(s["target_exploitability"], int(s.get("max_iterations", 1_000_000)),
+                 time_budget=60.0 * float(s["time_budget_minutes"]),
+                 check_every=int(s.get("check_every", 10)), progress=progress,
+                 checkpoint_dir=ck, checkpoint_seconds=60.0 * float(s.get("checkpoint_minutes", 10)),
+                 log=log)
+    out = summarise(solver, time.perf_counter() - start)
+    out["seconds"] = solver.seconds
+    return out
+
+
+def solve_viras_full(viras: Iterable, settings: Optional[dict] = None, scheduler: Optional[str] = None,
+                     checkpoint_root=None, toy_cap=None, local_workers: int = 1,
+                     processes: bool = True) -> dict:
+    """Solve several viras, one dask task each; returns ``{vira: rows}``.
+
+    ``scheduler``: the address of a dask.distributed scheduler; without it a local
+    cluster is started (``local_workers`` single-threaded workers, processes unless
+    ``processes=False``).
+    """
+    from dask.distributed import Client, LocalCluster
+
+    viras = list(viras)
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1,
+                               processes=processes, dashboard_address=None)
+        client = Client(cluster)
+    else:
+        client = Client(scheduler)
+    try:
+        futures = {v: client.submit(solve_vira_full, v, settings, checkpoint_root, False, toy_cap,
+                                    key=f"full-{v}-{time.time_ns()}", pure=False)
+                   for v in viras}
+        return {v: f.result() for v, f in futures.items()}
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def write_full_tables(results: dict, settings: Optional[dict] = None, directory=None) -> dict:
+    """Write (merging with the viras already on disk) the three full-game tables."""
+    from .. import tables as T
+
+    _register()
+    settings = dict(FULL_SETTINGS if settings is None else settings)
+    chars = [RANKS[vira_rank_of(v)] for v in results]
+    per_vira = {RANKS[vira_rank_of(v)]: {"iterations": r["full_summary"]["iterations"],
+                                         "exploitability": r["full_summary"]["exploitability"],
+                                         "seconds": r["full_summary"]["seconds"],
+                                         "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+                for v, r in results.items()}
+    fresh = {"full_ev": pd.concat([r["full_ev"] for r in results.values()], ignore_index=True),
+             "full_strategy": pd.concat([r["full_strategy"] for r in results.values()],
+                                        ignore_index=True),
+             "full_summary": pd.DataFrame([r["full_summary"] for r in results.values()])}
+    out = {}
+    for name, df in fresh.items():
+        old_viras = {}
+        try:
+            manifest = T.read_manifest(name, directory)
+            T.check_manifest(name, manifest, settings, viras=[])
+            old = pd.read_parquet(T.table_paths(name, directory)[0])
+            old = old[~old["vira"].isin(chars)]
+            old_viras = {v: i for v, i in manifest["viras"].items() if v not in chars}
+            df = pd.concat([old, df], ignore_index=True)
+        except (T.TableError, OSError, KeyError, ValueError):
+            pass
+        order = np.lexsort((np.arange(len(df)), df["vira"].map(RANKS.index).to_numpy()))
+        df = df.iloc[order].reset_index(drop=True)
+        T.write_table(name, df, settings, {**old_viras, **per_vira}, directory)
+        out[name] = df
+    return out
+
+
+def load_full(name: str, vira, directory=None) -> pd.DataFrame:
+    """Rows of one vira from a full-game table (TableError naming the rebuild command)."""
+    from .. import tables as T
+
+    _register()
+    v = RANKS[vira_rank_of(vira)]
+    manifest = T.read_manifest(name, directory)
+    settings = manifest.get("settings")
+    T.check_manifest(name, manifest, settings, viras=[v])
+    if settings.get("ladder") != list(LADDER):
+        raise T.TableError(f"table {name!r} was built for ladder {settings.get('ladder')}")
+    df = pd.read_parquet(T.table_paths(name, directory)[0])
+    return df[df["vira"] == v].reset_index(drop=True)

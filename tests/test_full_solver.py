@@ -1,0 +1,143 @@
+"""The compact full-game solver (lab.solver.full) against the generic public-tree solver on
+the reference game, its storage modes, checkpoints, memory guard, summaries and dask path.
+
+Reduced configurations keep it fast: a 7-card deck (levels with 2, 2, 2, 1 copies) and
+ladders 1-3 / 1-3-6 (one or two raises) or the full 1-3-6-9-12."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lab.solver import full_kernels as K
+from lab.solver.cfr import CFRSolver
+from lab.solver.full import FullSolver, MemoryLimitError, config_for
+from lab.solver.full_game import FullGame
+from lab.solver.full_tables import solve_vira_full, solve_viras_full, summarise
+from lab.solver.tree import build_tree
+
+TOY = (2, 2, 2, 1)
+
+
+@pytest.fixture(scope="module")
+def reference():
+    """The reference game (every card public, generic tree) with ladder 1-3-6."""
+    game = FullGame(toy_cap=TOY, ladder=(1, 3, 6))
+    return game, build_tree(game)
+
+
+def test_same_public_nodes_and_actions_as_the_reference(reference):
+    game, tree = reference
+    solver = FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6), storage="float32"))
+    sizes = solver.sizes()
+    # the compact layout folds only the forced last card: same decisions, same choices
+    assert sizes["public_nodes"] == tree.sizes()["decision_nodes"]
+    assert sizes["regret_entries"] == tree.n_edges
+
+
+def test_first_iterations_equal_the_generic_solver(reference):
+    """From the uniform start both solvers run the same Discounted CFR iterates (later
+    iterates may part where float rounding breaks ties between zero regrets)."""
+    game, tree = reference
+    ref = CFRSolver(tree, game.deal_weights(), game.payoffs()).allocate()
+    mine = FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6), storage="float32")).allocate()
+    for _ in range(2):
+        ref.iterate(1)
+        mine.iterate(1)
+        assert mine.exploitability() == pytest.approx(ref.exploitability(), rel=1e-6, abs=1e-7)
+        r0, r1 = ref.best_response_values()
+        m0, m1 = mine.best_response_values()
+        assert (m0, m1) == pytest.approx((r0, r1), abs=1e-6)
+
+
+@pytest.mark.parametrize("storage", ["float32", "int16"])
+def test_solved_value_agrees_with_the_generic_solver(reference, storage):
+    """Both certify an interval [what the pé concedes, what the mão can get] around the
+    game value: the intervals overlap and are narrow."""
+    game, tree = reference
+    ref = CFRSolver(tree, game.deal_weights(), game.payoffs())
+    ref.solve(2e-3, 3000, check_every=25)
+    r0, r1 = ref.best_response_values()
+    mine = FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6), storage=storage))
+    mine.solve(2.5e-3, 3000, check_every=25)
+    m0, m1 = mine.best_response_values()
+    assert mine.final_exploitability <= 2.5e-3
+    lo, hi = max(-r1, -m1), min(r0, m0)
+    assert lo <= hi + 1e-9
+    assert -m1 <= mine.value() <= m0
+    assert mine.value() == pytest.approx(ref.value(), abs=5e-3)
+
+
+def test_checkpoint_resume_is_exact(tmp_path):
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3))
+    straight = FullSolver(cfg).solve(0.0, 60, check_every=20)
+    first = FullSolver(cfg).solve(0.0, 40, check_every=20, checkpoint_dir=tmp_path / "ck")
+    resumed = FullSolver(cfg).solve(0.0, 60, check_every=20, checkpoint_dir=tmp_path / "ck")
+    assert first.iterations == 40 and resumed.iterations == 60
+    assert [h[2] for h in resumed.history] == [h[2] for h in straight.history]
+    assert np.array_equal(resumed.reg16, straight.reg16)
+    with pytest.raises(ValueError, match="another configuration"):
+        FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6))).load_checkpoint(tmp_path / "ck")
+
+
+def test_time_budget_stops_the_solve():
+    solver = FullSolver(config_for(toy_cap=TOY, ladder=(1, 3)))
+    solver.solve(0.0, 10_000, time_budget=0.5, check_every=5)
+    assert 0 < solver.iterations < 10_000
+
+
+def test_memory_estimate_is_printed_and_too_much_is_refused(capsys):
+    solver = FullSolver(config_for(toy_cap=TOY))
+    est = solver.memory_estimate()
+    assert est["storage"] == solver.layout.n_slots * 4 + solver.layout.n_public * 8
+    import sys
+    with pytest.raises(MemoryLimitError, match="needs about"):
+        solver.allocate(limit_bytes=1000, out=sys.stderr)
+    assert "memory estimate" in capsys.readouterr().err
+    assert solver.state == "built"
+
+
+def test_real_vira_sizes_without_allocating():
+    """One vira of the real game: the sizes the issue quotes, and a 16-bit footprint that
+    fits the 12 GB target (nothing is allocated here)."""
+    solver = FullSolver(config_for("4"))
+    s = solver.sizes()
+    assert 2.5e7 < s["public_nodes"] < 3.5e7
+    assert s["public_pairs"] > 5e8
+    assert solver.memory_estimate()["total"] < 12 * 2**30
+    assert solver.build_seconds < 60
+
+
+def test_summaries_are_consistent():
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6))
+    solver = FullSolver(cfg).solve(5e-3, 2000, check_every=25)
+    rows = summarise(solver, 1.0)
+    s = rows["full_summary"]
+    probs = {k: v for k, v in s.items() if k.startswith("p_")}
+    assert sum(probs.values()) == pytest.approx(1.0, abs=1e-9)
+    points = sum(v * (1 if k.startswith("p_mao") else -1) * int(k.rsplit("_", 1)[1])
+                 for k, v in probs.items())
+    assert points == pytest.approx(s["value_mao"], abs=1e-9)
+    ev = rows["full_ev"]
+    for seat, sign in (("mao", 1), ("pe", -1)):
+        e = ev[ev["seat"] == seat]
+        assert (e["weight"] * e["ev"]).sum() == pytest.approx(sign * s["value_mao"], abs=1e-9)
+    strat = rows["full_strategy"]
+    sums = strat.groupby(["seat", "hand", "situation"])["probability"].sum()
+    assert np.allclose(sums.to_numpy(), 1.0)
+    assert set(strat["situation"]) == {"first", "vs_truco", "first_after_card"}
+    assert 0.0 <= s["bluff_mao"] <= 1.0 and 0.0 <= s["bluff_pe"] <= 1.0
+
+
+def test_two_tiny_solves_through_a_local_dask_cluster():
+    settings = {"target_exploitability": 0.05, "time_budget_minutes": 1.0, "storage": "int16",
+                "ladder": [1, 3], "check_every": 10}
+    direct = solve_vira_full(None, settings, toy_cap=TOY)
+    # a threaded local cluster: the workers share this process's compiled kernels
+    results = solve_viras_full(["4", "5"], settings, toy_cap=TOY, local_workers=1,
+                               processes=False)
+    assert set(results) == {"4", "5"}
+    for r in results.values():
+        assert r["full_summary"]["exploitability"] <= 0.05
+        assert r["full_summary"]["value_mao"] == pytest.approx(
+            direct["full_summary"]["value_mao"], abs=1e-12)
