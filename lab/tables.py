@@ -70,8 +70,12 @@ CARDPLAY_COLUMNS = ("vira", "seat", "hand", "best", "second", "third", "equity",
 SUMMARY_COLUMNS = ("vira", "value_mao", "double_dummy_mao", "exploitability", "iterations",
                    "seconds")
 
-SOURCES = ("lab/cards.py", "lab/classes.py", "lab/rules.py", "lab/tables.py", "lab/solver")
-"""Source files (and folders) whose code decides the numbers: hashed into each manifest."""
+CARDPLAY_SOURCES = ("lab/cards.py", "lab/classes.py", "lab/rules.py", "lab/tables.py",
+                    "lab/solver/game.py", "lab/solver/tree.py", "lab/solver/kernels.py",
+                    "lab/solver/cfr.py", "lab/solver/cardplay_game.py", "lab/solver/cardplay.py",
+                    "lab/solver/double_dummy.py")
+MATCH_SOURCES = CARDPLAY_SOURCES + ("lab/match.py", "lab/solver/eleven.py")
+"""Source files whose code decides a table's numbers: hashed into its manifest."""
 
 
 class TableError(ValueError):
@@ -87,6 +91,8 @@ class TableSpec:
     settings: dict         # the default solver settings the table must be built with
     group: str             # tables built together by one solve
     rebuild: str           # the command that rebuilds the table
+    sources: tuple = CARDPLAY_SOURCES  # the code that decides its numbers
+    built_on: tuple = ()   # tables whose numbers it is computed from
 
 
 MATCH_SETTINGS = {"eleven_target_exploitability": 1e-5, "normal_model": "cardplay-1pt",
@@ -99,8 +105,10 @@ TABLES = {
                           "lab solve cardplay --all"),
     "cardplay_summary": TableSpec("cardplay_summary", 1, CARDPLAY_SETTINGS, "cardplay",
                                   "lab solve cardplay --all"),
-    "match_equity": TableSpec("match_equity", 1, MATCH_SETTINGS, "match", "lab solve match"),
-    "mao_de_onze": TableSpec("mao_de_onze", 1, MATCH_SETTINGS, "match", "lab solve match"),
+    "match_equity": TableSpec("match_equity", 1, MATCH_SETTINGS, "match", "lab solve match",
+                              MATCH_SOURCES, ("cardplay_summary",)),
+    "mao_de_onze": TableSpec("mao_de_onze", 1, MATCH_SETTINGS, "match", "lab solve match",
+                             MATCH_SOURCES, ("cardplay_summary",)),
 }
 
 
@@ -136,11 +144,16 @@ def fingerprint(name: str, settings: dict) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
-def code_hash() -> str:
-    """Hash of the source code in SOURCES (recorded for provenance, not checked on load)."""
+def file_hash(path: Path) -> str:
+    """Short hash of a file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def code_hash(sources=CARDPLAY_SOURCES) -> str:
+    """Hash of the source code of ``sources`` (recorded for provenance, not checked on load)."""
     root = Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
-    for entry in SOURCES:
+    for entry in sources:
         path = root / entry
         files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
         for f in files:
@@ -165,10 +178,20 @@ def read_manifest(name: str, directory: Optional[Path] = None) -> dict:
                          f"rebuild it with `{spec.rebuild}`") from None
 
 
+def built_on_hashes(name: str, directory: Optional[Path] = None) -> dict:
+    """{table it is computed from: hash of that table's parquet file now (None if missing)}."""
+    out = {}
+    for dep in spec_of(name).built_on:
+        parquet = table_paths(dep, directory)[0]
+        out[dep] = file_hash(parquet) if parquet.exists() else None
+    return out
+
+
 def check_manifest(name: str, manifest: dict, settings: Optional[dict] = None,
-                   viras: Optional[Iterable] = None) -> None:
+                   viras: Optional[Iterable] = None, directory: Optional[Path] = None) -> None:
     """Raise TableError unless ``manifest`` matches the current rules version, schema and
-    ``settings`` (default: the table's own) and covers ``viras`` (default: all ten)."""
+    ``settings`` (default: the table's own), covers ``viras`` (default: all ten) and was
+    computed from the tables now on disk that it is built on."""
     spec = spec_of(name)
     settings = spec.settings if settings is None else settings
     why = None
@@ -189,6 +212,9 @@ def check_manifest(name: str, manifest: dict, settings: Optional[dict] = None,
         lacking = [v for v in want if v not in have]
         if lacking:
             why = f"it lacks vira {', '.join(lacking)}"
+        for dep, now in built_on_hashes(name, directory).items():
+            if why is None and manifest.get("built_on", {}).get(dep) != now:
+                why = f"it was computed from another {dep!r} table than the one on disk"
     if why is not None:
         raise TableError(f"table {name!r} is stale: {why}; rebuild it with `{spec.rebuild}`")
 
@@ -202,7 +228,7 @@ def load_table(name: str, viras: Optional[Iterable] = None, settings: Optional[d
     missing, unreadable or stale.
     """
     manifest = read_manifest(name, directory)
-    check_manifest(name, manifest, settings, viras)
+    check_manifest(name, manifest, settings, viras, directory)
     parquet, _ = table_paths(name, directory)
     try:
         df = pd.read_parquet(parquet)
@@ -221,7 +247,7 @@ def load_table(name: str, viras: Optional[Iterable] = None, settings: Optional[d
 def table_status(name: str, directory: Optional[Path] = None) -> str:
     """``ok`` or the reason the table cannot be used (one line)."""
     try:
-        check_manifest(name, read_manifest(name, directory))
+        check_manifest(name, read_manifest(name, directory), directory=directory)
     except TableError as exc:
         return str(exc)
     return "ok"
@@ -354,7 +380,7 @@ def build_cardplay_tables(viras: Optional[Iterable] = None, settings: Optional[d
         old_viras = {}
         try:
             manifest = read_manifest(name, directory)
-            check_manifest(name, manifest, settings, viras=[])
+            check_manifest(name, manifest, settings, viras=[], directory=directory)
             old = pd.read_parquet(table_paths(name, directory)[0])
             old = old[~old["vira"].isin(chars)]
             old_viras = {v: info for v, info in manifest["viras"].items() if v not in chars}
@@ -390,7 +416,8 @@ def write_table(name: str, df: pd.DataFrame, settings: dict, viras: dict,
         "rules_version": RULES_VERSION,
         "settings": settings,
         "fingerprint": fingerprint(name, settings),
-        "code": code_hash(),
+        "code": code_hash(spec.sources),
+        "built_on": built_on_hashes(name, directory),
         "rows": int(len(df)),
         "columns": list(df.columns),
         "viras": ordered,

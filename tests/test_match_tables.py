@@ -161,3 +161,22 @@ def test_lab_match_refuses_bad_scores(score):
     assert out.returncode == 2 and out.stdout == ""
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and score in lines[0]
+
+
+def test_match_tables_built_on_another_cardplay_summary_are_stale(tmp_path):
+    """Rebuilding the card-play summary makes the match tables computed from it stale."""
+    import shutil
+
+    from lab.tables import TableError, table_paths, write_table
+
+    for name in ("cardplay_summary", "match_equity", "mao_de_onze"):
+        for path in table_paths(name):
+            shutil.copy(path, tmp_path / path.name)
+    assert len(load_table("match_equity", directory=tmp_path)) == 144
+    summary = load_table("cardplay_summary", directory=tmp_path)
+    summary.loc[0, "value_mao"] += 0.01
+    manifest = json.loads(table_paths("cardplay_summary", tmp_path)[1].read_text())
+    write_table("cardplay_summary", summary, manifest["settings"], manifest["viras"], tmp_path)
+    for name in ("match_equity", "mao_de_onze"):
+        with pytest.raises(TableError, match="computed from another 'cardplay_summary'.*lab solve match"):
+            load_table(name, directory=tmp_path)

@@ -100,6 +100,12 @@ def run(args) -> int:
     for name, df in tables.items():
         print(f"wrote {table_paths(name)[0]} ({len(df)} rows, viras "
               f"{''.join(df['vira'].unique())})")
+    from ..tables import table_status
+
+    for name in ("match_equity", "mao_de_onze"):
+        status = table_status(name)
+        if status != "ok" and "computed from another" in status:
+            print(f"note: {status}", file=sys.stderr)
     if settings != CARDPLAY_SETTINGS:
         print(f"note: built with settings {settings}, not the defaults {CARDPLAY_SETTINGS}; "
               "lab.tables.load_table reports such tables as stale", file=sys.stderr)
