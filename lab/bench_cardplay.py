@@ -117,12 +117,15 @@ def solver_iteration(vira, iterations: int) -> dict:
     start = time.perf_counter()
     solver.iterate(iterations)
     seconds = (time.perf_counter() - start) / iterations
-    return {"seconds_per_iteration": seconds, "bytes_per_iteration": solver.bytes_per_iteration(),
+    return {"seconds_per_iteration": seconds,
+            "bytes_per_iteration": solver.work()["bytes_per_iteration"],
             "sizes": solver.tree.sizes()}
 
 
 def parse(argv) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="lab bench cardplay", description=__doc__.split("\n\n")[0])
+    from .cli import Parser
+
+    p = Parser(prog="lab bench cardplay", description=__doc__.split("\n\n")[0])
     p.add_argument("--target", type=float, default=1e-4,
                    help="exploitability to reach, win probability (default 1e-4)")
     p.add_argument("--max-iterations", type=int, default=2000)
@@ -139,6 +142,10 @@ def parse(argv) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse([] if argv is None else argv)
+    for option in ("jobs", "max_iterations", "baseline_iterations", "solver_iterations"):
+        if getattr(args, option) < 1:
+            raise ValueError(f"--{option.replace('_', '-')} {getattr(args, option)}: give at "
+                             "least 1")
     viras = [v.upper() for v in args.viras if not v.isspace() and v != ","]
     unknown = [v for v in viras if v not in RANKS]
     if unknown:
