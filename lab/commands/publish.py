@@ -37,6 +37,8 @@ def add_arguments(parser) -> None:
 
 def output_directory(text: str) -> Path:
     """The folder to write into; ValueError when it cannot be one."""
+    if not text.strip():
+        raise ValueError("DIR is empty: name the folder to write the pages into")
     path = Path(text)
     if path.exists() and not path.is_dir():
         raise ValueError(f"{text}: exists and is not a folder")
@@ -178,6 +180,8 @@ def title_of(nb, fallback: str) -> str:
 def run(args) -> int:
     from tqdm import tqdm
 
+    if args.timeout < 1:
+        raise ValueError(f"--timeout {args.timeout}: give at least 1 second per notebook")
     target = output_directory(args.directory)
     notebooks = chosen_notebooks(args.only)
     target.mkdir(exist_ok=True)

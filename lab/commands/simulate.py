@@ -10,6 +10,7 @@ batches run on dask (a LocalCluster, or ``--scheduler ADDRESS``).
 from __future__ import annotations
 
 import json
+import os
 import random
 
 from ..sim.batch import check_matches, run_matches
@@ -65,6 +66,10 @@ def run(args) -> int:
     start = parse_start(args.start)
     if args.out and not args.out.endswith((".csv", ".parquet")):
         raise ValueError(f"--out {args.out!r}: write a .csv or .parquet file")
+    if args.out:
+        folder = os.path.dirname(os.path.abspath(args.out))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            raise ValueError(f"--out {args.out!r}: {folder} is not a writable folder")
     frame, _ = run_matches(args.a, args.b, matches, seed, first=args.first, start=start,
                            workers=workers, scheduler=args.scheduler,
                            progress=not args.quiet)

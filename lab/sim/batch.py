@@ -68,7 +68,11 @@ def _run_on_dask(batch: Batch, workers: int, scheduler: str | None, bar) -> tupl
     from distributed import Client, LocalCluster, as_completed
 
     if scheduler:
-        client, cluster = Client(scheduler), None
+        try:
+            client, cluster = Client(scheduler, timeout=10), None
+        except (OSError, TimeoutError) as exc:
+            raise ValueError(f"--scheduler {scheduler}: cannot connect to a dask scheduler "
+                             f"there ({type(exc).__name__})") from None
     else:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=workers > 1,
                                dashboard_address=None, silence_logs=40)
