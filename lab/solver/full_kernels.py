@@ -42,116 +42,12 @@ U16 = 65535.0
 
 
 @njit(cache=True, inline="always")
-def _raw_reg(wide, reg32, reg16, k):
-    return reg32[k] if wide else np.float64(reg16[k])
-
-
-@njit(cache=True, inline="always")
-def _raw_cum(wide, cum32, cum16, k):
-    return cum32[k] if wide else np.float64(cum16[k])
-
-
-@njit(cache=True, inline="always")
-def _strategy(mode, is_u, wide, reg32, reg16, cum32, cum16, first, count, extra, out, row):
-    """Fill ``out`` with the strategy over slots ``first .. first + count - 1`` and, when
-    ``extra >= 0``, slot ``extra`` (last). Regret matching (``CFR``), or the normalised
-    strategy sum (``BEST`` for the opponent, ``AVERAGE``); uniform when nothing is positive.
-    """
-    n = count + (1 if extra >= 0 else 0)
-    total = 0.0
-    use_cum = mode == AVERAGE or (mode == BEST and not is_u)
-    for k in range(n):
-        sl = first + k if k < count else extra
-        if use_cum:
-            x = _raw_cum(wide, cum32, cum16, sl)
-        else:
-            x = _raw_reg(wide, reg32, reg16, sl)
-            if x < 0.0:
-                x = 0.0
-        out[row, k] = x
-        total += x
-    if total > 0.0:
-        for k in range(n):
-            out[row, k] /= total
-    else:
-        for k in range(n):
-            out[row, k] = 1.0 / n
-
-
-@njit(cache=True, inline="always")
-def _store(wide, reg32, reg16, rscale, cum32, cum16, cscale, node, s0, m, TMP):
-    """Write one public node's ``m`` new regrets (TMP row 3) and strategy sums (row 4)
-    from slot ``s0``."""
-    new_reg = TMP[3]
-    new_cum = TMP[4]
-    if wide:
-        for k in range(m):
-            reg32[s0 + k] = new_reg[k]
-            cum32[s0 + k] = new_cum[k]
-        return
-    mr = 0.0
-    mc = 0.0
-    for k in range(m):
-        a = abs(new_reg[k])
-        if a > mr:
-            mr = a
-        if new_cum[k] > mc:
-            mc = new_cum[k]
-    sr = mr / I16 if mr > 0.0 else 1.0
-    sc = mc / U16 if mc > 0.0 else 1.0
-    rscale[node] = sr
-    cscale[node] = sc
-    for k in range(m):
-        reg16[s0 + k] = np.int16(np.rint(new_reg[k] / sr))
-        cum16[s0 + k] = np.uint16(np.rint(new_cum[k] / sc))
-
-
-@njit(cache=True, inline="always")
-def _old_reg(wide, reg32, reg16, rscale, node, k):
-    return reg32[k] if wide else reg16[k] * np.float64(rscale[node])
-
-
-@njit(cache=True, inline="always")
-def _old_cum(wide, cum32, cum16, cscale, node, k):
-    return cum32[k] if wide else cum16[k] * np.float64(cscale[node])
-
-
-@njit(cache=True, inline="always")
-def _weighted(Wu, hand, pu, nu, po, no, X, xr, xo, sign, OUT, orow, oo, add):
-    """OUT[orow, oo+i] (+)= sign * sum_j W[hand[pu+i], hand[po+j]] * X[xr, xo+j] for the
-    ``nu`` pairs from ``pu`` against the ``no`` pairs from ``po``."""
-    for i in range(nu):
-        hi = hand[pu + i]
-        acc = 0.0
-        for j in range(no):
-            acc += Wu[hi, hand[po + j]] * X[xr, xo + j]
-        if add:
-            OUT[orow, oo + i] += sign * acc
-        else:
-            OUT[orow, oo + i] = sign * acc
-
-
-@njit(cache=True, inline="always")
 def _gather(Wu, hand, pu, nu, po, no, WC, wd):
     """WC[wd, i * no + j] = W[hand[pu+i], hand[po+j]]: the deal weights of two lists, dense."""
     for i in range(nu):
         hi = hand[pu + i]
         for j in range(no):
             WC[wd, i * no + j] = Wu[hi, hand[po + j]]
-
-
-@njit(cache=True, inline="always")
-def _matvec(WC, wd, nu, no, X, xr, xo, sign, OUT, orow, oo, add):
-    """OUT[orow, oo+i] (+)= sign * sum_j WC[wd, i*no+j] * X[xr, xo+j] (a gathered block)."""
-    for i in range(nu):
-        base = i * no
-        acc = 0.0
-        for j in range(no):
-            acc += WC[wd, base + j] * X[xr, xo + j]
-        if add:
-            OUT[orow, oo + i] += sign * acc
-        else:
-            OUT[orow, oo + i] = sign * acc
 
 
 # The recursive functions are compiled in each process: numba's on-disk cache cannot
@@ -195,7 +91,11 @@ def _end_values(c, d, H, u, win, lose, winner, pair_start, nn, pair_hand, ladder
     _gather(Wu, pair_hand, pu, nu, po, no, WC, d)
     for h in range(H):
         v = ladder[t_value_of_h[h]]
-        _matvec(WC, d, nu, no, ENT, d, eo + h * no, sign * v, OUT, d, h * nu, False)
+        for i in range(nu):
+            acc = 0.0
+            for j in range(no):
+                acc += WC[d, i * no + j] * ENT[d, eo + h * no + j]
+            OUT[d, h * nu + i] = sign * v * acc
     return 0
 
 
@@ -296,6 +196,7 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
         if t_kind[gid] == T_NODE:
             can_raise = t_child_a[gid] >= 0
             has_slots = can_raise or choice
+            use_cum_a = mode == AVERAGE or (mode == BEST and a != u)
             for i in range(na):
                 es = pair_edge_start[pa + i]
                 ec = pair_edge_count[pa + i]
@@ -303,8 +204,22 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
                     for e in range(es, es + ec):
                         SIG[d, so + e] = 1.0 / ec
                     continue
-                _strategy(mode, a == u, wide, reg32, reg16, cum32, cum16, ks + es, ec,
-                          ks + E + i if can_raise else -1, TMP, 1)
+                # strategy over the state's slots (written out: helper calls with array
+                # arguments cost reference counting in this innermost loop)
+                nsl = ec + (1 if can_raise else 0)
+                tot = 0.0
+                for q in range(nsl):
+                    sl = ks + es + q if q < ec else ks + E + i
+                    if use_cum_a:
+                        xv = cum32[sl] if wide else np.float64(cum16[sl])
+                    else:
+                        xv = reg32[sl] if wide else np.float64(reg16[sl])
+                        if xv < 0.0:
+                            xv = 0.0
+                    TMP[1, q] = xv
+                    tot += xv
+                for q in range(nsl):
+                    TMP[1, q] = TMP[1, q] / tot if tot > 0.0 else 1.0 / nsl
                 m = 0
                 for e in range(es, es + ec):
                     SIG[d, so + e] = TMP[1, m]
@@ -315,9 +230,21 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
             b = t_answerer[gid]
             nb = nn[c, b]
             n_ans = 3 if t_child_b[gid] >= 0 else 2
+            use_cum_b = mode == AVERAGE or (mode == BEST and b != u)
             for i in range(nb):
-                _strategy(mode, b == u, wide, reg32, reg16, cum32, cum16, ks + i * n_ans, n_ans,
-                          -1, TMP, 1)
+                tot = 0.0
+                for q in range(n_ans):
+                    sl = ks + i * n_ans + q
+                    if use_cum_b:
+                        xv = cum32[sl] if wide else np.float64(cum16[sl])
+                    else:
+                        xv = reg32[sl] if wide else np.float64(reg16[sl])
+                        if xv < 0.0:
+                            xv = 0.0
+                    TMP[1, q] = xv
+                    tot += xv
+                for q in range(n_ans):
+                    TMP[1, q] = TMP[1, q] / tot if tot > 0.0 else 1.0 / n_ans
                 for x in range(3):
                     SIG[d, so + 3 * i + x] = TMP[1, x] if x < n_ans else 0.0
     # ---------------------------------------------------------- values: start at zero
@@ -345,7 +272,11 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
             v = ladder[t_value[gid]]
             if u == a:
                 ro = (r0 if o == 0 else r1) + k * no_
-                _matvec(WC, d, nu, nopp, RI, d, ro, 1.0, EV, d, so, False)
+                for i in range(nu):
+                    acc = 0.0
+                    for j in range(nopp):
+                        acc += WC[d, i * nopp + j] * RI[d, ro + j]
+                    EV[d, so + i] = acc
                 for i in range(na):
                     y = pair_level[pl + i]
                     w = showdown[c, 0] if y > lead_lv else (showdown[c, 1] if y == lead_lv else showdown[c, 2])
@@ -356,7 +287,11 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
                     y = pair_level[pl + j]
                     w = showdown[c, 0] if y > lead_lv else (showdown[c, 1] if y == lead_lv else showdown[c, 2])
                     TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * (v * win if w == u else -v * lose)
-                _matvec(WC, d, nu, nopp, TMP, 2, 0, 1.0, VI, d, k * nu, True)
+                for i in range(nu):
+                    acc = 0.0
+                    for j in range(nopp):
+                        acc += WC[d, i * nopp + j] * TMP[2, j]
+                    VI[d, k * nu + i] += acc
     else:
         d1 = d + 1
         for t in range(TT):
@@ -416,6 +351,8 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
         ks = KI[d, k, 2]
         so = KI[d, k, 4]
         pub = KI[d, k, 3]
+        rs = 1.0 if wide else np.float64(rscale[pub])
+        cs = 1.0 if wide else np.float64(cscale[pub])
         if t_kind[gid] == T_NODE:
             kq = h0 + t_child_a[gid] if t_child_a[gid] >= 0 else -1
             if u != a:
@@ -453,19 +390,38 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
                     vi = VI[d, k * nu + i]
                     ri = RI[d, ru + i]
                     for e in range(es, es + ec):
-                        r = _old_reg(wide, reg32, reg16, rscale, pub, ks + e)
+                        r = reg32[ks + e] if wide else reg16[ks + e] * rs
                         r *= pos if r > 0.0 else neg
                         TMP[3, e] = r + EV[d, so + e] - vi
-                        TMP[4, e] = (_old_cum(wide, cum32, cum16, cscale, pub, ks + e) * avg
+                        TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e] * cs) * avg
                                      + ri * SIG[d, so + e])
                     if can_raise:
                         e = E + i
-                        r = _old_reg(wide, reg32, reg16, rscale, pub, ks + e)
+                        r = reg32[ks + e] if wide else reg16[ks + e] * rs
                         r *= pos if r > 0.0 else neg
                         TMP[3, e] = r + EV[d, so + e] - vi
-                        TMP[4, e] = (_old_cum(wide, cum32, cum16, cscale, pub, ks + e) * avg
+                        TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e] * cs) * avg
                                      + ri * SIG[d, so + e])
-                _store(wide, reg32, reg16, rscale, cum32, cum16, cscale, pub, ks, m, TMP)
+                # write the node's new regrets (TMP row 3) and strategy sums (row 4)
+                if wide:
+                    for q in range(m):
+                        reg32[ks + q] = TMP[3, q]
+                        cum32[ks + q] = TMP[4, q]
+                else:
+                    mr = 0.0
+                    mc = 0.0
+                    for q in range(m):
+                        if abs(TMP[3, q]) > mr:
+                            mr = abs(TMP[3, q])
+                        if TMP[4, q] > mc:
+                            mc = TMP[4, q]
+                    sr = mr / I16 if mr > 0.0 else 1.0
+                    sc = mc / U16 if mc > 0.0 else 1.0
+                    rscale[pub] = sr
+                    cscale[pub] = sc
+                    for q in range(m):
+                        reg16[ks + q] = np.int16(np.rint(TMP[3, q] / sr))
+                        cum16[ks + q] = np.uint16(np.rint(TMP[4, q] / sc))
         else:
             b = t_answerer[gid]
             raiser = 1 - b
@@ -478,7 +434,11 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
             # the run: the raiser scores the accepted value
             if u == b:
                 ro = (r0 if u == 1 else r1) + k * nopp
-                _matvec(WC, d, nu, nopp, RI, d, ro, sgn, TMP, 5, 0, False)
+                for i in range(nu):
+                    acc = 0.0
+                    for j in range(nopp):
+                        acc += WC[d, i * nopp + j] * RI[d, ro + j]
+                    TMP[5, i] = sgn * acc
                 m = nb * n_ans
                 ru = (r0 if u == 0 else r1) + k * nu
                 for i in range(nb):
@@ -499,13 +459,32 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
                         for x in range(n_ans):
                             ev = ev_acc if x == 0 else (ev_run if x == 1 else ev_rr)
                             sl = ks + i * n_ans + x
-                            r = _old_reg(wide, reg32, reg16, rscale, pub, sl)
+                            r = reg32[sl] if wide else reg16[sl] * rs
                             r *= pos if r > 0.0 else neg
                             TMP[3, i * n_ans + x] = r + ev - vi
-                            TMP[4, i * n_ans + x] = (_old_cum(wide, cum32, cum16, cscale, pub, sl)
+                            TMP[4, i * n_ans + x] = ((cum32[sl] if wide else cum16[sl] * cs)
                                                      * avg + ri * SIG[d, so + 3 * i + x])
                 if mode == CFR:
-                    _store(wide, reg32, reg16, rscale, cum32, cum16, cscale, pub, ks, m, TMP)
+                    # write the node's new regrets (TMP row 3) and strategy sums (row 4)
+                    if wide:
+                        for q in range(m):
+                            reg32[ks + q] = TMP[3, q]
+                            cum32[ks + q] = TMP[4, q]
+                    else:
+                        mr = 0.0
+                        mc = 0.0
+                        for q in range(m):
+                            if abs(TMP[3, q]) > mr:
+                                mr = abs(TMP[3, q])
+                            if TMP[4, q] > mc:
+                                mc = TMP[4, q]
+                        sr = mr / I16 if mr > 0.0 else 1.0
+                        sc = mc / U16 if mc > 0.0 else 1.0
+                        rscale[pub] = sr
+                        cscale[pub] = sc
+                        for q in range(m):
+                            reg16[ks + q] = np.int16(np.rint(TMP[3, q] / sr))
+                            cum16[ks + q] = np.uint16(np.rint(TMP[4, q] / sc))
             else:
                 rb = (r0 if b == 0 else r1) + k * nb
                 for j in range(nb):
@@ -515,7 +494,11 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
                     if krr >= 0:
                         val += VI[d, krr * nu + i]
                     VI[d, k * nu + i] = val
-                _matvec(WC, d, nu, nopp, TMP, 5, 0, sgn, VI, d, k * nu, True)
+                for i in range(nu):
+                    acc = 0.0
+                    for j in range(nopp):
+                        acc += WC[d, i * nopp + j] * TMP[5, j]
+                    VI[d, k * nu + i] += sgn * acc
     # ---------------------------------------------------------- out: each history's root node
     k = 0
     for h in range(H):
