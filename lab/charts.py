@@ -348,6 +348,8 @@ def match_equity_heatmap(table: pd.DataFrame, model: str | None = None,
     title = "Match equity of the next hand's mão (%)"
     if model:
         title += f", model {model}"
+    elif "model" in rows and len(rows):
+        title += "\nmodels: " + ", ".join(dict.fromkeys(rows["model"]))
     if "exploitability" in rows and len(rows):
         worst = float(rows["exploitability"].max())
         title += f"\nexploitability ≤ {worst:.2g} match-win probability"
@@ -362,7 +364,8 @@ def eleven_thresholds(decisions: pd.DataFrame, cardplay: pd.DataFrame) -> pd.Dat
     hand, accept = probability of accepting, value, and the deal weight if it has one);
     ``cardplay`` the card-play table, which gives each hand's equity (and weight). Returns one row per vira: the
     share of dealt hands accepted (deal probability), the weakest hand (by card-play
-    equity) accepted at least half of the time and that hand's equity.
+    equity) accepted at least half of the time and that hand's card-play equity (win
+    probability).
     """
     seat = decisions["seat"].iloc[0]
     wanted = ["vira", "hand", "equity"] + ([] if "weight" in decisions else ["weight"])
@@ -376,7 +379,8 @@ def eleven_thresholds(decisions: pd.DataFrame, cardplay: pd.DataFrame) -> pd.Dat
         weakest = accepted.iloc[0] if len(accepted) else None
         out.append({"vira": vira, "accept_share": share,
                     "weakest_accepted": None if weakest is None else weakest["hand"],
-                    "its_equity": np.nan if weakest is None else float(weakest["equity"])})
+                    "its_cardplay_win_probability": np.nan if weakest is None
+                    else float(weakest["equity"])})
     return pd.DataFrame(out)
 
 

@@ -649,6 +649,9 @@ class ElevenThresholds(Dashboard):
         thresholds = charts.eleven_thresholds(rows, self.cardplay)
         title = (f"Mão de onze at {self.score.value}, the {charts.SEATS[self.seat.value]} "
                  f"holds 11")
+        if "exploitability" in rows:
+            title += (f"\nexploitability ≤ {rows['exploitability'].max():.2g} "
+                      "match-win probability")
         key = (self.score.value, self.seat.value)
         self.draw(self.image, key, lambda: charts.eleven_chart(thresholds, title))
         self.details.value = TABLE_STYLE + frame_html(thresholds, "{:.3f}")

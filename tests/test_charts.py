@@ -140,7 +140,7 @@ def test_eleven_thresholds_share_and_weakest_accepted_hand():
     assert list(out["vira"]) == ["4"]
     assert out.loc[0, "accept_share"] == pytest.approx(0.4 / 0.6)
     assert out.loc[0, "weakest_accepted"] == "zap 2 2"
-    assert out.loc[0, "its_equity"] == pytest.approx(0.6)
+    assert out.loc[0, "its_cardplay_win_probability"] == pytest.approx(0.6)
     assert charts.eleven_chart(out, "t").axes[0].patches  # one bar per vira
 
 
