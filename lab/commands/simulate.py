@@ -81,6 +81,6 @@ def run(args) -> int:
         else:
             frame.to_parquet(args.out, index=False)
     result = {"a": args.a, "b": args.b, "seed": seed, "first": args.first,
-              "start": list(start), **summary(frame)}
+              "start": list(start), **summary(frame, start)}
     print(json.dumps(result))
     return 0

@@ -48,8 +48,9 @@ def win_rate_ci95(frame: pd.DataFrame) -> tuple[float, float]:
     return wilson(int(a_won.sum()), len(a_won))
 
 
-def summary(frame: pd.DataFrame) -> dict:
-    """Totals of a matches frame: wins, A's win rate and its 95% interval, hands, points."""
+def summary(frame: pd.DataFrame, start: tuple[int, int] = (0, 0)) -> dict:
+    """Totals of a matches frame: wins, A's win rate and its 95% interval, hands, and the
+    points each bot scored (final points less the ``start`` points, summed over matches)."""
     lo, hi = win_rate_ci95(frame)
     a_wins = int((frame["winner"] == "a").sum())
     return {
@@ -59,8 +60,8 @@ def summary(frame: pd.DataFrame) -> dict:
         "a_win_rate": round(a_wins / len(frame), 6) if len(frame) else None,
         "ci95": [round(lo, 6), round(hi, 6)],
         "hands": int(frame["hands"].sum()),
-        "a_points": int(frame["a_points"].sum()),
-        "b_points": int(frame["b_points"].sum()),
+        "a_points": int(frame["a_points"].sum()) - start[0] * len(frame),
+        "b_points": int(frame["b_points"].sum()) - start[1] * len(frame),
     }
 
 
