@@ -75,7 +75,7 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help()
-            return 2
+            return 0
         return args.run(args)
     except (UsageError, ValueError) as exc:  # CardError and IllegalAction are ValueErrors
         return fail(exc)

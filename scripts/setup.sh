@@ -5,8 +5,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3.11}"
 command -v "$PYTHON" >/dev/null || PYTHON=python3
-if [ ! -x .venv/bin/python ]; then
-    "$PYTHON" -m venv .venv
+if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+    rm -rf .venv  # missing, or left half-made by a failed attempt
+    if ! "$PYTHON" -m venv .venv >/dev/null 2>&1; then
+        rm -rf .venv
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
+            "$PYTHON" -m venv .venv
+        else
+            echo "error: $PYTHON cannot create a virtual environment; install python3-venv" >&2
+            exit 1
+        fi
+    fi
 fi
 stamp=.venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)
 if [ ! -f "$stamp" ]; then
