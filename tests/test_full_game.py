@@ -39,11 +39,16 @@ def ancestry(tree, pair):
     return states
 
 
-def test_every_terminal_agrees_with_lab_rules():
+@pytest.fixture(scope="module")
+def game136():
+    game = FullGame(toy_cap=TOY, ladder=(1, 3, 6))
+    return game, build_tree(game)
+
+
+def test_every_terminal_agrees_with_lab_rules(game136):
     """Replay each terminal's public history through lab.rules with concrete cards of a
     deal that reaches it: same winner and same points."""
-    game = FullGame(toy_cap=TOY, ladder=(1, 3, 6))
-    tree = build_tree(game)
+    game, tree = game136
     w = game.deal_weights()
     pay = game.payoffs()
     held = game.cards.state_held
@@ -94,17 +99,38 @@ def test_every_terminal_agrees_with_lab_rules():
     assert checked > 1000
 
 
-def test_the_tree_offers_exactly_the_legal_betting_moves():
-    """At every decision node the public moves are lab.rules' legal moves (cards by level)."""
-    game = FullGame(toy_cap=TOY, ladder=(1, 3, 6, 9, 12))
-    tree = build_tree(game)
+def test_the_tree_offers_the_betting_moves_up_the_whole_ladder(game136):
+    """Raise, accept and run are the only betting moves; with ladder 1-3-6 at most two raises
+    happen in a hand, and some hands see both."""
+    _, tree = game136
     names = {a for n in range(tree.n_nodes) for c in tree.children(n)
              for a in [tree.actions[tree.node_action[c]]] if not isinstance(a, tuple)}
     assert names == {"raise", "accept", "run"}
-    # the deepest betting sequence climbs the whole ladder
-    depth_of_raises = max(sum(1 for a in tree.history(int(t)) if a == "raise")
-                          for t in tree.terminals)
-    assert depth_of_raises == 4
+    raises = [sum(1 for a in tree.history(int(t)) if a == "raise") for t in tree.terminals]
+    assert max(raises) == 2
+
+
+def test_betting_template_of_an_opening_turn():
+    """The betting tree of one card turn, full ladder, from value 1 (nobody raised yet).
+
+    Counted by hand with T(v, last raiser) = 1 + Q(v + 1, me) when I may raise, and
+    Q(p, raiser) = 1 + T(p, raiser) [accept] + Q(p + 1, other) [re-raise, if p < 12]:
+    Q(12, .) = 2; T(9, me) = 1, Q(9, me) = 4; T(6, other) = 5, Q(6, other) = 10;
+    Q(3, me) = 1 + T(3, me) + Q(6, other) = 12; T(1) = 13 nodes: 6 Q nodes (one per
+    raise of the chains 3, 6, 9, 12 and 9, 12 again after my raise at 6) and 7 T nodes
+    (the opening, and one per accepted raise)."""
+    from lab.solver.full_tree import T_NODE, build_templates, state_id
+
+    tm = build_templates((1, 3, 6, 9, 12))
+    s = state_id(0, -1)
+    for actor in (0, 1):
+        start, size = tm.start[actor, s], tm.size[actor, s]
+        assert size == 13
+        kinds = tm.kind[start:start + size]
+        assert (kinds == T_NODE).sum() == 7 == tm.count_t[actor, s]
+        assert tm.count_q[actor, s] == 6
+        # the top of the ladder is reached twice: by re-raises, and by my raise at 6 re-raised
+        assert (tm.value[start:start + size][kinds == T_NODE] == 4).sum() == 2
 
 
 def _solve(game, target=5e-4):

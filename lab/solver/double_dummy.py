@@ -21,6 +21,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..classes import deal_weight_matrix, hand_classes
+from ..rules import hand_winner
 
 MAO, PE, TIE = 0, 1, 2
 """Round results (and seats)."""
@@ -37,17 +38,9 @@ def round_result(leader: int, lead: int, follow: int) -> int:
 
 
 def decided_winner(rounds: tuple[int, ...]) -> int | None:
-    """MAO or PE once the round results decide the hand, else None (RULES.md tie table)."""
-    wins = [r for r in rounds if r != TIE]
-    if wins.count(MAO) == 2:
-        return MAO
-    if wins.count(PE) == 2:
-        return PE
-    if len(rounds) >= 2 and len(wins) >= 1 and TIE in rounds:
-        return wins[0]  # a win and a tie (either order), or 1-1 with round 3 tied
-    if len(rounds) == 3:
-        return MAO  # three ties
-    return None
+    """MAO or PE once the round results decide the hand, else None (the tie table of
+    :func:`lab.rules.hand_winner`)."""
+    return hand_winner(tuple(None if r == TIE else r for r in rounds))
 
 
 def moves(hand: tuple[int, ...], round_index: int) -> list[tuple[int, tuple[int, ...]]]:
