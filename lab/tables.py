@@ -315,6 +315,14 @@ def summary_row(vira, solution) -> dict:
             "iterations": int(solution.iterations), "seconds": float(solution.seconds)}
 
 
+def solver_processes():
+    """The multiprocessing context for solver workers: spawned, since forking a process
+    whose numba kernels already ran on OpenMP threads is unsafe."""
+    import multiprocessing
+
+    return multiprocessing.get_context("spawn")
+
+
 def _solve_one(args):
     solve, vira, settings, progress = args
     return vira, solve(vira, settings, progress)
@@ -342,7 +350,8 @@ def solve_viras(viras: Iterable, settings: dict, solve: Optional[Callable] = Non
         else:
             from concurrent.futures import ProcessPoolExecutor
 
-            with ProcessPoolExecutor(max_workers=min(jobs, len(chars))) as pool:
+            with ProcessPoolExecutor(max_workers=min(jobs, len(chars)),
+                                     mp_context=solver_processes()) as pool:
                 for v, sol in pool.map(_solve_one, [(solve, v, settings, False) for v in chars]):
                     out[v] = sol
                     bar.set_postfix_str(f"vira {v}")
@@ -472,7 +481,8 @@ def build_match_tables(viras: Optional[Iterable] = None, settings: Optional[dict
     summary = load_table("cardplay_summary", settings=settings["cardplay"],
                          directory=directory)
     start = time.time()
-    pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=solver_processes()) if jobs > 1 \
+        else None
     try:
         model = CardplayModel(summary, pool, settings["eleven_target_exploitability"])
         with tqdm(total=144, desc="match scores", unit="score", disable=not progress) as bar:
