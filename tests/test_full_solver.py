@@ -141,3 +141,11 @@ def test_two_tiny_solves_through_a_local_dask_cluster():
         assert r["full_summary"]["exploitability"] <= 0.05
         assert r["full_summary"]["value_mao"] == pytest.approx(
             direct["full_summary"]["value_mao"], abs=1e-12)
+
+
+def test_two_threads_give_the_same_iterates():
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6))
+    one = FullSolver(cfg).solve(0.0, 30, check_every=15)
+    two = FullSolver(cfg, threads=2).solve(0.0, 30, check_every=15)
+    assert [h[2] for h in two.history] == pytest.approx([h[2] for h in one.history], abs=1e-12)
+    assert np.array_equal(one.reg16, two.reg16)

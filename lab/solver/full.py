@@ -116,9 +116,10 @@ class FullSolver:
 
     alpha, beta, gamma = 1.5, 0.0, 2.0
 
-    def __init__(self, config: FullConfig):
+    def __init__(self, config: FullConfig, threads: int = 1):
         start = time.perf_counter()
         self.config = config
+        self.threads = max(1, int(threads))
         self.cards = card_game(config)
         self.tree = card_tree(config)
         self.templates = build_templates(config.ladder)
@@ -218,7 +219,11 @@ class FullSolver:
             ES=np.zeros((D, s["k"]), dtype=np.int64), RI=np.zeros((D, s["intra"])),
             VI=np.zeros((D, s["intra"])), SIG=np.zeros((D, s["sig"])),
             EV=np.zeros((D, s["sig"])), KI=np.zeros((D, s["k"], 8), dtype=np.int64),
-            TMP=np.zeros((6, s["tmp"])), WC=np.zeros((D, s["n2"])))
+            TMP=np.zeros((6, s["tmp"])), WC=np.zeros((D, s["n2"])),
+            TK=np.zeros((D, s["k"]), dtype=np.int64))
+        if self.threads > 1:  # one set of working buffers per thread for the root's subtrees
+            self._tbuf = {name + "t": np.stack([np.zeros_like(arr) for _ in range(self.threads)])
+                          for name, arr in self._buf.items()}
         self.state = ALLOCATED
         return self
 
@@ -234,7 +239,7 @@ class FullSolver:
         """Counterfactual values of seat ``u``'s root hands (points times deal probability)."""
         t, L, tm, b = self.tree, self.layout, self.templates, self._buf
         lad = self.ladder if ladder is None else np.asarray(ladder, dtype=np.float64)
-        return K.traverse(
+        common = (
             u, mode, pos, neg, avg, self.config.storage == "float32", win, lose,
             t.kind, t.actor, t.winner, t.showdown, t.lead, t.child_start, t.child_count,
             t.pair_start, t.n, t.n_edges, t.pair_hand, t.pair_level, t.pair_parent,
@@ -242,7 +247,17 @@ class FullSolver:
             tm.start, tm.size, tm.kind, tm.parent, tm.child_a, tm.child_b, tm.value,
             tm.exit_state, tm.answerer, lad, self.weights[u],
             self.reg32, self.reg16, self.rscale, self.cum32, self.cum16, self.cscale,
-            b["ENT"], b["OUT"], b["ES"], b["RI"], b["VI"], b["SIG"], b["EV"], b["KI"], b["TMP"], b["WC"])
+            b["ENT"], b["OUT"], b["ES"], b["RI"], b["VI"], b["SIG"], b["EV"], b["KI"], b["TMP"],
+            b["WC"], b["TK"])
+        if self.threads == 1:
+            return K.traverse(*common)
+        import numba
+        numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+        tb = self._tbuf
+        return K.traverse_parallel(
+            self.threads, *common,
+            tb["ENTt"], tb["OUTt"], tb["ESt"], tb["RIt"], tb["VIt"], tb["SIGt"], tb["EVt"],
+            tb["KIt"], tb["TMPt"], tb["WCt"], tb["TKt"])
 
     def iterate(self, n: int = 1) -> None:
         """Run ``n`` Discounted CFR iterations (alternating: the mão, then the pé)."""
@@ -318,6 +333,7 @@ class FullSolver:
         """
         if self.state == BUILT:
             self.allocate(limit_bytes)
+        ensure_compiled()
         if checkpoint_dir is not None and self.iterations == 0 and has_checkpoint(checkpoint_dir):
             self.load_checkpoint(checkpoint_dir)
         bar = None
@@ -531,6 +547,18 @@ class FullSolver:
 
     def class_of_state(self, c: int, seat: int) -> np.ndarray:
         return self.tree.pair_hand[self.tree.pairs(c, seat)]
+
+
+_COMPILED = False
+
+
+def ensure_compiled() -> None:
+    """Compile the traversal (tens of seconds, once per process) on a tiny game, so that
+    timed solves do not count it."""
+    global _COMPILED
+    if not _COMPILED:
+        FullSolver(config_for(toy_cap=(2, 2, 2, 1), ladder=(1, 3))).allocate().iterate(1)
+        _COMPILED = True
 
 
 def has_checkpoint(directory) -> bool:

@@ -28,7 +28,7 @@ def _rss_gib() -> float:
 
 
 def main(argv) -> int:
-    from .full import FullSolver, config_for
+    from .full import FullSolver, config_for, ensure_compiled
 
     p = argparse.ArgumentParser(prog="lab bench full", description=__doc__.splitlines()[0])
     p.add_argument("--vira", default="4", help="vira rank (default 4)")
@@ -43,18 +43,24 @@ def main(argv) -> int:
     p.add_argument("--checkpoint", default=None, metavar="DIR")
     p.add_argument("--checkpoint-minutes", type=float, default=5.0)
     p.add_argument("--log", default=None, help="append the checks as JSON lines to this file")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads (the root's subtrees are split among them; default 1)")
     args = p.parse_args(argv)
 
     ladder = tuple(int(x) for x in args.ladder.split(","))
+    t_compile = time.perf_counter()
+    ensure_compiled()
+    t_compile = time.perf_counter() - t_compile
     toy = tuple(int(x) for x in args.toy.split(",")) if args.toy else None
     start = time.perf_counter()
     solver = FullSolver(config_for(None if toy else args.vira, toy_cap=toy, ladder=ladder,
-                                   storage=args.storage))
+                                   storage=args.storage), threads=args.threads)
     build = time.perf_counter() - start
     est = solver.memory_estimate()
     print(json.dumps({"config": solver.config.label, "sizes": solver.sizes(),
                       "memory_estimate_gib": round(est["total"] / 2**30, 3),
-                      "build_seconds": round(build, 2)}), flush=True)
+                      "build_seconds": round(build, 2),
+                      "compile_seconds": round(t_compile, 1)}), flush=True)
     solver.allocate(limit_bytes=int(args.memory_gb * 2**30), out=sys.stderr)
     pairs = solver.layout.public_pairs
     budget = args.minutes * 60.0

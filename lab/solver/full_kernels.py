@@ -32,7 +32,7 @@ against the public lead.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 CFR, BEST, AVERAGE = 0, 1, 2
 T_NODE, Q_NODE = 0, 1
@@ -60,7 +60,7 @@ def traverse(u, mode, pos, neg, avg, wide, win, lose,
              t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
              t_answerer, ladder, Wu,
              reg32, reg16, rscale, cum32, cum16, cscale,
-             ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC):
+             ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK):
     """Values of player ``u``'s root hands (see the module docstring); updates in ``CFR`` mode."""
     n_root = nn[0, u]
     for i in range(nn[0, 0] + nn[0, 1]):
@@ -73,7 +73,7 @@ def traverse(u, mode, pos, neg, avg, wide, win, lose,
            t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
            t_answerer, ladder, Wu,
            reg32, reg16, rscale, cum32, cum16, cscale,
-           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC)
+           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK)
     return OUT[0, :n_root].copy()
 
 
@@ -99,15 +99,17 @@ def _end_values(c, d, H, u, win, lose, winner, pair_start, nn, pair_hand, ladder
     return 0
 
 
-@njit(cache=False)
-def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
+@njit(cache=True)
+def _prepare(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
            kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
            n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
            pair_edge_count, slot_base, node_base,
            t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
            t_answerer, ladder, Wu,
            reg32, reg16, rscale, cum32, cum16, cscale,
-           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC):
+           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK):
+    """Enumerate the betting nodes of card node ``c``, their strategies and reach; zero
+    the values; gather the deal weights of the two lists. Returns (K nodes, TT T nodes)."""
     a = actor[c]
     o = 1 - a
     n0, n1 = nn[c, 0], nn[c, 1]
@@ -252,98 +254,101 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
         for i in range(nu):
             VI[d, k * nu + i] = 0.0
     # T nodes in order (their index is the entering history of the children)
-    tk = np.empty(TT, dtype=np.int64)
     for k in range(K):
         if KI[d, k, 5] >= 0:
-            tk[KI[d, k, 5]] = k
+            TK[d, KI[d, k, 5]] = k
     # ---------------------------------------------------------- card moves
     # the deal weights between u's list and the opponent's, dense (showdowns and runs)
     po = p0 + (n0 if u == 0 else 0)  # the opponent's pairs
     nopp = nn[c, 1 - u]
     _gather(Wu, pair_hand, pu, nu, po, nopp, WC, d)
-    if is_last:
-        # the follower's forced last card: a showdown against the public lead
-        pl = pa
-        lead_lv = lead[c]
-        for t in range(TT):
-            k = tk[t]
-            gid = KI[d, k, 0]
-            so = KI[d, k, 4]
-            v = ladder[t_value[gid]]
-            if u == a:
-                ro = (r0 if o == 0 else r1) + k * no_
-                for i in range(nu):
-                    acc = 0.0
-                    for j in range(nopp):
-                        acc += WC[d, i * nopp + j] * RI[d, ro + j]
-                    EV[d, so + i] = acc
-                for i in range(na):
-                    y = pair_level[pl + i]
-                    w = showdown[c, 0] if y > lead_lv else (showdown[c, 1] if y == lead_lv else showdown[c, 2])
-                    EV[d, so + i] *= v * win if w == u else -v * lose
-            else:
-                ra = (r0 if a == 0 else r1) + k * na
-                for j in range(na):
-                    y = pair_level[pl + j]
-                    w = showdown[c, 0] if y > lead_lv else (showdown[c, 1] if y == lead_lv else showdown[c, 2])
-                    TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * (v * win if w == u else -v * lose)
-                for i in range(nu):
-                    acc = 0.0
-                    for j in range(nopp):
-                        acc += WC[d, i * nopp + j] * TMP[2, j]
-                    VI[d, k * nu + i] += acc
-    else:
-        d1 = d + 1
-        for t in range(TT):
-            ES[d1, t] = t_exit[KI[d, tk[t], 0]]
-        for ch in range(child_start[c], child_start[c] + child_count[c]):
-            c0, c1 = nn[ch, 0], nn[ch, 1]
-            q0 = pair_start[ch]
-            f0 = 0
-            f1 = TT * c0
-            # child reach: the mover's through its card edge, the other's copied
-            for t in range(TT):
-                k = tk[t]
-                so = KI[d, k, 4]
-                for i in range(c0):
-                    pi = pair_parent[q0 + i]
-                    r = RI[d, r0 + k * n0 + pi]
-                    if a == 0:
-                        r *= SIG[d, so + pair_edge[q0 + i]]
-                    ENT[d1, f0 + t * c0 + i] = r
-                for i in range(c1):
-                    pi = pair_parent[q0 + c0 + i]
-                    r = RI[d, r1 + k * n1 + pi]
-                    if a == 1:
-                        r *= SIG[d, so + pair_edge[q0 + c0 + i]]
-                    ENT[d1, f1 + t * c1 + i] = r
-            if kind[ch] == END:
-                tv = np.empty(TT, dtype=np.int64)
-                for t in range(TT):
-                    tv[t] = t_value[KI[d, tk[t], 0]]
-                _end_values(ch, d1, TT, u, win, lose, winner, pair_start, nn, pair_hand, ladder, tv, Wu,
-                            ENT, OUT, WC)
-            else:
-                _visit(ch, d1, TT, u, mode, pos, neg, avg, wide, win, lose,
-                       kind, actor, winner, showdown, lead, child_start, child_count,
-                       pair_start, nn, n_edges, pair_hand, pair_level, pair_parent, pair_edge,
-                       pair_edge_start, pair_edge_count, slot_base, node_base,
-                       t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value,
-                       t_exit, t_answerer, ladder, Wu,
-                       reg32, reg16, rscale, cum32, cum16, cscale,
-                       ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC)
-            # gather the child's values back to this node's T nodes
-            cu = nn[ch, u]
-            qu = q0 + (c0 if u == 1 else 0)
-            for t in range(TT):
-                k = tk[t]
-                so = KI[d, k, 4]
-                for i in range(cu):
-                    val = OUT[d1, t * cu + i]
-                    if u == a:
-                        EV[d, so + pair_edge[qu + i]] = val
-                    else:
-                        VI[d, k * nu + pair_parent[qu + i]] += val
+    return K, TT
+
+
+@njit(cache=True)
+def _showdown(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
+           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
+           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
+           pair_edge_count, slot_base, node_base,
+           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
+           t_answerer, ladder, Wu,
+           reg32, reg16, rscale, cum32, cum16, cscale,
+           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, K, TT):
+    """The round-3 follower's forced last card: showdown values of every T node."""
+    a = actor[c]
+    o = 1 - a
+    n0, n1 = nn[c, 0], nn[c, 1]
+    na, no_ = nn[c, a], nn[c, o]
+    nu = nn[c, u]
+    p0 = pair_start[c]
+    pa = p0 + (n0 if a == 1 else 0)
+    pu = p0 + (n0 if u == 1 else 0)
+    E = n_edges[c]
+    choice = E > na
+    is_last = kind[c] == LAST
+    po = p0 + (n0 if u == 0 else 0)
+    nopp = nn[c, 1 - u]
+    r0 = 0
+    r1 = K * n0
+    # the follower's forced last card: a showdown against the public lead
+    pl = pa
+    lead_lv = lead[c]
+    for t in range(TT):
+        k = TK[d, t]
+        gid = KI[d, k, 0]
+        so = KI[d, k, 4]
+        v = ladder[t_value[gid]]
+        if u == a:
+            ro = (r0 if o == 0 else r1) + k * no_
+            for i in range(nu):
+                acc = 0.0
+                for j in range(nopp):
+                    acc += WC[d, i * nopp + j] * RI[d, ro + j]
+                EV[d, so + i] = acc
+            for i in range(na):
+                y = pair_level[pl + i]
+                w = showdown[c, 0] if y > lead_lv else (showdown[c, 1] if y == lead_lv else showdown[c, 2])
+                EV[d, so + i] *= v * win if w == u else -v * lose
+        else:
+            ra = (r0 if a == 0 else r1) + k * na
+            for j in range(na):
+                y = pair_level[pl + j]
+                w = showdown[c, 0] if y > lead_lv else (showdown[c, 1] if y == lead_lv else showdown[c, 2])
+                TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * (v * win if w == u else -v * lose)
+            for i in range(nu):
+                acc = 0.0
+                for j in range(nopp):
+                    acc += WC[d, i * nopp + j] * TMP[2, j]
+                VI[d, k * nu + i] += acc
+    return 0
+
+
+@njit(cache=True)
+def _finish(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
+           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
+           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
+           pair_edge_count, slot_base, node_base,
+           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
+           t_answerer, ladder, Wu,
+           reg32, reg16, rscale, cum32, cum16, cscale,
+           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, K, TT):
+    """Betting backward (values, regret and strategy-sum updates) and the values of the
+    entering histories."""
+    a = actor[c]
+    o = 1 - a
+    n0, n1 = nn[c, 0], nn[c, 1]
+    na, no_ = nn[c, a], nn[c, o]
+    nu = nn[c, u]
+    p0 = pair_start[c]
+    pa = p0 + (n0 if a == 1 else 0)
+    pu = p0 + (n0 if u == 1 else 0)
+    E = n_edges[c]
+    choice = E > na
+    is_last = kind[c] == LAST
+    po = p0 + (n0 if u == 0 else 0)
+    nopp = nn[c, 1 - u]
+    r0 = 0
+    r1 = K * n0
     # ---------------------------------------------------------- betting: backward
     for k in range(K - 1, -1, -1):
         gid = KI[d, k, 0]
@@ -506,3 +511,220 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
             OUT[d, h * nu + i] = VI[d, k * nu + i]
         k += t_size[a, ES[d, h]]
     return 0
+
+
+@njit(cache=False)
+def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
+           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
+           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
+           pair_edge_count, slot_base, node_base,
+           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
+           t_answerer, ladder, Wu,
+           reg32, reg16, rscale, cum32, cum16, cscale,
+           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK):
+    a = actor[c]
+    o = 1 - a
+    n0, n1 = nn[c, 0], nn[c, 1]
+    na, no_ = nn[c, a], nn[c, o]
+    nu = nn[c, u]
+    p0 = pair_start[c]
+    pa = p0 + (n0 if a == 1 else 0)
+    pu = p0 + (n0 if u == 1 else 0)
+    E = n_edges[c]
+    choice = E > na
+    is_last = kind[c] == LAST
+    K, TT = _prepare(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
+           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
+           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
+           pair_edge_count, slot_base, node_base,
+           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
+           t_answerer, ladder, Wu,
+           reg32, reg16, rscale, cum32, cum16, cscale,
+           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK)
+    r0 = 0
+    r1 = K * n0
+    if is_last:
+        _showdown(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
+           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
+           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
+           pair_edge_count, slot_base, node_base,
+           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
+           t_answerer, ladder, Wu,
+           reg32, reg16, rscale, cum32, cum16, cscale,
+           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, K, TT)
+    else:
+        d1 = d + 1
+        for t in range(TT):
+            ES[d1, t] = t_exit[KI[d, TK[d, t], 0]]
+        for ch in range(child_start[c], child_start[c] + child_count[c]):
+            c0, c1 = nn[ch, 0], nn[ch, 1]
+            q0 = pair_start[ch]
+            f0 = 0
+            f1 = TT * c0
+            # child reach: the mover's through its card edge, the other's copied
+            for t in range(TT):
+                k = TK[d, t]
+                so = KI[d, k, 4]
+                for i in range(c0):
+                    pi = pair_parent[q0 + i]
+                    r = RI[d, r0 + k * n0 + pi]
+                    if a == 0:
+                        r *= SIG[d, so + pair_edge[q0 + i]]
+                    ENT[d1, f0 + t * c0 + i] = r
+                for i in range(c1):
+                    pi = pair_parent[q0 + c0 + i]
+                    r = RI[d, r1 + k * n1 + pi]
+                    if a == 1:
+                        r *= SIG[d, so + pair_edge[q0 + c0 + i]]
+                    ENT[d1, f1 + t * c1 + i] = r
+            if kind[ch] == END:
+                tv = np.empty(TT, dtype=np.int64)
+                for t in range(TT):
+                    tv[t] = t_value[KI[d, TK[d, t], 0]]
+                _end_values(ch, d1, TT, u, win, lose, winner, pair_start, nn, pair_hand, ladder, tv, Wu,
+                            ENT, OUT, WC)
+            else:
+                _visit(ch, d1, TT, u, mode, pos, neg, avg, wide, win, lose,
+                       kind, actor, winner, showdown, lead, child_start, child_count,
+                       pair_start, nn, n_edges, pair_hand, pair_level, pair_parent, pair_edge,
+                       pair_edge_start, pair_edge_count, slot_base, node_base,
+                       t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value,
+                       t_exit, t_answerer, ladder, Wu,
+                       reg32, reg16, rscale, cum32, cum16, cscale,
+                       ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK)
+            # gather the child's values back to this node's T nodes
+            cu = nn[ch, u]
+            qu = q0 + (c0 if u == 1 else 0)
+            for t in range(TT):
+                k = TK[d, t]
+                so = KI[d, k, 4]
+                for i in range(cu):
+                    val = OUT[d1, t * cu + i]
+                    if u == a:
+                        EV[d, so + pair_edge[qu + i]] = val
+                    else:
+                        VI[d, k * nu + pair_parent[qu + i]] += val
+    _finish(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
+           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
+           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
+           pair_edge_count, slot_base, node_base,
+           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
+           t_answerer, ladder, Wu,
+           reg32, reg16, rscale, cum32, cum16, cscale,
+           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, K, TT)
+    return 0
+
+
+@njit(cache=False, parallel=True)
+def traverse_parallel(nthreads, u, mode, pos, neg, avg, wide, win, lose,
+           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
+           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
+           pair_edge_count, slot_base, node_base,
+           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
+           t_answerer, ladder, Wu,
+           reg32, reg16, rscale, cum32, cum16, cscale,
+                      ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK,
+                      ENTt, OUTt, ESt, RIt, VIt, SIGt, EVt, KIt, TMPt, WCt, TKt):
+    """:func:`traverse` with the subtrees of the root's card moves split among
+    ``nthreads`` threads (each with its own working buffers ``*t[thread]``; the regret
+    entries of different subtrees are disjoint). Same values and updates."""
+    c = 0
+    d = 0
+    H = 1
+    n_root = nn[0, u]
+    for i in range(nn[0, 0] + nn[0, 1]):
+        ENT[0, i] = 1.0
+    ES[0, 0] = 0
+    K, TT = _prepare(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
+           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
+           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
+           pair_edge_count, slot_base, node_base,
+           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
+           t_answerer, ladder, Wu,
+           reg32, reg16, rscale, cum32, cum16, cscale,
+           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK)
+    a = actor[c]
+    n0, n1 = nn[c, 0], nn[c, 1]
+    nu = nn[c, u]
+    r0 = 0
+    r1 = K * n0
+    d1 = d + 1
+    nch = child_count[c]
+    for th in prange(nthreads):
+        ENTc = ENTt[th]
+        OUTc = OUTt[th]
+        ESc = ESt[th]
+        RIc = RIt[th]
+        VIc = VIt[th]
+        SIGc = SIGt[th]
+        EVc = EVt[th]
+        KIc = KIt[th]
+        TMPc = TMPt[th]
+        WCc = WCt[th]
+        TKc = TKt[th]
+        for x in range(K * nu):
+            VIc[0, x] = 0.0
+        for t in range(TT):
+            ESc[d1, t] = t_exit[KI[d, TK[d, t], 0]]
+        for j in range(th, nch, nthreads):
+            ch = child_start[c] + j
+            c0, c1 = nn[ch, 0], nn[ch, 1]
+            q0 = pair_start[ch]
+            f0 = 0
+            f1 = TT * c0
+            # child reach: the mover's through its card edge, the other's copied
+            for t in range(TT):
+                k = TK[d, t]
+                so = KI[d, k, 4]
+                for i in range(c0):
+                    pi = pair_parent[q0 + i]
+                    r = RI[d, r0 + k * n0 + pi]
+                    if a == 0:
+                        r *= SIG[d, so + pair_edge[q0 + i]]
+                    ENTc[d1, f0 + t * c0 + i] = r
+                for i in range(c1):
+                    pi = pair_parent[q0 + c0 + i]
+                    r = RI[d, r1 + k * n1 + pi]
+                    if a == 1:
+                        r *= SIG[d, so + pair_edge[q0 + c0 + i]]
+                    ENTc[d1, f1 + t * c1 + i] = r
+            if kind[ch] == END:
+                tv = np.empty(TT, dtype=np.int64)
+                for t in range(TT):
+                    tv[t] = t_value[KI[d, TK[d, t], 0]]
+                _end_values(ch, d1, TT, u, win, lose, winner, pair_start, nn, pair_hand, ladder, tv, Wu,
+                            ENTc, OUTc, WCc)
+            else:
+                _visit(ch, d1, TT, u, mode, pos, neg, avg, wide, win, lose,
+                       kind, actor, winner, showdown, lead, child_start, child_count,
+                       pair_start, nn, n_edges, pair_hand, pair_level, pair_parent, pair_edge,
+                       pair_edge_start, pair_edge_count, slot_base, node_base,
+                       t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value,
+                       t_exit, t_answerer, ladder, Wu,
+                       reg32, reg16, rscale, cum32, cum16, cscale,
+                       ENTc, OUTc, ESc, RIc, VIc, SIGc, EVc, KIc, TMPc, WCc, TKc)
+            # gather the child's values back to this node's T nodes
+            cu = nn[ch, u]
+            qu = q0 + (c0 if u == 1 else 0)
+            for t in range(TT):
+                k = TK[d, t]
+                so = KI[d, k, 4]
+                for i in range(cu):
+                    val = OUTc[d1, t * cu + i]
+                    if u == a:
+                        EV[d, so + pair_edge[qu + i]] = val
+                    else:
+                        VIc[d, k * nu + pair_parent[qu + i]] += val
+
+    for th in range(nthreads):
+        for x in range(K * nu):
+            VI[0, x] += VIt[th, 0, x]
+    _finish(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
+           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
+           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
+           pair_edge_count, slot_base, node_base,
+           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
+           t_answerer, ladder, Wu,
+           reg32, reg16, rscale, cum32, cum16, cscale,
+           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, K, TT)
+    return OUT[0, :n_root].copy()

@@ -278,3 +278,14 @@ def load_full(name: str, vira, directory=None) -> pd.DataFrame:
         raise T.TableError(f"table {name!r} was built for ladder {settings.get('ladder')}")
     df = pd.read_parquet(T.table_paths(name, directory)[0])
     return df[df["vira"] == v].reset_index(drop=True)
+
+
+def rows_from_checkpoint(vira, checkpoint_dir, storage: str = "int16", ladder=LADDER) -> dict:
+    """The table rows of a solve saved in ``checkpoint_dir`` (e.g. by ``lab bench full
+    --checkpoint DIR``), without iterating further."""
+    solver = FullSolver(config_for(vira, ladder=ladder, storage=storage))
+    solver.load_checkpoint(checkpoint_dir)
+    solver.state = "solved"
+    rows = summarise(solver, solver.seconds)
+    rows["seconds"] = solver.seconds
+    return rows
