@@ -3,7 +3,6 @@ lab.rules, and the pruned moves (surrender, round-3 covers) leave the game value
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from lab.cards import DECK, level, parse_card

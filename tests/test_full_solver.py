@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lab.solver import full_kernels as K
 from lab.solver.cfr import CFRSolver
 from lab.solver.full import FullSolver, MemoryLimitError, config_for
 from lab.solver.full_game import FullGame

@@ -16,6 +16,10 @@ Discounted CFR as in :mod:`lab.solver.cfr` (alpha 1.5, beta 0, gamma 2,
 alternating updates), so with ``storage="float32"`` it runs the same iterates
 as the generic solver on the reference game of :mod:`lab.solver.full_game`.
 
+Threads: ``FullSolver(config, threads=2)`` splits the subtrees of the mão's opening
+cards among threads (identical iterates). Compilation of the traversal (tens of
+seconds, once per process) happens in :func:`ensure_compiled`, outside timed solves.
+
 Long runs: :meth:`FullSolver.solve` stops at a target exploitability, an
 iteration cap or a time budget; it shows a tqdm bar with the iterations and
 the current exploitability, and with ``checkpoint_dir`` it saves the regrets,
@@ -29,7 +33,7 @@ import json
 import os
 import shutil
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Optional
@@ -41,8 +45,7 @@ from ..classes import vira_rank_of
 from . import full_kernels as K
 from .cardplay_game import COVER, CardplayGame
 from .full_game import LADDER
-from .full_tree import DECISION, END, LAST, T_NODE, Q_NODE, CardTree, Layout, Templates, \
-    build_card_tree, build_templates, layout, state_id
+from .full_tree import LAST, T_NODE, CardTree, build_card_tree, build_templates, layout
 
 BUILT, ALLOCATED, SOLVED = "built", "allocated", "solved"
 STORAGES = ("int16", "float32")

@@ -88,11 +88,9 @@ def first_decisions(solver: FullSolver):
     W = solver.weights[0]
     acc: dict = {}
     tot: dict = {}
-    edge_act = solver.edge_actions(0)
     for ch in t.children(0):
         lv = int(t.action[ch])
         # the mão's probability of opening with lv, per mão class (root list order)
-        sl = t.pairs(0, 0)
         p_open = np.zeros(len(mao_cls))
         for i in range(len(mao_cls)):
             p_open[i] = mao_states[i].get(("card", lv), 0.0)
@@ -113,7 +111,6 @@ def first_decisions(solver: FullSolver):
                 key = _name(a, rank)
                 row[key] = row.get(key, 0.0) + w * p
     pe_first = {c: {a: v / tot[c] for a, v in row.items()} for c, row in acc.items()}
-    del edge_act, sl
     return mao_first, pe_vs, pe_first
 
 

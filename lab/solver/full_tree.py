@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cardplay_game import COVER, MAO, PE, TIE, CardplayGame, decided, round_result
+from .cardplay_game import CardplayGame, decided, round_result
 
 DECISION, LAST, END = 0, 1, 2
 """Kinds of card node."""
