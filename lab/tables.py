@@ -40,6 +40,11 @@ Both come from the same solves, so building one builds both.
 
 Both come from one backward induction over the scores (``lab solve match``),
 built on the ``cardplay_summary`` table.
+``full_ev``, ``full_strategy``, ``full_summary``
+    The full hand game with the truco ladder (points per hand), described in
+    :mod:`lab.solver.full_tables`. A full solve takes about half an hour per vira, so
+    these tables may hold some viras only: :func:`solved_viras` says which, and
+    ``load_table(name, viras=solved_viras(name))`` reads them.
 """
 
 from __future__ import annotations
@@ -100,6 +105,14 @@ MATCH_SETTINGS = {"eleven_target_exploitability": 1e-5, "normal_model": "cardpla
 """Settings of the match tables: the mão de onze solves' target exploitability (match-win
 probability) and the model of normal hands, on card-play tables built with CARDPLAY_SETTINGS."""
 
+FULL_SETTINGS = {"target_exploitability": 0.01, "time_budget_minutes": 30.0,
+                 "storage": "int16", "ladder": [1, 3, 6, 9, 12]}
+"""Default settings of the full-game solves (exploitability in points per hand)."""
+
+FULL_SOURCES = CARDPLAY_SOURCES + ("lab/solver/full_game.py", "lab/solver/full_tree.py",
+                                   "lab/solver/full_kernels.py", "lab/solver/full.py",
+                                   "lab/solver/full_tables.py")
+
 TABLES = {
     "cardplay": TableSpec("cardplay", 1, CARDPLAY_SETTINGS, "cardplay",
                           "lab solve cardplay --all"),
@@ -109,6 +122,8 @@ TABLES = {
                               MATCH_SOURCES, ("cardplay_summary",)),
     "mao_de_onze": TableSpec("mao_de_onze", 1, MATCH_SETTINGS, "match", "lab solve match",
                              MATCH_SOURCES, ("cardplay_summary",)),
+    **{name: TableSpec(name, 1, FULL_SETTINGS, "full", "lab solve full --all", FULL_SOURCES)
+       for name in ("full_ev", "full_strategy", "full_summary")},
 }
 
 
@@ -242,6 +257,18 @@ def load_table(name: str, viras: Optional[Iterable] = None, settings: Optional[d
         keep = [RANKS[vira_rank_of(v)] for v in viras]
         df = df[df["vira"].isin(keep)].reset_index(drop=True)
     return df
+
+
+def solved_viras(name: str, directory: Optional[Path] = None) -> list[str]:
+    """The viras (rank characters, in rank order) a table on disk holds, its manifest
+    checked apart from coverage; TableError when it is missing, stale or empty."""
+    manifest = read_manifest(name, directory)
+    check_manifest(name, manifest, viras=[], directory=directory)
+    viras = [v for v in RANKS if v in manifest.get("viras", {})]
+    if not viras:
+        raise TableError(f"table {name!r} holds no vira; build it with "
+                         f"`{spec_of(name).rebuild}`")
+    return viras
 
 
 def table_status(name: str, directory: Optional[Path] = None) -> str:

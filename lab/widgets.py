@@ -21,16 +21,6 @@ from .cards import DECK, RANKS, Card, level
 from .classes import hand_classes, hand_label
 from .rules import ELEVEN, ELEVEN_ELEVEN, hand_kind
 
-REBUILD = {
-    "cardplay": "lab solve cardplay --all",
-    "cardplay_summary": "lab solve cardplay --all",
-    "match_equity": "lab solve match",
-    "mao_de_onze": "lab solve mao-de-onze --all",
-    "hand_ev": "lab solve hand --all",
-    "hand_strategy": "lab solve hand --all",
-    "hand_outcomes": "lab solve hand --all",
-}
-"""Table name -> the command that builds it (shown while the table is missing)."""
 
 SUIT_SYMBOL = {"c": "♣", "h": "♥", "s": "♠", "d": "♦"}
 
@@ -64,17 +54,21 @@ class TableMissing(Exception):
 
     @property
     def command(self) -> str:
-        return REBUILD.get(self.name, f"lab solve {self.name}")
+        """The command that builds the table (from lab.tables' registry)."""
+        from .tables import TABLES
+
+        return TABLES[self.name].rebuild
 
 
-def load(name: str) -> pd.DataFrame:
-    """``lab.tables.load_table(name)``, or TableMissing saying why it cannot be had."""
+def load(name: str, solved_only: bool = False) -> pd.DataFrame:
+    """``lab.tables.load_table(name)``, or TableMissing saying why it cannot be had.
+
+    ``solved_only`` reads the viras the table holds so far (the full game is solved one
+    vira at a time); otherwise the table must cover all ten."""
+    from .tables import load_table, solved_viras
+
     try:
-        from .tables import load_table
-    except ImportError as exc:
-        raise TableMissing(name, f"the table builder is not available ({exc})") from None
-    try:
-        return load_table(name)
+        return load_table(name, viras=solved_viras(name) if solved_only else None)
     except (ValueError, KeyError, OSError) as exc:  # the tables' own error is a ValueError
         raise TableMissing(name, str(exc) or type(exc).__name__) from None
 
@@ -302,12 +296,13 @@ def equity_by_vira() -> EquityByVira:
 
 
 SECTIONS = (
-    ("Points EV", "hand_ev"),
-    ("Strategy at the first decision", "hand_strategy"),
-    ("Answer to a truco", "hand_strategy"),
-    ("Outcome distribution", "hand_outcomes"),
+    ("Points EV (points per hand, full game with the truco ladder)", "full_ev", ()),
+    ("Strategy at the first decision", "full_strategy", ("first", "first_after_card")),
+    ("Answer to a truco", "full_strategy", ("vs_truco",)),
+    ("Outcome distribution of this vira's hands (probability each seat scores 1, 3, 6, 9, 12)",
+     "full_summary", ()),
 )
-"""Hand-explorer sections shown from a table's rows for the chosen hand: (title, table)."""
+"""Hand-explorer sections from the full game's tables: (title, table, situations)."""
 
 
 def pick_problem(vira: Card, cards) -> str | None:
@@ -439,9 +434,10 @@ class HandExplorer(Dashboard):
 
     def sections_html(self, vira: str, seat: str, hand: str, score: tuple[int, int]) -> str:
         parts = []
-        for title, name in SECTIONS:
+        for title, name, situations in SECTIONS:
             parts.append(f"<h4 style='margin:10px 0 2px'>{title}</h4>"
-                         + section_rows(name, vira=vira, seat=seat, hand=hand))
+                         + section_rows(name, situations=situations, vira=vira, seat=seat,
+                                        hand=hand))
         parts.append("<h4 style='margin:10px 0 2px'>Match equity at this score</h4>"
                      + match_equity_html(score, seat))
         if hand_kind(score)[0] == ELEVEN:
@@ -451,14 +447,23 @@ class HandExplorer(Dashboard):
         return TABLE_STYLE + "".join(parts)
 
 
-def section_rows(name: str, score: tuple[int, int] | None = None, **match) -> str:
-    """The rows of table ``name`` matching ``match`` (columns present in the table), as
-    HTML; the not-solved message while the table is missing."""
+def section_rows(name: str, score: tuple[int, int] | None = None, situations=(),
+                 **match) -> str:
+    """The rows of table ``name`` matching ``match`` (columns present in the table) and one
+    of ``situations`` (when given), as HTML; the not-solved message while the table, or
+    this vira's part of a full-game table, is missing."""
     try:
-        table = load(name)
+        table = load(name, solved_only=name.startswith("full_"))
     except TableMissing as exc:
         return missing_html(exc)
+    vira = match.get("vira")
+    if vira is not None and "vira" in table and vira not in set(table["vira"]):
+        return missing_html(TableMissing(name, f"solved so far for vira "
+                                               f"{', '.join(dict.fromkeys(table['vira']))} only; "
+                                               f"vira {vira} is not solved yet"))
     rows = table
+    if situations and "situation" in rows:
+        rows = rows[rows["situation"].isin(situations)]
     for column, value in match.items():
         if column in rows:
             rows = rows[rows[column] == value]
@@ -669,14 +674,16 @@ def match_equity() -> MatchEquity:
 class StrategyExplorer(Dashboard):
     """Truco, accept, run and re-raise frequencies by hand strength, per vira and seat.
 
-    Built on ``load_table("hand_strategy")``: tidy rows vira, seat, hand, situation,
-    action, frequency (probability of taking the action in that situation).
+    Built on the full game's ``full_strategy`` table (the viras solved so far): tidy rows
+    vira, seat, hand, situation, action, probability. Playing any card (open or covered)
+    is one action here, "play a card"; the hand explorer shows which card.
     """
 
     def __init__(self):
         super().__init__()
         try:
-            self.table = load("hand_strategy")
+            self.table = strategy_frequencies(load("full_strategy", solved_only=True))
+            self.summary = load("full_summary", solved_only=True)
             self.cardplay = load("cardplay")
         except TableMissing as exc:
             self.children = [W.HTML(missing_html(exc))]
@@ -684,16 +691,34 @@ class StrategyExplorer(Dashboard):
             return
         self.missing = None
         viras = [v for v in RANKS if v in set(self.table["vira"])]
-        situations = list(dict.fromkeys(self.table["situation"]))
         self.vira = W.Dropdown(options=viras, value=viras[0], description="vira")
         self.seat = seat_buttons()
-        self.situation = W.Dropdown(options=situations, value=situations[0],
-                                    description="situation", layout=W.Layout(width="360px"))
+        self.situation = W.Dropdown(options=self.situations(), description="situation",
+                                    layout=W.Layout(width="420px"))
         self.image = _image()
-        for control in (self.vira, self.seat, self.situation):
-            control.observe(lambda change: self.redraw(), names="value")
+        self.details = W.HTML()
+        self.switching_seat = False
+        self.seat.observe(lambda change: self.seat_changed(), names="value")
+        for control in (self.vira, self.situation):
+            control.observe(lambda change: self.switching_seat or self.redraw(), names="value")
         self.children = [W.HBox([self.vira, labeled("seat", self.seat), self.situation],
-                                layout=WRAP), self.image]
+                                layout=WRAP), self.image, self.details]
+        self.redraw()
+
+    def situations(self) -> list[tuple[str, str]]:
+        """(label, situation) of the chosen seat's decisions."""
+        here = self.table[self.table["seat"] == self.seat.value]
+        return [(SITUATIONS.get(s, s), s) for s in dict.fromkeys(here["situation"])]
+
+    def seat_changed(self) -> None:
+        """The other seat decides in other situations: offer those, then redraw once."""
+        self.switching_seat = True
+        try:
+            options = self.situations()
+            self.situation.options = options
+            self.situation.value = options[0][1]
+        finally:
+            self.switching_seat = False
         self.redraw()
 
     def redraw(self) -> None:
@@ -701,7 +726,33 @@ class StrategyExplorer(Dashboard):
         key = (self.vira.value, self.seat.value, self.situation.value)
         self.draw(self.image, key, lambda: charts.strategy_chart(
             self.table, self.cardplay, *key))
+        row = self.summary[self.summary["vira"] == self.vira.value].iloc[0]
+        seat = self.seat.value
+        self.details.value = (
+            f"<p>Vira {row['vira']}: {int(row['iterations'])} iterations, exploitability "
+            f"{row['exploitability']:.3g} points per hand; the mão's value "
+            f"{row['value_mao']:+.3f} points per hand. Bluff frequency of the "
+            f"{charts.SEATS[seat]} (truco at the first decision with a hand whose points EV is "
+            f"below the median): {100 * row['bluff_' + seat]:.1f}%.</p>")
         self.redraw_seconds = time.perf_counter() - start
+
+
+SITUATIONS = {
+    "first": "the mão's first move (truco or a card)",
+    "vs_truco": "the pé's answer to the mão's opening truco",
+    "first_after_card": "the pé's first move after the mão's card",
+}
+"""Readable names of the full_strategy situations."""
+
+
+def strategy_frequencies(strategy: pd.DataFrame) -> pd.DataFrame:
+    """full_strategy rows as (vira, seat, hand, situation, action, frequency), every card
+    play (open or covered) summed into one action "play a card"."""
+    action = strategy["action"].where(~strategy["action"].str.match(r"(play|cover) "),
+                                      "play a card")
+    out = strategy.assign(action=action).groupby(
+        ["vira", "seat", "hand", "situation", "action"], sort=False)["probability"].sum()
+    return out.rename("frequency").reset_index()
 
 
 def strategy_explorer() -> StrategyExplorer:

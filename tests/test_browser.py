@@ -6,23 +6,18 @@ Chromium comes from /usr/bin/chromium (or $CHROMIUM); no browser is ever downloa
 Under CI (CI=true) a missing chromium fails these tests instead of skipping them.
 """
 
-import os
 from pathlib import Path
 
 import pytest
 
 from lab.bench_dashboards import (CHART, CHROMIUM_ARGS, READY, VoilaServer, chart_src,
                                   chromium_path, dropdown, toggle, wait_new_chart)
-from lab.tables import TableError, load_table
+from conftest import in_ci, require_table
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 FIRST_RENDER_MS = 60_000  # a cold kernel on a busy 2-core machine
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI") == "true"
 
 
 @pytest.fixture(scope="session")
@@ -66,24 +61,8 @@ def screenshot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-def table_built(name: str) -> bool:
-    try:
-        load_table(name)
-    except TableError:
-        return False
-    return True
-
-
-def need(name: str) -> None:
-    if not table_built(name):
-        message = f"solved table {name!r} is not built"
-        if in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
-
-
 def test_equity_by_vira_redraws_in_the_browser(dashboard):
-    need("cardplay")
+    require_table("cardplay")
     page = dashboard("equity_by_vira")
     assert page.locator(CHART).count() == 1
     before = chart_src(page)
@@ -98,7 +77,7 @@ def test_equity_by_vira_redraws_in_the_browser(dashboard):
 
 
 def test_hand_explorer_redraws_and_explains_an_impossible_pick(dashboard):
-    need("cardplay")
+    require_table("cardplay")
     page = dashboard("hand_explorer")
     assert page.get_by_text("zap 3 K", exact=False).first.is_visible()
     before = chart_src(page)
@@ -115,24 +94,18 @@ def test_hand_explorer_redraws_and_explains_an_impossible_pick(dashboard):
 
 
 def test_match_equity_dashboard_in_the_browser(dashboard):
+    require_table("match_equity")
     page = dashboard("match_equity")
-    if table_built("match_equity"):
-        before = chart_src(page)
-        dropdown(page, "mão's points").select_option("9")
-        wait_new_chart(page, before)
-    else:
-        note = page.locator(".lab-missing").first
-        assert "not solved yet" in note.inner_text() and "lab solve match" in note.inner_text()
+    before = chart_src(page)
+    dropdown(page, "mão's points").select_option("9")
+    wait_new_chart(page, before)
     screenshot(page, "match_equity")
 
 
 def test_strategy_explorer_dashboard_in_the_browser(dashboard):
+    require_table("full_strategy", solved_only=True)
     page = dashboard("strategy_explorer")
-    if table_built("hand_strategy"):
-        before = chart_src(page)
-        toggle(page, "pé").click()
-        wait_new_chart(page, before)
-    else:
-        note = page.locator(".lab-missing").first
-        assert "not solved yet" in note.inner_text()
+    before = chart_src(page)
+    toggle(page, "pé").click()
+    wait_new_chart(page, before)
     screenshot(page, "strategy_explorer")

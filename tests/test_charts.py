@@ -5,7 +5,6 @@ Expected values are worked out by hand from small tables written here, or read f
 real solved tables in data/ (never from the code under test).
 """
 
-import os
 
 import numpy as np
 import pandas as pd
@@ -14,17 +13,9 @@ import pytest
 from lab import charts, widgets
 from lab.cards import parse_card
 from lab.cli import main as lab_main
-from lab.tables import TableError, load_table
 
 
-def real_table(name: str) -> pd.DataFrame:
-    """A solved table from data/; under CI a missing table fails the test, else skips it."""
-    try:
-        return load_table(name)
-    except TableError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"solved table needed: {exc}")
-        pytest.skip(f"solved table needed: {exc}")
+from conftest import require_table as real_table
 
 
 def tiny_cardplay() -> pd.DataFrame:
@@ -196,7 +187,7 @@ def test_a_missing_table_is_a_message_not_an_error(make, monkeypatch):
 
 
 def test_sections_say_not_solved_yet_with_the_command(monkeypatch):
-    def missing(name):
+    def missing(name, solved_only=False):
         raise widgets.TableMissing(name, "nope")
 
     monkeypatch.setattr(widgets, "load", missing)
@@ -204,7 +195,10 @@ def test_sections_say_not_solved_yet_with_the_command(monkeypatch):
     assert "lab solve match" in widgets.match_equity_html((0, 0), "mao")
     dashboard = widgets.MatchEquity()
     assert "not solved yet" in dashboard.children[0].value
-    assert "lab solve mao-de-onze" in dashboard.children[1].value
+    assert "lab solve match" in dashboard.children[1].value
+    explorer = widgets.StrategyExplorer()
+    assert "not solved yet" in explorer.children[0].value
+    assert "lab solve full --all" in explorer.children[0].value
 
 
 def test_equity_by_vira_redraws_when_a_control_changes():
@@ -338,3 +332,32 @@ def test_published_snapshot_leaves_out_live_only_parts():
     }
     html = widget_snapshot(state, "root")
     assert "<b>chart notes</b>" in html and "re-solve" not in html
+
+
+def test_sections_of_an_unsolved_vira_say_so():
+    solved = real_table("full_ev", solved_only=True)["vira"].unique()
+    unsolved = next(v for v in "4567QJKA23" if v not in solved)
+    html = widgets.section_rows("full_ev", vira=unsolved, seat="mao", hand="zap 3 K")
+    assert f"vira {unsolved} is not solved yet" in html and "lab solve full --all" in html
+
+
+def test_strategy_explorer_offers_each_seat_its_own_situations():
+    table = real_table("full_strategy", solved_only=True)
+    dashboard = widgets.StrategyExplorer()
+    assert dashboard.missing is None
+    first = dashboard.image.value
+    assert first[:4] == b"\x89PNG" and "exploitability" in dashboard.details.value
+    mao = {value for _, value in dashboard.situation.options}
+    assert mao == set(table[table.seat == "mao"].situation)
+    dashboard.seat.value = "pe"
+    pe = {value for _, value in dashboard.situation.options}
+    assert pe == set(table[table.seat == "pe"].situation) and not pe & mao
+    assert dashboard.image.value != first
+
+
+def test_strategy_frequencies_sum_card_plays_into_one_action():
+    rows = pd.DataFrame({"vira": "4", "seat": "mao", "hand": "zap 3 K", "situation": "first",
+                         "action": ["play zap", "cover 3", "play K", "truco"],
+                         "probability": [0.25, 0.125, 0.5, 0.125]})
+    out = widgets.strategy_frequencies(rows).set_index("action")["frequency"]
+    assert out.to_dict() == {"play a card": 0.875, "truco": 0.125}

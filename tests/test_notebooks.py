@@ -11,7 +11,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from lab.tables import TableError, load_table
+from conftest import require_table
+from lab.tables import load_table
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 STATE = "application/vnd.jupyter.widget-state+json"
@@ -49,23 +50,6 @@ def html_text(nb) -> str:
                      if m["model_name"] == "HTMLModel")
 
 
-def table_built(name: str) -> bool:
-    try:
-        load_table(name)
-    except TableError:
-        return False
-    return True
-
-
-def need(name: str) -> None:
-    """Under CI a solved table the test needs must be there; elsewhere skip without it."""
-    if not table_built(name):
-        message = f"solved table {name!r} is not built: run lab solve cardplay --all"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-
-
 def test_every_notebook_says_what_it_is_first():
     names = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
     assert names == ["equity_by_vira", "hand_explorer", "match_equity", "strategy_explorer"]
@@ -78,7 +62,7 @@ def test_every_notebook_says_what_it_is_first():
 
 
 def test_equity_by_vira_draws_the_heatmap_from_the_table():
-    need("cardplay")
+    require_table("cardplay")
     nb = execute("equity_by_vira")
     images = pngs(nb)
     assert len(images) == 1 and images[0][:8] == b"\x89PNG\r\n\x1a\n"
@@ -91,7 +75,7 @@ def test_equity_by_vira_draws_the_heatmap_from_the_table():
 
 
 def test_hand_explorer_shows_the_hand_class_and_its_equity():
-    need("cardplay")
+    require_table("cardplay")
     table = load_table("cardplay")
     row = table[(table["vira"] == "4") & (table["seat"] == "mao")
                 & (table["hand"] == "zap 3 K")].iloc[0]
@@ -100,10 +84,10 @@ def test_hand_explorer_shows_the_hand_class_and_its_equity():
     assert "zap 3 K" in text
     assert f"{100 * row['equity']:.1f}%" in text
     assert len(pngs(nb)) == 1
-    for table_name, command in (("match_equity", "lab solve match"),
-                                ("hand_strategy", "lab solve hand --all")):
-        if not table_built(table_name):
-            assert f"run <code>{command}</code>" in text
+    ev = require_table("full_ev", solved_only=True)  # the full game is solved for vira 4
+    row = ev[(ev.vira == "4") & (ev.seat == "mao") & (ev.hand == "zap 3 K")].iloc[0]
+    assert f"{row.ev:.4f}" in text
+    assert "Match equity at this score" in text and "cardplay-1pt" in text
 
 
 @pytest.mark.parametrize("name", ["equity_by_vira", "hand_explorer"])
@@ -115,20 +99,17 @@ def test_a_dashboard_without_its_table_says_how_to_build_it(name, tmp_path):
 
 
 def test_match_equity_dashboard():
+    require_table("match_equity")
+    require_table("mao_de_onze")
     nb = execute("match_equity")
     text = html_text(nb)
-    if table_built("match_equity"):
-        assert len(pngs(nb)) >= 1
-        assert "wins the match with probability" in text
-    else:
-        assert "not solved yet" in text and "lab solve match" in text
-        assert pngs(nb) == []
+    assert len(pngs(nb)) == 2  # the 12 x 12 heatmap and the mão de onze thresholds
+    assert "wins the match with probability" in text and "cardplay-1pt" in text
 
 
 def test_strategy_explorer_dashboard():
+    require_table("full_strategy", solved_only=True)
     nb = execute("strategy_explorer")
     text = html_text(nb)
-    if table_built("hand_strategy"):
-        assert len(pngs(nb)) == 1
-    else:
-        assert "not solved yet" in text and "lab solve hand --all" in text
+    assert len(pngs(nb)) == 1
+    assert "exploitability" in text and "points per hand" in text
