@@ -4,6 +4,10 @@
 game (stake fixed, no betting) with the public-tree CFR solver and writes the
 ``cardplay`` and ``cardplay_summary`` tables (see :mod:`lab.tables`).
 
+``lab solve full [--vira V ... | --all] [--scheduler ADDRESS]`` solves the full
+hand game with the truco ladder, one dask task per vira (see
+:mod:`lab.commands.solve_full`).
+
 ``lab solve match [--jobs J]`` runs the backward induction over every score
 on the card-play tables, solving each vira's mão de onze exactly, and writes
 the ``match_equity`` and ``mao_de_onze`` tables.
@@ -17,12 +21,23 @@ from ..cards import RANKS
 from ..cli import UsageError
 from ..classes import vira_rank_of
 
-GAMES = ("cardplay", "match")
-
-
 def add_arguments(parser) -> None:
-    parser.add_argument("game", choices=GAMES, help="cardplay (hand equity per vira) or match (match equity by score, "
-                        "mão de onze)")
+    from .solve_full import add_arguments as add_full_arguments
+
+    games = parser.add_subparsers(dest="game", metavar="GAME", required=True,
+                                  parser_class=type(parser))
+    cardplay = games.add_parser("cardplay", help="hand equity per vira (card play, no betting)")
+    add_cardplay_arguments(cardplay)
+    match = games.add_parser("match", help="match equity by score and the mão de onze")
+    match.add_argument("--jobs", type=int, default=1, metavar="J",
+                       help="solve J mão de onze games at once in separate processes")
+    match.add_argument("--no-progress", action="store_true", help="no progress bar")
+    full = games.add_parser("full", help="the full hand game with the truco ladder "
+                            "(points EV, betting strategy), one dask task per vira")
+    add_full_arguments(full)
+
+
+def add_cardplay_arguments(parser) -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--vira", action="append", metavar="V",
                        help="a vira rank or card (4, Q, 7c ...); repeat for several")
@@ -58,9 +73,6 @@ def run_match(args) -> int:
     from ..match import MODEL_DESCRIPTIONS
     from ..tables import build_match_tables, table_paths
 
-    if args.vira or args.target is not None or args.max_iterations is not None:
-        raise UsageError("lab solve match takes only --jobs and --no-progress: it covers "
-                         "every score and all ten viras at once")
     if args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: give at least 1")
     tables = build_match_tables(progress=not args.no_progress, jobs=args.jobs)
@@ -80,6 +92,10 @@ def run(args) -> int:
 
     if args.game == "match":
         return run_match(args)
+    if args.game == "full":
+        from .solve_full import run as run_full
+
+        return run_full(args)
     viras = [RANKS[vira_rank_of(v)] for v in args.vira] if args.vira else list(RANKS)
     if len(set(viras)) != len(viras):
         raise UsageError(f"--vira {','.join(args.vira)}: a vira rank is repeated")
