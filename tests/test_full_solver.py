@@ -144,7 +144,23 @@ def test_two_tiny_solves_through_a_local_dask_cluster():
 
 def test_two_threads_give_the_same_iterates():
     cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6))
-    one = FullSolver(cfg).solve(0.0, 30, check_every=15)
-    two = FullSolver(cfg, threads=2).solve(0.0, 30, check_every=15)
+    one = FullSolver(cfg).solve(0.0, 10, check_every=5)
+    two = FullSolver(cfg, threads=2).solve(0.0, 10, check_every=5)
     assert [h[2] for h in two.history] == pytest.approx([h[2] for h in one.history], abs=1e-12)
     assert np.array_equal(one.reg16, two.reg16)
+
+
+def test_with_a_one_step_ladder_the_real_game_is_the_card_play_game():
+    """Ladder (1,): no raises, so vira 4's full game is its card-play game in points
+    (2 p - 1 for the mão's win probability p). Its certified interval must contain the
+    card-play table's value, up to that solve's own exploitability."""
+    from lab.tables import load_table
+
+    row = load_table("cardplay_summary", viras=["4"]).iloc[0]
+    card_points = 2 * row["value_mao"] - 1
+    slack = 2 * row["exploitability"]
+    solver = FullSolver(config_for("4", ladder=(1,), storage="float32"))
+    solver.solve(5e-3, 500, check_every=10)
+    b0, b1 = solver.best_response_values()
+    assert b0 + b1 <= 2 * 5e-3 + 1e-12
+    assert -b1 - slack <= card_points <= b0 + slack

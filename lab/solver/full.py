@@ -127,7 +127,8 @@ class FullSolver:
         self.tree = card_tree(config)
         self.templates = build_templates(config.ladder)
         self.layout = layout(self.tree, self.templates)
-        w = np.asarray(self.cards.deal_weights(), dtype=np.float64)
+        # writable copies: a read-only array would make numba compile the traversal again
+        w = np.array(self.cards.deal_weights(), dtype=np.float64)
         self.weights = (np.ascontiguousarray(w), np.ascontiguousarray(w.T))
         self.ladder = np.asarray(config.ladder, dtype=np.float64)
         self.build_seconds = time.perf_counter() - start

@@ -261,7 +261,8 @@ def _prepare(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
     # the deal weights between u's list and the opponent's, dense (showdowns and runs)
     po = p0 + (n0 if u == 0 else 0)  # the opponent's pairs
     nopp = nn[c, 1 - u]
-    _gather(Wu, pair_hand, pu, nu, po, nopp, WC, d)
+    if is_last or K > TT:  # only showdowns and runs (Q nodes) use it
+        _gather(Wu, pair_hand, pu, nu, po, nopp, WC, d)
     return K, TT
 
 
