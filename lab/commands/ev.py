@@ -8,7 +8,7 @@ mão ``{"first": {action: p}}`` (``truco`` or ``play <card>``); for the pé
 ``{"vs_truco": {accept, run, raise}, "first_after_card": {action: p}}``.
 
 The numbers come from the ``full_ev`` / ``full_strategy`` / ``full_summary`` tables in
-``data/`` (``lab solve-full``). When the vira is not there, the command stops with an
+``data/`` (``lab solve full``). When the vira is not there, the command stops with an
 ``error:`` line naming the command that solves it, or, with ``--solve-minutes M``,
 solves the vira now within M minutes (``source`` is then ``solved``).
 """

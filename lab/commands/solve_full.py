@@ -1,6 +1,6 @@
 """Solve the full hand game (truco ladder) per vira and write its tables to ``data/``.
 
-``lab solve-full [--vira V ... | --all] [--scheduler ADDRESS] [--minutes 30] [--target 0.01]``
+``lab solve full [--vira V ... | --all] [--scheduler ADDRESS] [--minutes 30] [--target 0.01]``
 sends one task per vira to a dask.distributed cluster (a local one when no address
 is given), each an epsilon-Nash solve of the hand game with betting that stops at
 the target exploitability (points per hand) or the time budget, and writes the
@@ -8,8 +8,8 @@ the target exploitability (points per hand) or the time budget, and writes the
 :mod:`lab.solver.full_tables`). With ``--checkpoints DIR`` every solve saves its
 state there, so that running the same command again resumes it.
 
-(This is the ``lab solve full`` of issue 4, kept as its own command while
-``lab/commands/solve.py`` belongs to another piece of work.)
+:mod:`lab.commands.solve` hands ``lab solve full`` to this module; it is also registered
+on its own as ``lab solve-full``.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ def _register() -> None:
     from .. import tables as T
     for name in ("full_ev", "full_strategy", "full_summary"):
         T.TABLES.setdefault(name, T.TableSpec(name, 1, FULL_SETTINGS, "full",
-                                              "lab solve-full --all"))
+                                              "lab solve full --all"))
 
 
 # ---------------------------------------------------------------- summaries of one solve
