@@ -23,7 +23,6 @@ COMMANDS = {
     "publish": ("lab.commands.publish", "write the dashboards as static HTML pages into DIR"),
     "match": ("lab.commands.match", "match-win probabilities at a score (JSON)"),
     "ev": ("lab.commands.ev", "points EV of one hand in the full game with the truco ladder (JSON)"),
-    "solve-full": ("lab.commands.solve_full", "solve the full hand game per vira (dask) into data/"),
 }
 """Sub-command name -> (module implementing it, one-line help)."""
 

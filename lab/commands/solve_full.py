@@ -8,8 +8,7 @@ the target exploitability (points per hand) or the time budget, and writes the
 :mod:`lab.solver.full_tables`). With ``--checkpoints DIR`` every solve saves its
 state there, so that running the same command again resumes it.
 
-:mod:`lab.commands.solve` hands ``lab solve full`` to this module; it is also registered
-on its own as ``lab solve-full``.
+:mod:`lab.commands.solve` hands ``lab solve full`` to this module.
 """
 
 from __future__ import annotations

@@ -37,22 +37,11 @@ import pandas as pd
 
 from ..cards import RANKS, level_name
 from ..classes import hand_classes, vira_rank_of
+from ..tables import FULL_SETTINGS
 from .full import FullSolver, config_for
 from .full_game import LADDER
 
-FULL_SETTINGS = {"target_exploitability": 0.01, "time_budget_minutes": 30.0,
-                 "storage": "int16", "ladder": list(LADDER)}
-"""Default settings of the full-game solves (exploitability in points per hand)."""
-
 SEATS = ("mao", "pe")
-
-
-def _register() -> None:
-    """Add the full-game tables to lab.tables' registry (idempotent)."""
-    from .. import tables as T
-    for name in ("full_ev", "full_strategy", "full_summary"):
-        T.TABLES.setdefault(name, T.TableSpec(name, 1, FULL_SETTINGS, "full",
-                                              "lab solve full --all"))
 
 
 # ---------------------------------------------------------------- summaries of one solve
@@ -231,7 +220,6 @@ def write_full_tables(results: dict, settings: Optional[dict] = None, directory=
     """Write (merging with the viras already on disk) the three full-game tables."""
     from .. import tables as T
 
-    _register()
     settings = dict(FULL_SETTINGS if settings is None else settings)
     chars = [RANKS[vira_rank_of(v)] for v in results]
     per_vira = {RANKS[vira_rank_of(v)]: {"iterations": r["full_summary"]["iterations"],
@@ -266,7 +254,6 @@ def load_full(name: str, vira, directory=None) -> pd.DataFrame:
     """Rows of one vira from a full-game table (TableError naming the rebuild command)."""
     from .. import tables as T
 
-    _register()
     v = RANKS[vira_rank_of(vira)]
     manifest = T.read_manifest(name, directory)
     settings = manifest.get("settings")
