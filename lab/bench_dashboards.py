@@ -14,7 +14,6 @@ The same helpers start the server and the browser for ``tests/test_browser.py``.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import socket

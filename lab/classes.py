@@ -79,10 +79,6 @@ class HandClasses:
             raise ValueError(f"vira {vira} is not of rank {self.vira}")
         return self.index_of(level(c, vira) for c in cards)
 
-    def deal_weight(self, i: int, j: int) -> float:
-        """Probability that the mão holds class ``i`` and the pé class ``j``."""
-        return float(deal_weight_matrix(self.vira_rank)[i, j])
-
     @property
     def _index(self) -> dict:
         return _class_index(self.vira_rank)

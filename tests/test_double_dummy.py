@@ -1,7 +1,6 @@
 """Double dummy against an independent brute force through the reference engine."""
 
 import random
-from functools import lru_cache
 
 import numpy as np
 import pytest

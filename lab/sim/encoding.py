@@ -27,10 +27,6 @@ HOWS = ("cards", "run", "surrender", "eleven_run")
 SIMPLE_CODES = {RAISE: A_RAISE, ACCEPT: A_ACCEPT, RUN: A_RUN, SURRENDER: A_SURRENDER}
 
 
-def card_index(card: Card) -> int:
-    """Index 0..39 of ``card`` in the deck (``rank * 4 + suit``)."""
-    return card.rank * 4 + card.suit
-
 
 def card_of(index: int) -> Card:
     return DECK[int(index)]

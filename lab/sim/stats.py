@@ -63,10 +63,3 @@ def summary(frame: pd.DataFrame, start: tuple[int, int] = (0, 0)) -> dict:
         "a_points": int(frame["a_points"].sum()) - start[0] * len(frame),
         "b_points": int(frame["b_points"].sum()) - start[1] * len(frame),
     }
-
-
-def summary_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The summary as a one-row DataFrame (ci95 split into ci95_low and ci95_high)."""
-    s = summary(frame)
-    lo, hi = s.pop("ci95")
-    return pd.DataFrame([{**s, "ci95_low": lo, "ci95_high": hi}])

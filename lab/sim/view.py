@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..cards import Card, level
-from ..rules import COVER, ELEVEN, RAISE, SEAT_NAMES, Action, HandState, other
+from ..rules import COVER, ELEVEN, RAISE, Action, HandState, other
 
 COVERED = Action(COVER)
 """How a card played face down appears to everyone: a cover without its card."""
@@ -60,14 +60,6 @@ class View:
     @property
     def opponent(self) -> int:
         return other(self.seat)
-
-    @property
-    def my_score(self) -> int:
-        return self.score[self.seat]
-
-    @property
-    def their_score(self) -> int:
-        return self.score[self.opponent]
 
     @property
     def round_index(self) -> int:
@@ -129,7 +121,3 @@ class Table:
             history=tuple(self.history),
             legal=tuple(s.legal_actions()) if to_act else (),
         )
-
-    def describe_history(self) -> list[str]:
-        """The public history as ``seat: token`` lines."""
-        return [f"{SEAT_NAMES[seat]}: {token(a)}" for seat, a in self.history]

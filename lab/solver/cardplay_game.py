@@ -47,7 +47,7 @@ from math import comb
 import numpy as np
 
 from ..cards import N_LEVELS, N_PLAIN, level_name
-from ..classes import deal_weight_matrix, hand_classes, vira_rank_of
+from ..classes import deal_weight_matrix, hand_classes
 from ..rules import hand_winner
 from .game import PublicGame
 

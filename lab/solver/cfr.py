@@ -129,7 +129,6 @@ class CFRSolver:
     def iterate(self, n: int = 1) -> None:
         """Run ``n`` Discounted CFR iterations (alternating: player 0, then player 1)."""
         self._need(ALLOCATED, "iterate()")
-        t = self.tree
         start = time.perf_counter()
         with self._threads():
             self._iterate(n)
