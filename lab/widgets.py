@@ -464,6 +464,12 @@ def section_rows(name: str, score: tuple[int, int] | None = None, situations=(),
     rows = table
     if situations and "situation" in rows:
         rows = rows[rows["situation"].isin(situations)]
+        seat = match.get("seat")
+        if seat is not None and seat not in set(rows["seat"]):
+            deciders = " and ".join(charts.SEATS[s] for s in dict.fromkeys(rows["seat"]))
+            return (f"<p><i>in the solved table only the {deciders} decides here "
+                    f"({html.escape(', '.join(SITUATIONS.get(s, s) for s in situations))})"
+                    "</i></p>")
     for column, value in match.items():
         if column in rows:
             rows = rows[rows[column] == value]

@@ -361,3 +361,13 @@ def test_strategy_frequencies_sum_card_plays_into_one_action():
                          "probability": [0.25, 0.125, 0.5, 0.125]})
     out = widgets.strategy_frequencies(rows).set_index("action")["frequency"]
     assert out.to_dict() == {"play a card": 0.875, "truco": 0.125}
+
+
+def test_a_section_says_which_seat_decides_when_the_other_is_asked():
+    real_table("full_strategy", solved_only=True)
+    html = widgets.section_rows("full_strategy", situations=("vs_truco",), vira="4",
+                                seat="mao", hand="zap A K")
+    assert "only the pé decides here" in html
+    html = widgets.section_rows("full_strategy", situations=("vs_truco",), vira="4",
+                                seat="pe", hand="zap A K")
+    assert "<table" in html and "accept" in html
