@@ -37,6 +37,15 @@ def add_arguments(parser) -> None:
     add_full_arguments(full)
 
 
+def chosen_viras(vira_options) -> list[str]:
+    """Rank characters of the ``--vira`` options (all ten when none); UsageError on a
+    repeated rank."""
+    viras = [RANKS[vira_rank_of(v)] for v in vira_options] if vira_options else list(RANKS)
+    if len(set(viras)) != len(viras):
+        raise UsageError(f"--vira {','.join(vira_options)}: a vira rank is repeated")
+    return viras
+
+
 def add_cardplay_arguments(parser) -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--vira", action="append", metavar="V",
@@ -96,9 +105,7 @@ def run(args) -> int:
         from .solve_full import run as run_full
 
         return run_full(args)
-    viras = [RANKS[vira_rank_of(v)] for v in args.vira] if args.vira else list(RANKS)
-    if len(set(viras)) != len(viras):
-        raise UsageError(f"--vira {','.join(args.vira)}: a vira rank is repeated")
+    viras = chosen_viras(args.vira)
     if args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: give at least 1")
     settings = settings_from(args)

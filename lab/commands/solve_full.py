@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from ..cards import RANKS
 from ..cli import UsageError
-from ..classes import vira_rank_of
 
 
 def add_arguments(parser) -> None:
@@ -58,10 +56,9 @@ def settings_from(args) -> dict:
 
 def run(args) -> int:
     from ..solver.full_tables import solve_viras_full, write_full_tables
+    from .solve import chosen_viras
 
-    viras = [RANKS[vira_rank_of(v)] for v in args.vira] if args.vira else list(RANKS)
-    if len(set(viras)) != len(viras):
-        raise UsageError(f"--vira {','.join(args.vira)}: a vira rank is repeated")
+    viras = chosen_viras(args.vira)
     if args.workers < 1:
         raise UsageError(f"--workers {args.workers}: give at least 1")
     settings = settings_from(args)
