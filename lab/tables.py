@@ -411,23 +411,28 @@ def build_cardplay_tables(viras: Optional[Iterable] = None, settings: Optional[d
     per_vira = {v: {"iterations": int(s.iterations), "exploitability": float(s.exploitability),
                     "seconds": float(s.seconds), "built": built_at}
                 for v, s in solutions.items()}
-    out = {}
-    for name, df in fresh.items():
-        old_viras = {}
-        try:
-            manifest = read_manifest(name, directory)
-            check_manifest(name, manifest, settings, viras=[], directory=directory)
-            old = pd.read_parquet(table_paths(name, directory)[0])
-            old = old[~old["vira"].isin(chars)]
-            old_viras = {v: info for v, info in manifest["viras"].items() if v not in chars}
-            df = pd.concat([old, df], ignore_index=True)
-        except (TableError, OSError, KeyError, ValueError):
-            pass  # nothing usable on disk: the table holds only what was solved now
-        df = _in_vira_order(df)
-        out[name] = df
-        write_table(name, df, settings, {**old_viras, **per_vira}, directory,
-                    build_seconds=time.time() - start)
-    return out
+    return {name: write_merged(name, df, settings, per_vira, directory, time.time() - start)
+            for name, df in fresh.items()}
+
+
+def write_merged(name: str, df: pd.DataFrame, settings: dict, per_vira: dict,
+                 directory: Optional[Path] = None, build_seconds: float = 0.0) -> pd.DataFrame:
+    """Write the rows of the viras in ``per_vira`` as table ``name``, keeping the rows of
+    other viras from the table on disk when it was built with the same rules version and
+    settings (so a table can grow one vira at a time); returns the table written."""
+    old_viras = {}
+    try:
+        manifest = read_manifest(name, directory)
+        check_manifest(name, manifest, settings, viras=[], directory=directory)
+        old = pd.read_parquet(table_paths(name, directory)[0])
+        old = old[~old["vira"].isin(per_vira)]
+        old_viras = {v: info for v, info in manifest["viras"].items() if v not in per_vira}
+        df = pd.concat([old, df], ignore_index=True)
+    except (TableError, OSError, KeyError, ValueError):
+        pass  # nothing usable on disk: the table holds only what was solved now
+    df = _in_vira_order(df)
+    write_table(name, df, settings, {**old_viras, **per_vira}, directory, build_seconds)
+    return df
 
 
 def _in_vira_order(df: pd.DataFrame) -> pd.DataFrame:

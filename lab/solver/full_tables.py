@@ -221,7 +221,6 @@ def write_full_tables(results: dict, settings: Optional[dict] = None, directory=
     from .. import tables as T
 
     settings = dict(FULL_SETTINGS if settings is None else settings)
-    chars = [RANKS[vira_rank_of(v)] for v in results]
     per_vira = {RANKS[vira_rank_of(v)]: {"iterations": r["full_summary"]["iterations"],
                                          "exploitability": r["full_summary"]["exploitability"],
                                          "seconds": r["full_summary"]["seconds"],
@@ -231,23 +230,8 @@ def write_full_tables(results: dict, settings: Optional[dict] = None, directory=
              "full_strategy": pd.concat([r["full_strategy"] for r in results.values()],
                                         ignore_index=True),
              "full_summary": pd.DataFrame([r["full_summary"] for r in results.values()])}
-    out = {}
-    for name, df in fresh.items():
-        old_viras = {}
-        try:
-            manifest = T.read_manifest(name, directory)
-            T.check_manifest(name, manifest, settings, viras=[])
-            old = pd.read_parquet(T.table_paths(name, directory)[0])
-            old = old[~old["vira"].isin(chars)]
-            old_viras = {v: i for v, i in manifest["viras"].items() if v not in chars}
-            df = pd.concat([old, df], ignore_index=True)
-        except (T.TableError, OSError, KeyError, ValueError):
-            pass
-        order = np.lexsort((np.arange(len(df)), df["vira"].map(RANKS.index).to_numpy()))
-        df = df.iloc[order].reset_index(drop=True)
-        T.write_table(name, df, settings, {**old_viras, **per_vira}, directory)
-        out[name] = df
-    return out
+    return {name: T.write_merged(name, df, settings, per_vira, directory)
+            for name, df in fresh.items()}
 
 
 def load_full(name: str, vira, directory=None) -> pd.DataFrame:
