@@ -240,9 +240,15 @@ class FullSolver:
     # ------------------------------------------------------------ traversals
     def traverse(self, u: int, mode: int, pos=0.0, neg=0.0, avg=0.0, ladder=None,
                  win=1.0, lose=1.0) -> np.ndarray:
-        """Counterfactual values of seat ``u``'s root hands (points times deal probability)."""
+        """Counterfactual values of seat ``u``'s root hands (points times deal probability).
+
+        ``u`` gets ``win * ladder[k]`` for winning a hand worth the ``k``-th ladder value
+        and ``-lose * ladder[k]`` for losing it; ``win`` and ``lose`` are numbers or arrays
+        over the ladder (all ones: points)."""
         t, L, tm, b = self.tree, self.layout, self.templates, self._buf
         lad = self.ladder if ladder is None else np.asarray(ladder, dtype=np.float64)
+        win = np.broadcast_to(np.asarray(win, dtype=np.float64), lad.shape).copy()
+        lose = np.broadcast_to(np.asarray(lose, dtype=np.float64), lad.shape).copy()
         common = (
             u, mode, pos, neg, avg, self.config.storage == "float32", win, lose,
             t.kind, t.actor, t.winner, t.showdown, t.lead, t.child_start, t.child_count,

@@ -20,8 +20,9 @@ scale per public node (regrets int16 in ``[-32767, 32767] * scale``, strategy
 sums uint16 in ``[0, 65535] * scale``). Regret matching and averaging only
 need ratios within a node, so they read the raw integers.
 
-``win`` and ``lose`` scale what ``u`` gets when he wins (``+win * value``) and loses
-(``-lose * value``): ``(1, 1)`` is points; other choices count outcomes.
+``win`` and ``lose`` are arrays over the ladder's values: ``u`` gets ``+win[k] * ladder[k]``
+when he wins a hand worth ``ladder[k]`` and ``-lose[k] * ladder[k]`` when he loses it.
+All ones is points; other choices count outcomes or pay match-win probabilities.
 
 Terminal values use the deal weights ``W[hand_u, hand_o]`` of the two lists:
 a run pays the raiser the accepted value, an END card node pays its winner the
@@ -87,10 +88,11 @@ def _end_values(c, d, H, u, win, lose, winner, pair_start, nn, pair_hand, ladder
     po = pair_start[c] + (n0 if u == 0 else 0)
     eu = 0 if u == 0 else n0 * H  # ENT layout: [h, mão pairs] block then [h, pé pairs] block
     eo = n0 * H if u == 0 else 0
-    sign = win if winner[c] == u else -lose
     _gather(Wu, pair_hand, pu, nu, po, no, WC, d)
     for h in range(H):
-        v = ladder[t_value_of_h[h]]
+        kv = t_value_of_h[h]
+        v = ladder[kv]
+        sign = win[kv] if winner[c] == u else -lose[kv]
         for i in range(nu):
             acc = 0.0
             for j in range(no):
@@ -298,7 +300,8 @@ def _showdown(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
         k = TK[d, t]
         gid = KI[d, k, 0]
         so = KI[d, k, 4]
-        v = ladder[t_value[gid]]
+        kv = t_value[gid]
+        v = ladder[kv]
         if u == a:
             ro = (r0 if o == 0 else r1) + k * no_
             for i in range(nu):
@@ -309,13 +312,13 @@ def _showdown(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
             for i in range(na):
                 y = pair_level[pl + i]
                 w = showdown[c, 0] if y > lead_lv else (showdown[c, 1] if y == lead_lv else showdown[c, 2])
-                EV[d, so + i] *= v * win if w == u else -v * lose
+                EV[d, so + i] *= v * win[kv] if w == u else -v * lose[kv]
         else:
             ra = (r0 if a == 0 else r1) + k * na
             for j in range(na):
                 y = pair_level[pl + j]
                 w = showdown[c, 0] if y > lead_lv else (showdown[c, 1] if y == lead_lv else showdown[c, 2])
-                TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * (v * win if w == u else -v * lose)
+                TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * (v * win[kv] if w == u else -v * lose[kv])
             for i in range(nu):
                 acc = 0.0
                 for j in range(nopp):
@@ -431,12 +434,13 @@ def _finish(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
         else:
             b = t_answerer[gid]
             raiser = 1 - b
-            v = ladder[t_value[gid]]
+            kv = t_value[gid]
+            v = ladder[kv]
             nb = nn[c, b]
             n_ans = 3 if t_child_b[gid] >= 0 else 2
             kacc = h0 + t_child_a[gid]
             krr = h0 + t_child_b[gid] if t_child_b[gid] >= 0 else -1
-            sgn = v * win if raiser == u else -v * lose
+            sgn = v * win[kv] if raiser == u else -v * lose[kv]
             # the run: the raiser scores the accepted value
             if u == b:
                 ro = (r0 if u == 1 else r1) + k * nopp
