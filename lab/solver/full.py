@@ -131,6 +131,7 @@ class FullSolver:
         w = np.array(self.cards.deal_weights(), dtype=np.float64)
         self.weights = (np.ascontiguousarray(w), np.ascontiguousarray(w.T))
         self.ladder = np.asarray(config.ladder, dtype=np.float64)
+        self.payoffs = None   # points; see set_payoffs
         self.build_seconds = time.perf_counter() - start
         self.state = BUILT
         self.iterations = 0
@@ -238,15 +239,44 @@ class FullSolver:
             raise SolverStateError(f"{what} needs a {state} solver; it is {self.state}: call {step} first")
 
     # ------------------------------------------------------------ traversals
+    def set_payoffs(self, mao_scores, pe_scores) -> "FullSolver":
+        """Play for other payoffs than points: the mão is paid ``mao_scores[k]`` when he
+        scores the ``k``-th ladder value and ``pe_scores[k]`` when the pé scores it (for
+        instance the mão's match-win probability after the hand); the pé is paid the
+        negative (a zero-sum game with the same equilibria as the constant-sum match).
+        ``None`` for both goes back to points."""
+        if mao_scores is None and pe_scores is None:
+            self.payoffs = None
+            return self
+        a = np.asarray(mao_scores, dtype=np.float64)
+        b = np.asarray(pe_scores, dtype=np.float64)
+        if a.shape != self.ladder.shape or b.shape != self.ladder.shape:
+            raise ValueError(f"payoffs need one value per ladder value {list(self.config.ladder)}")
+        self.payoffs = (a, b)
+        return self
+
+    def _seat_payoffs(self, u: int):
+        """(ladder, win, lose) of the traversal for seat ``u`` under the current payoffs."""
+        if self.payoffs is None:
+            return self.ladder, 1.0, 1.0
+        a, b = self.payoffs
+        ones = np.ones_like(self.ladder)
+        return (ones, a, -b) if u == 0 else (ones, -b, a)
+
     def traverse(self, u: int, mode: int, pos=0.0, neg=0.0, avg=0.0, ladder=None,
-                 win=1.0, lose=1.0) -> np.ndarray:
-        """Counterfactual values of seat ``u``'s root hands (points times deal probability).
+                 win=None, lose=None) -> np.ndarray:
+        """Counterfactual values of seat ``u``'s root hands (payoff times deal probability).
 
         ``u`` gets ``win * ladder[k]`` for winning a hand worth the ``k``-th ladder value
         and ``-lose * ladder[k]`` for losing it; ``win`` and ``lose`` are numbers or arrays
-        over the ladder (all ones: points)."""
+        over the ladder. Left out (None), they are the solver's payoffs (points unless
+        :meth:`set_payoffs` said otherwise)."""
         t, L, tm, b = self.tree, self.layout, self.templates, self._buf
+        if ladder is None and win is None and lose is None:
+            ladder, win, lose = self._seat_payoffs(u)
         lad = self.ladder if ladder is None else np.asarray(ladder, dtype=np.float64)
+        win = 1.0 if win is None else win
+        lose = 1.0 if lose is None else lose
         win = np.broadcast_to(np.asarray(win, dtype=np.float64), lad.shape).copy()
         lose = np.broadcast_to(np.asarray(lose, dtype=np.float64), lad.shape).copy()
         common = (
@@ -287,7 +317,8 @@ class FullSolver:
             self.state = ALLOCATED
 
     def best_response_values(self) -> tuple[float, float]:
-        """Each seat's best-response points against the other's average strategy."""
+        """Each seat's best-response value against the other's average strategy (points, or
+        the payoffs of :meth:`set_payoffs`)."""
         self._need(ALLOCATED, "best_response_values()")
         if self.iterations == 0:
             raise SolverStateError("best_response_values() needs at least one iteration")
@@ -299,7 +330,7 @@ class FullSolver:
         return 0.5 * (v0 + v1)
 
     def value(self) -> float:
-        """The mão's expected points per hand under the average strategies."""
+        """The mão's expected points per hand (or payoff) under the average strategies."""
         self._need(ALLOCATED, "value()")
         return float(self.traverse(0, K.AVERAGE).sum())
 
@@ -404,7 +435,9 @@ class FullSolver:
             np.save(tmp / f"{name}.npy", arr)
         meta = {"config": self.config.as_dict(), "iterations": self.iterations,
                 "seconds": self.seconds, "history": self.history,
-                "n_slots": self.layout.n_slots, "n_public": self.layout.n_public}
+                "n_slots": self.layout.n_slots, "n_public": self.layout.n_public,
+                "payoffs": None if self.payoffs is None else [list(map(float, p))
+                                                              for p in self.payoffs]}
         (tmp / "state.json").write_text(json.dumps(meta))
         old = directory.with_name(directory.name + ".old")
         if directory.exists():
@@ -436,6 +469,8 @@ class FullSolver:
         self.iterations = int(meta["iterations"])
         self.seconds = float(meta["seconds"])
         self.history = [tuple(h) for h in meta["history"]]
+        payoffs = meta.get("payoffs")
+        self.set_payoffs(*(payoffs if payoffs is not None else (None, None)))
         if self.history:
             self.final_exploitability = self.history[-1][2]
         return self
