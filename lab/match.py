@@ -130,6 +130,12 @@ CARDPLAY_MODEL = "cardplay-1pt"
 """Normal hands under the card-play model: no truco, every hand worth 1 point, both
 seats playing the exact card-play equilibrium (a stand-in until the full game with the
 truco ladder is solved)."""
+FULL_MODEL = "full-game-points"
+"""Normal hands under the full game: both seats play the points equilibrium of the hand
+with the truco ladder (``full_summary``), so each hand ends with the mão or the pé
+scoring 1, 3, 6, 9 or 12 with the solved probabilities. The row's exploitability is not
+measured here: the points strategy's leak in match-win probability is what ``lab solve
+score`` measures, score by score."""
 ELEVEN_MODEL = "mao-de-onze-exact"
 """The mão de onze solved exactly (accept/run, then card play at 3) with match payoffs."""
 ELEVEN_ELEVEN_MODEL = "eleven-eleven-exact"
@@ -138,6 +144,9 @@ ELEVEN_ELEVEN_MODEL = "eleven-eleven-exact"
 MODEL_DESCRIPTIONS = {
     CARDPLAY_MODEL: "card-play model: no truco, every hand worth 1 point, exact card-play "
                     "equilibrium",
+    FULL_MODEL: "full game with the truco ladder, both seats playing its points "
+                "equilibrium (outcome distribution per vira); the leak in match-win "
+                "probability is measured by `lab solve score`",
     ELEVEN_MODEL: "mão de onze solved exactly with match-win payoffs (accept or run, then "
                   "card play worth 3)",
     ELEVEN_ELEVEN_MODEL: "11 x 11 solved exactly (card play worth 3; the hand's winner wins "
@@ -194,3 +203,30 @@ class CardplayModel:
     def eleven_eleven(self) -> HandResult:
         return HandResult(float(np.mean(self.value)), float(np.mean(self.exploitability)),
                           ELEVEN_ELEVEN_MODEL)
+
+
+class FullGameModel(CardplayModel):
+    """Normal hands from the full game's points solution; the end games as in
+    :class:`CardplayModel` (they have no truco).
+
+    ``full_summary`` holds, per vira, the probabilities ``p_mao_<v>`` / ``p_pe_<v>`` that a
+    hand ends with that seat scoring ``v`` points (``v`` on the ladder 1, 3, 6, 9, 12).
+    """
+
+    name = FULL_MODEL
+
+    def __init__(self, summary: pd.DataFrame, full_summary: pd.DataFrame, pool=None,
+                 eleven_target: float = 1e-5):
+        super().__init__(summary, pool, eleven_target)
+        if sorted(full_summary["vira"]) != sorted(self.viras):
+            raise ValueError("the full-game model needs the full game solved for all 10 viras")
+        full = full_summary.set_index("vira").loc[self.viras]
+        self.ladder = [int(c[len("p_mao_"):]) for c in full.columns if c.startswith("p_mao_")]
+        self.p_mao = full[[f"p_mao_{v}" for v in self.ladder]].to_numpy(dtype=float)
+        self.p_pe = full[[f"p_pe_{v}" for v in self.ladder]].to_numpy(dtype=float)
+
+    def normal(self, score, payoff) -> HandResult:
+        mao = np.array([payoff(MAO, v) for v in self.ladder])
+        pe = np.array([payoff(PE, v) for v in self.ladder])
+        p = float(np.mean(self.p_mao @ mao + self.p_pe @ pe))
+        return HandResult(p, float("nan"), FULL_MODEL)

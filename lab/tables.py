@@ -30,7 +30,8 @@ Both come from the same solves, so building one builds both.
     One row per score before a hand (``score_mao``, ``score_pe``, each 0..11):
     ``p_mao`` / ``p_pe`` (match-win probability of the next hand's mão / pé),
     ``model`` (which hand model produced the row, see :data:`lab.match.MODEL_DESCRIPTIONS`)
-    and ``exploitability`` (match-win probability).
+    and ``exploitability`` (match-win probability; NaN for the full game's points play,
+    whose leak is in ``score_leak``).
 ``mao_de_onze``
     One row per (vira, score, 11-holder's seat, hand class): ``score`` (``"M,P"``,
     the mão's and the pé's points), ``seat`` (the holder), ``hand``, ``accept``
@@ -39,12 +40,22 @@ Both come from the same solves, so building one builds both.
     probability, that vira and score).
 
 Both come from one backward induction over the scores (``lab solve match``),
-built on the ``cardplay_summary`` table.
+built on the ``cardplay_summary`` table and, once it holds all ten viras, ``full_summary``.
 ``full_ev``, ``full_strategy``, ``full_summary``
     The full hand game with the truco ladder (points per hand), described in
     :mod:`lab.solver.full_tables`. A full solve takes about half an hour per vira, so
     these tables may hold some viras only: :func:`solved_viras` says which, and
     ``load_table(name, viras=solved_viras(name))`` reads them.
+``score_leak``
+    One row per (vira, score) measured by ``lab solve score`` (normal scores only):
+    ``value_mao`` (the mão's match-win probability when both play the points
+    solution), ``gain_mao`` / ``gain_pe`` (each seat's best-response gain against it)
+    and ``leak`` (their mean), all in match-win probability; ``points_exploitability``
+    (points per hand) and ``points_iterations`` of the solution measured; the
+    score-aware re-solve's ``resolve_iterations``, ``resolve_exploitability`` and
+    ``resolve_value_mao`` (match-win probability), and the first moves before and after
+    it: ``truco_mao_points`` / ``truco_mao_score`` (the mão opens with a truco),
+    ``run_pe_points`` / ``run_pe_score`` (the pé runs from it). See :mod:`lab.score`.
 """
 
 from __future__ import annotations
@@ -100,10 +111,13 @@ class TableSpec:
     built_on: tuple = ()   # tables whose numbers it is computed from
 
 
-MATCH_SETTINGS = {"eleven_target_exploitability": 1e-5, "normal_model": "cardplay-1pt",
+MATCH_SETTINGS = {"eleven_target_exploitability": 1e-5,
+                  "normal_model": "full-game-points if all ten viras are solved, else cardplay-1pt",
                   "cardplay": CARDPLAY_SETTINGS}
 """Settings of the match tables: the mão de onze solves' target exploitability (match-win
-probability) and the model of normal hands, on card-play tables built with CARDPLAY_SETTINGS."""
+probability) and the model of normal hands (the full game's points solution once
+``full_summary`` holds all ten viras, the card-play model until then), on card-play tables
+built with CARDPLAY_SETTINGS."""
 
 FULL_SETTINGS = {"target_exploitability": 0.01, "time_budget_minutes": 30.0,
                  "storage": "int16", "ladder": [1, 3, 6, 9, 12]}
@@ -116,17 +130,27 @@ FULL_SOURCES = tuple(s for s in CARDPLAY_SOURCES if s != "lab/tables.py") + (
                                    "lab/solver/full_kernels.py", "lab/solver/full.py",
                                    "lab/solver/full_tables.py")
 
+SCORE_SETTINGS = {"full": FULL_SETTINGS,
+                  "payoffs": "match-win probability from match_equity",
+                  "warm_start": "points regrets, average strategy restarted"}
+"""Settings of the ``score_leak`` table: the points solutions it measures (built with
+FULL_SETTINGS) and how the score-aware re-solves start."""
+
 TABLES = {
     "cardplay": TableSpec("cardplay", 1, CARDPLAY_SETTINGS, "cardplay",
                           "lab solve cardplay --all"),
     "cardplay_summary": TableSpec("cardplay_summary", 1, CARDPLAY_SETTINGS, "cardplay",
                                   "lab solve cardplay --all"),
     "match_equity": TableSpec("match_equity", 1, MATCH_SETTINGS, "match", "lab solve match",
-                              MATCH_SOURCES, ("cardplay_summary",)),
+                              MATCH_SOURCES, ("cardplay_summary", "full_summary")),
     "mao_de_onze": TableSpec("mao_de_onze", 1, MATCH_SETTINGS, "match", "lab solve match",
-                             MATCH_SOURCES, ("cardplay_summary",)),
+                             MATCH_SOURCES, ("cardplay_summary", "full_summary")),
     **{name: TableSpec(name, 1, FULL_SETTINGS, "full", "lab solve full --all", FULL_SOURCES)
        for name in ("full_ev", "full_strategy", "full_summary")},
+    "score_leak": TableSpec("score_leak", 1, SCORE_SETTINGS, "score",
+                            "lab solve score --score M,P --checkpoints DIR",
+                            FULL_SOURCES + ("lab/match.py", "lab/score.py"),
+                            ("match_equity", "full_summary")),
 }
 
 
@@ -498,8 +522,10 @@ def eleven_rows(score: tuple[int, int], solutions) -> pd.DataFrame:
 def build_match_tables(viras: Optional[Iterable] = None, settings: Optional[dict] = None,
                        solve: Optional[Callable] = None, progress: bool = False,
                        jobs: int = 1, directory: Optional[Path] = None) -> dict:
-    """Backward induction over every score on the ``cardplay_summary`` table, solving the
-    mão de onze of each vira exactly; writes ``match_equity`` and ``mao_de_onze``.
+    """Backward induction over every score, solving the mão de onze of each vira exactly;
+    writes ``match_equity`` and ``mao_de_onze``. Normal scores use the full game's
+    outcome distribution (``full_summary``) when it holds all ten viras, else the
+    card-play model on ``cardplay_summary``.
 
     Always all ten viras (the match averages over them); ``viras`` and ``solve`` are
     accepted for the common builder signature and must be left as None.
@@ -508,7 +534,7 @@ def build_match_tables(viras: Optional[Iterable] = None, settings: Optional[dict
 
     from tqdm import tqdm
 
-    from .match import CardplayModel, match_equity
+    from .match import CardplayModel, FullGameModel, match_equity
 
     if viras is not None or solve is not None:
         raise ValueError("the match tables are built over all ten viras at once")
@@ -519,7 +545,13 @@ def build_match_tables(viras: Optional[Iterable] = None, settings: Optional[dict
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=solver_processes()) if jobs > 1 \
         else None
     try:
-        model = CardplayModel(summary, pool, settings["eleven_target_exploitability"])
+        try:
+            full = load_table("full_summary", directory=directory)
+        except TableError:
+            full = None  # the full game is not solved for every vira yet
+        target = settings["eleven_target_exploitability"]
+        model = CardplayModel(summary, pool, target) if full is None else \
+            FullGameModel(summary, full, pool, target)
         with tqdm(total=144, desc="match scores", unit="score", disable=not progress) as bar:
             me = match_equity(model, progress=bar)
     finally:

@@ -499,7 +499,11 @@ def match_equity_html(score: tuple[int, int], seat: str) -> str:
             rows["p_mao"] if seat == "mao" else 1 - rows["p_mao"],
         "exploitability": rows["exploitability"] if "exploitability" in rows else np.nan,
     })
-    return frame_html(shown)
+    note = ""
+    if "exploitability" in rows and rows["exploitability"].isna().any():
+        note = (f"<p><small>— the full game's points play is not a match equilibrium: "
+                f"{html.escape(leak_text(score))}.</small></p>")
+    return frame_html(shown) + note
 
 
 def hand_explorer() -> HandExplorer:
@@ -598,13 +602,32 @@ class MatchEquity(Dashboard):
         if row is not None and "model" in row:
             source += f"model {html.escape(str(row['model']))}"
         if row is not None and "exploitability" in row:
-            source += f", exploitability {float(row['exploitability']):.2g} match-win probability"
+            if pd.isna(row["exploitability"]):
+                source += ", " + leak_text(score)
+            else:
+                source += (f", exploitability {float(row['exploitability']):.2g} match-win "
+                           "probability")
         return (TABLE_STYLE + f"<h3>At {score[0]}–{score[1]} (mão–pé)</h3>"
                 f"<p>the mão wins the match with probability <b>{p:.3f}</b>, the pé with "
                 f"<b>{1 - p:.3f}</b> <small>({source.strip(', ')})</small>.<br>"
                 f"{html.escape(hand_kind_text(score))}</p>"
                 "<p>After this hand (the mão passes to the other player):</p>"
                 + frame_html(frame, "{:.3f}"))
+
+
+def leak_text(score: tuple[int, int]) -> str:
+    """What ``score_leak`` measured at ``score``: how much the full game's points play
+    leaks there (match-win probability), or that it is not measured."""
+    how = f"lab solve score --score {score[0]},{score[1]}"
+    try:
+        table = load("score_leak", solved_only=True)
+    except TableMissing:
+        return f"the points play's leak here is not measured ({how})"
+    rows = table[(table["score_mao"] == score[0]) & (table["score_pe"] == score[1])]
+    if rows.empty:
+        return f"the points play's leak here is not measured ({how})"
+    return (f"the points play leaks {rows['leak'].mean():.2g} match-win probability here "
+            f"(mean over {len(rows)} vira{'s' if len(rows) > 1 else ''})")
 
 
 def alternative_models(table: pd.DataFrame) -> list:

@@ -313,6 +313,28 @@ def test_match_equity_dashboard_on_a_given_table(monkeypatch):
     assert "not solved yet" in dashboard.eleven.children[0].value
 
 
+def test_points_play_rows_say_what_lab_solve_score_measured(monkeypatch):
+    """Rows of the full game's points play carry no exploitability: the details give the
+    leak measured at that score, or the command that measures it."""
+    table = synthetic_match_equity().assign(model="full-game-points", exploitability=np.nan)
+    leaks = pd.DataFrame({"vira": ["4", "7"], "score_mao": 5, "score_pe": 3,
+                          "leak": [0.010, 0.020]})
+
+    def load(name, solved_only=False):
+        if name == "match_equity":
+            return table
+        if name == "score_leak":
+            return leaks
+        raise widgets.TableMissing(name, "not built")
+
+    monkeypatch.setattr(widgets, "load", load)
+    dashboard = widgets.MatchEquity()
+    assert "lab solve score --score 0,0" in dashboard.details.value
+    dashboard.score_mao.value, dashboard.score_pe.value = 5, 3
+    assert "leaks 0.015 match-win probability here (mean over 2 viras)" in dashboard.details.value
+    assert "leaks 0.015" in widgets.match_equity_html((5, 3), "pe")
+
+
 def test_hand_explorer_match_section_reads_the_seat_s_side(monkeypatch):
     monkeypatch.setattr(widgets, "load", lambda name: synthetic_match_equity())
     assert "0.5667" in widgets.match_equity_html((5, 3), "mao")

@@ -87,3 +87,54 @@ def test_more_points_never_hurt_below_ten():
 
 def test_eleven_eleven_is_the_hand_value():
     assert table_of(CoinModel(0.56))[(11, 11)] == pytest.approx(0.56)
+
+
+def synthetic_summaries(value_mao):
+    """A card-play summary of ten viras with the mão's win probabilities ``value_mao``, and
+    the full-game summary of hands that all end at 1 point with the same probabilities."""
+    import pandas as pd
+
+    from lab.cards import RANKS
+
+    card = pd.DataFrame({"vira": list(RANKS), "value_mao": value_mao, "exploitability": 0.0})
+    full = pd.DataFrame({"vira": list(RANKS)})
+    for v in (1, 3, 6, 9, 12):
+        full[f"p_mao_{v}"] = value_mao if v == 1 else 0.0
+        full[f"p_pe_{v}"] = [1 - x for x in value_mao] if v == 1 else 0.0
+    return card, full
+
+
+def test_full_game_model_with_one_point_hands_is_the_card_play_model():
+    from lab.match import CardplayModel, FullGameModel
+
+    value = [0.40 + 0.01 * i for i in range(10)]
+    card, full = synthetic_summaries(value)
+    a, b = CardplayModel(card), FullGameModel(card, full)
+    def payoff(winner, points):
+        return (0.6 if winner == MAO else 0.3) + points / 100
+
+    res_a, res_b = a.normal((3, 4), payoff), b.normal((3, 4), payoff)
+    assert res_b.p_mao == pytest.approx(res_a.p_mao, abs=1e-15)
+    assert res_b.model == "full-game-points" and res_a.model == "cardplay-1pt"
+
+
+def test_full_game_model_weighs_every_outcome_by_its_probability():
+    """Vira by vira the mão scores v with p_mao_v and the pé with p_pe_v; each vira 1/10."""
+    from lab.match import FullGameModel
+
+    card, full = synthetic_summaries([0.5] * 10)
+    for col in [c for c in full.columns if c.startswith("p_")]:
+        full[col] = 0.0
+    full.loc[0, ["p_mao_3", "p_pe_12"]] = [0.25, 0.75]   # vira 4
+    full.loc[1:, "p_mao_6"] = 1.0                          # the other nine
+    model = FullGameModel(card, full)
+    res = model.normal((0, 0), lambda w, pts: (pts if w == MAO else -pts) / 100)
+    assert res.p_mao == pytest.approx((0.25 * 0.03 - 0.75 * 0.12) / 10 + 0.9 * 0.06, abs=1e-15)
+
+
+def test_full_game_model_needs_all_ten_viras():
+    from lab.match import FullGameModel
+
+    card, full = synthetic_summaries([0.5] * 10)
+    with pytest.raises(ValueError, match="all 10 viras"):
+        FullGameModel(card, full.iloc[:2])

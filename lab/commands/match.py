@@ -21,6 +21,8 @@ def add_arguments(parser) -> None:
 
 def match_at(score: tuple[int, int]) -> dict:
     """The JSON object for one score; ValueError for a score no hand is played at."""
+    import pandas as pd
+
     from ..match import MODEL_DESCRIPTIONS
     from ..rules import check_score
     from ..tables import load_table
@@ -30,7 +32,9 @@ def match_at(score: tuple[int, int]) -> dict:
     row = table[(table["score_mao"] == score[0]) & (table["score_pe"] == score[1])].iloc[0]
     return {"score": list(score), "mao": float(row.p_mao), "pe": float(row.p_pe),
             "model": row.model, "model_description": MODEL_DESCRIPTIONS[row.model],
-            "exploitability": float(row.exploitability), "hand": hand_kind(score)[0]}
+            # null where not measured (the full game's points play, see `lab solve score`)
+            "exploitability": None if pd.isna(row.exploitability) else float(row.exploitability),
+            "hand": hand_kind(score)[0]}
 
 
 def run(args) -> int:

@@ -9,12 +9,18 @@ hand game with the truco ladder, one dask task per vira (see
 :mod:`lab.commands.solve_full`).
 
 ``lab solve match [--jobs J]`` runs the backward induction over every score
-on the card-play tables, solving each vira's mão de onze exactly, and writes
-the ``match_equity`` and ``mao_de_onze`` tables.
+on the card-play tables (and the full game's, once all ten viras are solved),
+solving each vira's mão de onze exactly, and writes the ``match_equity`` and
+``mao_de_onze`` tables.
+
+``lab solve score --score M,P --checkpoints DIR`` measures the points solution's
+leak at one score in match-win probability and re-solves that score with match
+payoffs (see :mod:`lab.commands.solve_score`).
 """
 
 from __future__ import annotations
 
+import math
 import sys
 
 from ..cards import RANKS
@@ -35,6 +41,11 @@ def add_arguments(parser) -> None:
     full = games.add_parser("full", help="the full hand game with the truco ladder "
                             "(points EV, betting strategy), one dask task per vira")
     add_full_arguments(full)
+    from .solve_score import add_arguments as add_score_arguments
+
+    score = games.add_parser("score", help="the points strategy's leak at a score (match-win "
+                             "probability) and a score-aware re-solve")
+    add_score_arguments(score)
 
 
 def chosen_viras(vira_options) -> list[str]:
@@ -89,8 +100,10 @@ def run_match(args) -> int:
     start = me[(me["score_mao"] == 0) & (me["score_pe"] == 0)].iloc[0]
     print(f"0-0: the first hand's mão wins the match with probability {start.p_mao:.6f}")
     for model, rows in me.groupby("model"):
-        print(f"{model}: {len(rows)} scores, exploitability <= {rows.exploitability.max():.2e} "
-              f"(match-win probability) - {MODEL_DESCRIPTIONS[model]}")
+        expl = rows.exploitability.max()
+        expl = "exploitability not measured" if math.isnan(expl) else \
+            f"exploitability <= {expl:.2e} (match-win probability)"
+        print(f"{model}: {len(rows)} scores, {expl} - {MODEL_DESCRIPTIONS[model]}")
     for name, df in tables.items():
         print(f"wrote {table_paths(name)[0]} ({len(df)} rows)")
     return 0
@@ -105,6 +118,10 @@ def run(args) -> int:
         from .solve_full import run as run_full
 
         return run_full(args)
+    if args.game == "score":
+        from .solve_score import run as run_score
+
+        return run_score(args)
     viras = chosen_viras(args.vira)
     if args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: give at least 1")

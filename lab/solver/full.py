@@ -255,6 +255,16 @@ class FullSolver:
         self.payoffs = (a, b)
         return self
 
+    def restart_average(self) -> "FullSolver":
+        """Forget the strategy sums (keep the regrets): the average strategy restarts from
+        the next iteration. A warm start for a changed game: measured on a reduced deck
+        after 30 iterations with match payoffs, exploitability 0.0025-0.0029 against
+        0.0069-0.024 when the points average is kept (and 0.0021-0.0091 from scratch)."""
+        self._need(ALLOCATED, "restart_average()")
+        self.cum16[...] = 0
+        self.cum32[...] = 0
+        return self
+
     def _seat_payoffs(self, u: int):
         """(ladder, win, lose) of the traversal for seat ``u`` under the current payoffs."""
         if self.payoffs is None:

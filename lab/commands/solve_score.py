@@ -1,0 +1,112 @@
+"""Play at one score: the points strategy's leak and a score-aware re-solve.
+
+``lab solve score --score M,P --checkpoints DIR [--vira V ...] [--minutes 5]`` loads, for
+each vira, the points solution that ``lab solve full --checkpoints DIR`` left in ``DIR``,
+measures its leak at score ``M,P`` (each seat's best-response gain against it with
+payoffs in match-win probability, from the ``match_equity`` table) and, unless
+``--minutes 0``, re-solves that score with the match payoffs for M minutes per vira
+(warm-started from the points solution). It prints one JSON object per score and merges
+its rows into the ``score_leak`` table (see :mod:`lab.score`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..cli import UsageError
+from .replay import parse_score
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--score", action="append", required=True, metavar="M,P",
+                        help="the points of the next hand's mão and pé (both 0..10); "
+                             "repeat for several scores")
+    parser.add_argument("--checkpoints", required=True, metavar="DIR",
+                        help="where `lab solve full --checkpoints DIR` saved the points "
+                             "solutions")
+    parser.add_argument("--vira", action="append", metavar="V",
+                        help="a vira rank or card; repeat for several (default: all ten)")
+    parser.add_argument("--minutes", type=float, default=5.0, metavar="M",
+                        help="score-aware re-solve per vira and score (default 5; 0: "
+                             "measure the leak only)")
+    parser.add_argument("--no-save", action="store_true",
+                        help="print only; do not merge the rows into data/score_leak")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def chosen_scores(texts) -> list[tuple[int, int]]:
+    scores = []
+    for text in texts:
+        m, p = parse_score(text)
+        if not (0 <= m <= 10 and 0 <= p <= 10):
+            raise UsageError(f"--score {text}: the truco ladder is played while both players "
+                             "have 0..10 points (at 11 the hand is a mão de onze or 11 x 11, "
+                             "solved exactly by `lab solve match`)")
+        if (m, p) in scores:
+            raise UsageError(f"--score {text}: given twice")
+        scores.append((m, p))
+    return scores
+
+
+def run(args) -> int:
+    import numpy as np
+
+    from ..classes import hand_classes
+    from ..score import checkpoint_of, leak, resolve, table_row, write_rows
+    from ..solver.full import FullSolver, config_for, has_checkpoint
+    from ..tables import load_table
+    from .solve import chosen_viras
+
+    scores = chosen_scores(args.score)
+    viras = chosen_viras(args.vira)
+    if not args.minutes >= 0:
+        raise UsageError(f"--minutes {args.minutes}: give 0 or more")
+    missing = [v for v in viras if not has_checkpoint(checkpoint_of(args.checkpoints, v))]
+    if missing:
+        raise UsageError(f"no points solution for vira {', '.join(missing)} in "
+                         f"{args.checkpoints}: run `lab solve full --vira {missing[0]} "
+                         f"--checkpoints {args.checkpoints}` first (about half an hour per vira)")
+    table = load_table("match_equity")
+    me = np.full((12, 12), np.nan)
+    me[table["score_mao"], table["score_pe"]] = table["p_mao"]
+    models = dict(zip(zip(table["score_mao"], table["score_pe"]), table["model"]))
+    out = {s: {"score": list(s), "match_equity_model": models[s], "viras": {}} for s in scores}
+    rows = []
+    for v in viras:
+        print(f"vira {v}: loading the points solution", file=sys.stderr)
+        solver = FullSolver(config_for(v)).load_checkpoint(checkpoint_of(args.checkpoints, v))
+        points_expl, points_its = solver.final_exploitability, solver.iterations
+        for s in scores:
+            lk = leak(solver, me, s)
+            entry = {"value_mao": lk.value_mao, "gain_mao": lk.gain_mao, "gain_pe": lk.gain_pe,
+                     "leak": lk.leak, "points_exploitability": points_expl}
+            rs = None
+            if args.minutes > 0:
+                # each score starts again from the points solution
+                work = solver if len(scores) == 1 else FullSolver(config_for(v)).load_checkpoint(
+                    checkpoint_of(args.checkpoints, v))
+                rs = resolve(work, me, s, minutes=args.minutes, progress=not args.no_progress)
+                labels = hand_classes(v).labels
+                entry["resolve"] = {
+                    "iterations": rs.iterations, "seconds": round(rs.seconds, 1),
+                    "exploitability": rs.exploitability, "value_mao": rs.value_mao,
+                    "points_play": {k: rs.before[k] for k in
+                                    ("truco_mao", "accept_pe", "run_pe", "raise_pe")},
+                    "score_play": {k: rs.after[k] for k in
+                                   ("truco_mao", "accept_pe", "run_pe", "raise_pe")},
+                    "biggest_changes": {"truco_mao": rs.biggest_changes("truco_mao", labels),
+                                        "run_pe": rs.biggest_changes("run_pe", labels)}}
+            out[s]["viras"][v] = entry
+            rows.append(table_row(lk, points_expl, points_its, rs))
+            print(f"vira {v} at {s[0]},{s[1]}: leak {lk.leak:.5f} match-win probability"
+                  + ("" if rs is None else f"; re-solved {rs.iterations} iterations, "
+                     f"exploitability {rs.exploitability:.5f}"), file=sys.stderr)
+    for s in scores:
+        measured = out[s]["viras"].values()
+        out[s]["leak"] = float(np.mean([e["leak"] for e in measured]))
+        out[s]["viras_measured"] = len(measured)
+        print(json.dumps(out[s]))
+    if not args.no_save:
+        write_rows(rows)
+    return 0

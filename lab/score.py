@@ -1,0 +1,230 @@
+"""Play at one score of the match: how much the points strategy leaks, and what score-aware
+play changes.
+
+The full game's solution (:mod:`lab.solver.full`) maximises points per hand. In a match
+a hand is worth what it does to the match-win probability: at score ``(m, p)`` (the
+next hand's mão has ``m``, the pé ``p``, both below 11) a hand that ends with the mão
+scoring ``v`` is worth ``after_hand(ME, (m, p), MAO, v)`` to the mão, where ``ME`` is the
+``match_equity`` table. With these payoffs:
+
+* the **leak** of the points strategy is each seat's best-response gain against it, in
+  match-win probability (:func:`leak`): what an opponent who knows the score could win
+  from a player who plays for points;
+* a **score-aware re-solve** (:func:`resolve`) continues Discounted CFR from the points
+  solution's regrets with the match payoffs, and reports the exploitability it reaches
+  (match-win probability) and how the first decisions change.
+
+Both need the points solution itself (regrets and strategy sums), which lives in the
+checkpoints of ``lab solve full --checkpoints DIR``, not in ``data/``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .cards import RANKS
+from .classes import vira_rank_of
+from .match import ELEVEN, after_hand
+from .rules import MAO, PE
+from .solver.full_game import LADDER
+
+
+def score_payoffs(me: np.ndarray, score: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """``(mao_scores, pe_scores)``: the mão's match-win probability after the mão (resp.
+    the pé) scores each ladder value at ``score``; ``me`` is the (12, 12) match equity."""
+    m, p = score
+    if not (0 <= m < ELEVEN and 0 <= p < ELEVEN):
+        raise ValueError(f"score {m},{p}: the truco ladder is played only while both "
+                         "players are below 11")
+    mao = np.array([after_hand(me, score, MAO, v) for v in LADDER])
+    pe = np.array([after_hand(me, score, PE, v) for v in LADDER])
+    return mao, pe
+
+
+def checkpoint_of(root, vira) -> Path:
+    """Where ``lab solve full --checkpoints root`` keeps the points solution of ``vira``."""
+    v = RANKS[vira_rank_of(vira)]
+    return Path(root) / f"full_{v}_{'-'.join(map(str, LADDER))}_int16"
+
+
+def vira_label(solver) -> str:
+    """The vira's rank character, or ``toy`` for a reduced deck."""
+    v = solver.config.vira
+    return "toy" if v is None else RANKS[vira_rank_of(v)]
+
+
+@dataclass(frozen=True)
+class Leak:
+    """The points strategy at one score of one vira, in match-win probability: the mão's
+    value when both play it, each seat's best-response gain against it, and their mean
+    (the exploitability of the points strategy in the match)."""
+
+    vira: str
+    score: tuple[int, int]
+    value_mao: float
+    gain_mao: float
+    gain_pe: float
+
+    @property
+    def leak(self) -> float:
+        return 0.5 * (self.gain_mao + self.gain_pe)
+
+
+def leak(solver, me: np.ndarray, score: tuple[int, int], payoffs=None) -> Leak:
+    """The leak of ``solver``'s average strategy (a points solution) at ``score``, with
+    the match payoffs of :func:`score_payoffs` (or ``payoffs``, a (mão, pé) pair of arrays
+    over the ladder, when given)."""
+    solver.set_payoffs(*(score_payoffs(me, score) if payoffs is None else payoffs))
+    try:
+        value = solver.value()
+        best_mao, best_pe = solver.best_response_values()
+    finally:
+        solver.set_payoffs(None, None)
+    # zero-sum form: the pé is paid minus the mão's match-win probability
+    return Leak(vira_label(solver), tuple(score), value,
+                best_mao - value, best_pe + value)
+
+
+def first_moves(solver) -> dict:
+    """Deal-weighted frequencies of the first decisions under the average strategy:
+    ``truco_mao`` (the mão opens with a truco), ``accept_pe`` / ``run_pe`` / ``raise_pe``
+    (the pé's answer to it, weighted by the deal and the mão's truco), and the per-class
+    tables ``{class: p}`` behind them (``by_class_truco_mao``, ``by_class_run_pe``)."""
+    from .solver.full_tables import first_decisions
+
+    mao_first, pe_vs, _ = first_decisions(solver)
+    weight = solver.weights[0].sum(axis=1)   # P(the mão is dealt each class)
+    truco = {c: d.get("truco", 0.0) for c, d in mao_first.items()}
+    out = {"truco_mao": float(sum(weight[c] * p for c, p in truco.items())
+                              / sum(weight[c] for c in truco))}
+    # the pé's classes reach the answer with the deal weight times the mão's truco
+    W = solver.weights[1]    # [pé class, mão class]
+    reach_truco = np.zeros(W.shape[1])
+    for c, p in truco.items():
+        reach_truco[c] = p
+    reach = W @ reach_truco
+    total = sum(reach[c] for c in pe_vs)
+    for answer in ("accept", "run", "raise"):
+        out[f"{answer}_pe"] = float(sum(reach[c] * d.get(answer, 0.0) for c, d in pe_vs.items())
+                                    / total) if total > 0 else float("nan")
+    out["by_class_truco_mao"] = truco
+    out["by_class_run_pe"] = {c: d.get("run", 0.0) for c, d in pe_vs.items()}
+    return out
+
+
+@dataclass
+class Resolve:
+    """A score-aware re-solve of one vira: iterations run, the exploitability reached and
+    the mão's value (match-win probability), the first moves before and after."""
+
+    vira: str
+    score: tuple[int, int]
+    iterations: int
+    seconds: float
+    exploitability: float
+    value_mao: float
+    before: dict
+    after: dict
+
+    def biggest_changes(self, key: str, labels, n: int = 5) -> list:
+        """The ``n`` classes whose ``by_class_<key>`` probability moved most."""
+        a, b = self.before[f"by_class_{key}"], self.after[f"by_class_{key}"]
+        moved = sorted(a, key=lambda c: -abs(b.get(c, 0.0) - a[c]))[:n]
+        return [{"hand": labels[c], "points": round(a[c], 4), "score": round(b.get(c, 0.0), 4)}
+                for c in moved]
+
+
+def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0,
+            max_iterations: int | None = None, progress: bool = False) -> Resolve:
+    """Continue DCFR from ``solver``'s points solution with the match payoffs at ``score``
+    for ``minutes`` (or ``max_iterations``), then measure it.
+
+    Warm start: the points solution's regrets seed the iterates and the average strategy
+    restarts (:meth:`FullSolver.restart_average`), so the result averages score-aware
+    iterates only. The payoffs are rescaled to "points at this score" (the swing of a
+    1-point hand counts 2) so that they are on the regrets' scale; the figures are
+    reported back in match-win probability. ``solver`` is changed in place.
+    """
+    mao, pe = score_payoffs(me, score)
+    centre, half_swing = 0.5 * (mao[0] + pe[0]), 0.5 * (mao[0] - pe[0])
+    if not half_swing > 0:
+        raise ValueError(f"score {score}: winning a point does not help the mão")
+    before = first_moves(solver)
+    solver.set_payoffs((mao - centre) / half_swing, (pe - centre) / half_swing)
+    solver.restart_average()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=max_iterations, unit="it", leave=False,
+                   desc=f"re-solve {solver.config.vira} at {score[0]},{score[1]}")
+    start, done = time.perf_counter(), 0
+    try:
+        while (max_iterations is None or done < max_iterations) and \
+                (time.perf_counter() - start < 60.0 * minutes or done == 0):
+            solver.iterate(1)
+            done += 1
+            if bar is not None:
+                bar.update(1)
+        seconds = time.perf_counter() - start
+        best_mao, best_pe = solver.best_response_values()
+        value = solver.value()
+    finally:
+        if bar is not None:
+            bar.close()
+        solver.set_payoffs(None, None)
+    after = first_moves(solver)
+    return Resolve(vira_label(solver), tuple(score), done, seconds,
+                   0.5 * (best_mao + best_pe) * half_swing, centre + value * half_swing,
+                   before, after)
+
+
+# ---------------------------------------------------------------- the score_leak table
+
+def table_row(lk: Leak, points_exploitability: float, points_iterations: int,
+              rs: Resolve | None = None) -> dict:
+    """One ``score_leak`` row (match-win probabilities; the points solve's exploitability in
+    points per hand); the re-solve columns are NaN when there was no re-solve."""
+    nan = float("nan")
+    row = {"vira": lk.vira, "score_mao": lk.score[0], "score_pe": lk.score[1],
+           "value_mao": lk.value_mao, "gain_mao": lk.gain_mao, "gain_pe": lk.gain_pe,
+           "leak": lk.leak, "points_exploitability": float(points_exploitability),
+           "points_iterations": int(points_iterations),
+           "resolve_iterations": 0 if rs is None else rs.iterations,
+           "resolve_exploitability": nan if rs is None else rs.exploitability,
+           "resolve_value_mao": nan if rs is None else rs.value_mao}
+    for key in ("truco_mao", "run_pe"):
+        row[f"{key}_points"] = nan if rs is None else rs.before[key]
+        row[f"{key}_score"] = nan if rs is None else rs.after[key]
+    return row
+
+
+def write_rows(rows: list[dict], directory=None):
+    """Merge ``rows`` into the ``score_leak`` table (a row per vira and score; new rows
+    replace old ones of the same vira and score); returns the table written."""
+    import pandas as pd
+
+    from . import tables as T
+
+    fresh = pd.DataFrame(rows)
+    settings = T.spec_of("score_leak").settings
+    try:
+        manifest = T.read_manifest("score_leak", directory)
+        T.check_manifest("score_leak", manifest, viras=[], directory=directory)
+        old = pd.read_parquet(T.table_paths("score_leak", directory)[0])
+        key = ["vira", "score_mao", "score_pe"]
+        replaced = old.set_index(key).index.isin(fresh.set_index(key).index)
+        df = pd.concat([old[~replaced], fresh], ignore_index=True)
+    except (T.TableError, OSError, KeyError, ValueError):
+        df = fresh  # nothing usable on disk (missing, or computed from another match table)
+    df["_v"] = df["vira"].map(RANKS.index)
+    df = df.sort_values(["score_mao", "score_pe", "_v"]).drop(columns="_v").reset_index(drop=True)
+    viras = {v: {"iterations": int(g["points_iterations"].max()),
+                 "exploitability": float(g["leak"].max()),
+                 "scores": int(len(g))}
+             for v, g in df.groupby("vira")}
+    T.write_table("score_leak", df, settings, viras, directory)
+    return df

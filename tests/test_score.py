@@ -1,0 +1,165 @@
+"""Play at one score (lab.score): match payoffs in the full-game solver, the points
+strategy's leak and the score-aware re-solve, on a reduced deck (7 cards: levels with
+2, 2, 2, 1 copies) with the whole ladder 1-3-6-9-12."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lab.match import HandResult, after_hand, match_equity
+from lab.rules import MAO, PE
+from lab.score import first_moves, leak, resolve, score_payoffs, table_row, write_rows
+from lab.solver.cfr import CFRSolver
+from lab.solver.full import FullSolver, config_for
+from lab.solver.full_game import LADDER, FullGame
+from lab.solver.tree import build_tree
+
+TOY = (2, 2, 2, 1)
+
+
+class TrucoCoin:
+    """A made-up hand model (not solved): each seat scores 1 or 3 points, the mão winning
+    with probability 0.48; end games are coin flips. It gives a match-equity table whose
+    payoffs are far from linear in points near 12."""
+
+    name = "coin"
+
+    def normal(self, score, payoff):
+        p = 0.48 * (0.7 * payoff(MAO, 1) + 0.3 * payoff(MAO, 3)) \
+            + 0.52 * (0.7 * payoff(PE, 1) + 0.3 * payoff(PE, 3))
+        return HandResult(p, 0.0, self.name)
+
+    def eleven(self, score, pay):
+        return HandResult(0.5 * pay.mao_wins + 0.5 * pay.pe_wins, 0.0, self.name)
+
+    def eleven_eleven(self):
+        return HandResult(0.5, 0.0, self.name)
+
+
+@pytest.fixture(scope="module")
+def me():
+    table = match_equity(TrucoCoin())
+    out = np.full((12, 12), np.nan)
+    out[table["score_mao"], table["score_pe"]] = table["p_mao"]
+    return out
+
+
+@pytest.fixture(scope="module")
+def points_solution(tmp_path_factory):
+    """A points solution of the reduced game (300 iterations), saved as a checkpoint."""
+    solver = FullSolver(config_for(toy_cap=TOY)).allocate()
+    solver.iterate(300)
+    where = tmp_path_factory.mktemp("points") / "ckpt"
+    solver.save_checkpoint(where)
+    return solver, where
+
+
+def fresh(where):
+    return FullSolver(config_for(toy_cap=TOY)).load_checkpoint(where)
+
+
+def test_score_payoffs_are_the_match_equity_after_each_outcome(me):
+    mao, pe = score_payoffs(me, (9, 4))
+    assert mao[0] == pytest.approx(1 - me[4, 10]) and (mao[1:] == 1.0).all()   # 10 or 12+
+    assert list(pe) == pytest.approx([1 - me[5, 9], 1 - me[7, 9], 1 - me[10, 9], 0.0, 0.0])
+    with pytest.raises(ValueError, match="below 11"):
+        score_payoffs(me, (11, 3))
+
+
+def test_match_payoffs_run_the_same_iterates_as_the_generic_solver():
+    """Any payoff per (winner, value) outcome: the compact solver and the generic
+    public-tree solver on the reference game agree on the first iterates' best responses."""
+    game = FullGame(toy_cap=TOY, ladder=(1, 3, 6))
+    mao, pe = np.array([0.61, 0.83, 0.97]), np.array([0.40, 0.15, 0.02])
+    payoffs = np.empty(6)
+    payoffs[0::2], payoffs[1::2] = mao, pe          # outcome 2 k + winner
+    ref = CFRSolver(build_tree(game), game.deal_weights(), payoffs).allocate()
+    mine = FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6), storage="float32")).allocate()
+    mine.set_payoffs(mao, pe)
+    for _ in range(3):
+        ref.iterate(1)
+        mine.iterate(1)
+        assert mine.best_response_values() == pytest.approx(ref.best_response_values(), abs=1e-6)
+
+
+def test_points_written_as_payoffs_change_nothing(points_solution):
+    solver, _ = points_solution
+    points = (solver.best_response_values(), solver.value())
+    solver.set_payoffs(solver.ladder, -solver.ladder)
+    try:
+        assert (solver.best_response_values(), solver.value()) == points
+    finally:
+        solver.set_payoffs(None, None)
+
+
+def test_the_value_is_the_outcome_distribution_priced_at_the_match_payoffs(points_solution, me):
+    solver, _ = points_solution
+    mao, pe = score_payoffs(me, (8, 10))
+    dist = solver.outcome_distribution()
+    expect = sum(dist["mao", v] * a + dist["pe", v] * b for v, a, b in zip(LADDER, mao, pe))
+    assert leak(solver, me, (8, 10)).value_mao == pytest.approx(expect, abs=1e-12)
+
+
+def test_with_payoffs_linear_in_points_the_leak_is_the_points_exploitability(points_solution):
+    """Payoffs c + s * (the mão's net points) have the points game's best responses: each
+    gain is s times the points gain (and the strategy leaks nothing beyond its epsilon)."""
+    solver, _ = points_solution
+    b0, b1 = solver.best_response_values()
+    v = solver.value()
+    lk = leak(solver, None, (0, 0), payoffs=(0.5 + 0.02 * solver.ladder, 0.5 - 0.02 * solver.ladder))
+    assert lk.gain_mao == pytest.approx(0.02 * (b0 - v), abs=1e-12)
+    assert lk.gain_pe == pytest.approx(0.02 * (b1 + v), abs=1e-12)
+
+
+def test_near_the_end_the_points_strategy_leaks_and_a_re_solve_plugs_it(points_solution, me):
+    solver, where = points_solution
+    score = (4, 10)   # the pé needs 2 points: every accepted truco ends the match
+    lk = leak(solver, me, score)
+    assert lk.gain_mao >= -1e-12 and lk.gain_pe >= -1e-12
+    points_eps = 0.5 * sum(solver.best_response_values())
+    mao, pe = score_payoffs(me, score)
+    assert lk.leak > 3 * points_eps * 0.5 * (mao[0] - pe[0])   # far above the points epsilon
+    rs = resolve(fresh(where), me, score, max_iterations=30)
+    assert rs.iterations == 30
+    assert rs.exploitability < 0.25 * lk.leak
+    assert 0 <= rs.value_mao <= 1
+    for key in ("truco_mao", "accept_pe", "run_pe", "raise_pe"):
+        assert 0 <= rs.before[key] <= 1 and 0 <= rs.after[key] <= 1
+    assert rs.before == first_moves(solver)   # measuring the leak left the solver as it was
+
+
+def test_score_leak_rows_merge_by_vira_and_score(tmp_path, points_solution, me):
+    solver, _ = points_solution
+    lk = leak(solver, me, (3, 3))
+    row = table_row(lk, 0.01, 300)
+    first = write_rows([{**row, "vira": "4"}, {**row, "vira": "7"}], tmp_path)
+    assert len(first) == 2 and np.isnan(first.resolve_exploitability).all()
+    again = write_rows([{**row, "vira": "7", "leak": 0.5}, {**row, "vira": "7", "score_pe": 9}],
+                       tmp_path)
+    assert len(again) == 3
+    assert again.set_index(["vira", "score_pe"]).loc[("7", 3), "leak"] == 0.5
+    from lab.tables import load_table, solved_viras
+
+    assert solved_viras("score_leak", tmp_path) == ["4", "7"]
+    assert len(load_table("score_leak", viras=["4", "7"], directory=tmp_path)) == 3
+
+
+def lab(*args):
+    return subprocess.run([sys.executable, "-m", "lab", *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("score", ["11,3", "3,11", "11,11", "-1,2", "x"])
+def test_lab_solve_score_refuses_scores_without_the_ladder(score, tmp_path):
+    out = lab("solve", "score", "--score", score, "--checkpoints", str(tmp_path))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith("error:") and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_lab_solve_score_names_the_missing_points_solution(tmp_path):
+    out = lab("solve", "score", "--score", "9,9", "--vira", "K", "--checkpoints", str(tmp_path))
+    assert out.returncode == 2 and out.stdout == ""
+    assert f"lab solve full --vira K --checkpoints {tmp_path}" in out.stderr
