@@ -20,6 +20,7 @@ checkpoints of ``lab solve full --checkpoints DIR``, not in ``data/``.
 
 from __future__ import annotations
 
+import fcntl
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -211,6 +212,18 @@ def write_rows(rows: list[dict], directory=None):
 
     fresh = pd.DataFrame(rows)
     settings = T.spec_of("score_leak").settings
+    parquet = T.table_paths("score_leak", directory)[0]
+    parquet.parent.mkdir(parents=True, exist_ok=True)
+    with open(parquet.with_suffix(".lock"), "w") as lock:   # one writer at a time
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _merge(fresh, settings, directory)
+
+
+def _merge(fresh, settings, directory):
+    import pandas as pd
+
+    from . import tables as T
+
     try:
         manifest = T.read_manifest("score_leak", directory)
         T.check_manifest("score_leak", manifest, viras=[], directory=directory)

@@ -99,6 +99,9 @@ def run(args) -> int:
                                         "run_pe": rs.biggest_changes("run_pe", labels)}}
             out[s]["viras"][v] = entry
             rows.append(table_row(lk, points_expl, points_its, rs))
+        if not args.no_save:   # after each vira, so that an interrupted run keeps its work
+            write_rows(rows)
+            rows = []
             print(f"vira {v} at {s[0]},{s[1]}: leak {lk.leak:.5f} match-win probability"
                   + ("" if rs is None else f"; re-solved {rs.iterations} iterations, "
                      f"exploitability {rs.exploitability:.5f}"), file=sys.stderr)
@@ -107,6 +110,4 @@ def run(args) -> int:
         out[s]["leak"] = float(np.mean([e["leak"] for e in measured]))
         out[s]["viras_measured"] = len(measured)
         print(json.dumps(out[s]))
-    if not args.no_save:
-        write_rows(rows)
     return 0

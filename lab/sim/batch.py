@@ -74,8 +74,9 @@ def _run_on_dask(batch: Batch, workers: int, scheduler: str | None, bar) -> tupl
             raise ValueError(f"--scheduler {scheduler}: cannot connect to a dask scheduler "
                              f"there ({type(exc).__name__})") from None
     else:
+        # dashboard_address ":0": any free port for the scheduler's web server (8787 may be taken)
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=workers > 1,
-                               dashboard_address=None, silence_logs=40)
+                               dashboard_address=":0", silence_logs=40)
         client = Client(cluster)
     try:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})) or workers)

@@ -200,8 +200,9 @@ def solve_viras_full(viras: Iterable, settings: Optional[dict] = None, scheduler
     viras = list(viras)
     cluster = None
     if scheduler is None:
+        # dashboard_address ":0": any free port for the scheduler's web server (8787 may be taken)
         cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1,
-                               processes=processes, dashboard_address=None)
+                               processes=processes, dashboard_address=":0")
         client = Client(cluster)
     else:
         client = Client(scheduler)
