@@ -351,8 +351,12 @@ def match_equity_heatmap(table: pd.DataFrame, model: str | None = None,
     elif "model" in rows and len(rows):
         title += "\nmodels: " + ", ".join(dict.fromkeys(rows["model"]))
     if "exploitability" in rows and len(rows):
-        worst = float(rows["exploitability"].max())
-        title += f"\nexploitability ≤ {worst:.2g} match-win probability"
+        measured = rows["exploitability"].dropna()
+        if len(measured) == len(rows):
+            title += f"\nexploitability ≤ {float(measured.max()):.2g} match-win probability"
+        elif len(measured):
+            title += (f"\nsolved scores: exploitability ≤ {float(measured.max()):.2g} "
+                      "match-win probability; the others are points play")
     ax.set_title(title, fontsize=11)
     return fig
 

@@ -21,9 +21,9 @@ checkpoints of ``lab solve full --checkpoints DIR``, not in ``data/``.
 from __future__ import annotations
 
 import fcntl
+import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -46,48 +46,50 @@ def score_payoffs(me: np.ndarray, score: tuple[int, int]) -> tuple[np.ndarray, n
     return mao, pe
 
 
-def checkpoint_of(root, vira) -> Path:
-    """Where ``lab solve full --checkpoints root`` keeps the points solution of ``vira``."""
-    v = RANKS[vira_rank_of(vira)]
-    return Path(root) / f"full_{v}_{'-'.join(map(str, LADDER))}_int16"
+def has_points_solution(root, vira) -> bool:
+    """Whether ``lab solve full --checkpoints root`` left the points solution of ``vira``."""
+    from .solver.full import checkpoint_path, config_for, has_checkpoint
+
+    return has_checkpoint(checkpoint_path(root, config_for(vira)))
 
 
-def vira_label(solver) -> str:
-    """The vira's rank character, or ``toy`` for a reduced deck."""
-    v = solver.config.vira
-    return "toy" if v is None else RANKS[vira_rank_of(v)]
+def load_points_solution(root, vira):
+    """The points solution of ``vira`` (a :class:`FullSolver`) from its checkpoint."""
+    from .solver.full import FullSolver, checkpoint_path, config_for
+
+    config = config_for(vira)
+    return FullSolver(config).load_checkpoint(checkpoint_path(root, config))
 
 
 @dataclass(frozen=True)
-class Leak:
+class PointsLeak:
     """The points strategy at one score of one vira, in match-win probability: the mão's
-    value when both play it, each seat's best-response gain against it, and their mean
-    (the exploitability of the points strategy in the match)."""
+    value when both play it, each seat's best-response gain against it, and their mean,
+    the ``exploitability`` of the points strategy in the match (the table's ``leak``)."""
 
-    vira: str
     score: tuple[int, int]
     value_mao: float
     gain_mao: float
     gain_pe: float
 
     @property
-    def leak(self) -> float:
+    def exploitability(self) -> float:
         return 0.5 * (self.gain_mao + self.gain_pe)
 
 
-def leak(solver, me: np.ndarray, score: tuple[int, int], payoffs=None) -> Leak:
-    """The leak of ``solver``'s average strategy (a points solution) at ``score``, with
+def measure_leak(solver, me: np.ndarray, score: tuple[int, int], payoffs=None) -> PointsLeak:
+    """How much ``solver``'s average strategy (a points solution) leaks at ``score``, with
     the match payoffs of :func:`score_payoffs` (or ``payoffs``, a (mão, pé) pair of arrays
-    over the ladder, when given)."""
+    over the ladder, when given). The solver is left as it was."""
+    before = solver.payoffs
     solver.set_payoffs(*(score_payoffs(me, score) if payoffs is None else payoffs))
     try:
         value = solver.value()
         best_mao, best_pe = solver.best_response_values()
     finally:
-        solver.set_payoffs(None, None)
+        solver.set_payoffs(*(before or (None, None)))
     # zero-sum form: the pé is paid minus the mão's match-win probability
-    return Leak(vira_label(solver), tuple(score), value,
-                best_mao - value, best_pe + value)
+    return PointsLeak(tuple(score), value, best_mao - value, best_pe + value)
 
 
 def first_moves(solver) -> dict:
@@ -119,10 +121,9 @@ def first_moves(solver) -> dict:
 
 @dataclass
 class Resolve:
-    """A score-aware re-solve of one vira: iterations run, the exploitability reached and
+    """A score-aware re-solve: iterations run, the exploitability reached and
     the mão's value (match-win probability), the first moves before and after."""
 
-    vira: str
     score: tuple[int, int]
     iterations: int
     seconds: float
@@ -176,23 +177,23 @@ def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0
     finally:
         if bar is not None:
             bar.close()
-        solver.set_payoffs(None, None)
+        solver.set_payoffs(None, None)   # the solver now holds the score-aware solution
     after = first_moves(solver)
-    return Resolve(vira_label(solver), tuple(score), done, seconds,
+    return Resolve(tuple(score), done, seconds,
                    0.5 * (best_mao + best_pe) * half_swing, centre + value * half_swing,
                    before, after)
 
 
 # ---------------------------------------------------------------- the score_leak table
 
-def table_row(lk: Leak, points_exploitability: float, points_iterations: int,
+def table_row(vira: str, lk: PointsLeak, points_exploitability: float, points_iterations: int,
               rs: Resolve | None = None) -> dict:
-    """One ``score_leak`` row (match-win probabilities; the points solve's exploitability in
-    points per hand); the re-solve columns are NaN when there was no re-solve."""
+    """One ``score_leak`` row of ``vira`` (match-win probabilities; the points solve's
+    exploitability in points per hand); the re-solve columns are NaN without a re-solve."""
     nan = float("nan")
-    row = {"vira": lk.vira, "score_mao": lk.score[0], "score_pe": lk.score[1],
+    row = {"vira": RANKS[vira_rank_of(vira)], "score_mao": lk.score[0], "score_pe": lk.score[1],
            "value_mao": lk.value_mao, "gain_mao": lk.gain_mao, "gain_pe": lk.gain_pe,
-           "leak": lk.leak, "points_exploitability": float(points_exploitability),
+           "leak": lk.exploitability, "points_exploitability": float(points_exploitability),
            "points_iterations": int(points_iterations),
            "resolve_iterations": 0 if rs is None else rs.iterations,
            "resolve_exploitability": nan if rs is None else rs.exploitability,
@@ -231,8 +232,11 @@ def _merge(fresh, settings, directory):
         key = ["vira", "score_mao", "score_pe"]
         replaced = old.set_index(key).index.isin(fresh.set_index(key).index)
         df = pd.concat([old[~replaced], fresh], ignore_index=True)
-    except (T.TableError, OSError, KeyError, ValueError):
-        df = fresh  # nothing usable on disk (missing, or computed from another match table)
+    except (T.TableError, OSError, KeyError, ValueError) as exc:
+        if T.table_paths("score_leak", directory)[0].exists():
+            print(f"note: score_leak starts again, the rows on disk cannot be kept ({exc})",
+                  file=sys.stderr)
+        df = fresh
     df["_v"] = df["vira"].map(RANKS.index)
     df = df.sort_values(["score_mao", "score_pe", "_v"]).drop(columns="_v").reset_index(drop=True)
     viras = {v: {"iterations": int(g["points_iterations"].max()),

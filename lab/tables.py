@@ -56,6 +56,7 @@ built on the ``cardplay_summary`` table and, once it holds all ten viras, ``full
     ``resolve_value_mao`` (match-win probability), and the first moves before and after
     it: ``truco_mao_points`` / ``truco_mao_score`` (the mão opens with a truco),
     ``run_pe_points`` / ``run_pe_score`` (the pé runs from it). See :mod:`lab.score`.
+    Its manifest's per-vira ``exploitability`` is the largest leak measured for that vira.
 """
 
 from __future__ import annotations
@@ -220,6 +221,11 @@ def read_manifest(name: str, directory: Optional[Path] = None) -> dict:
                          f"rebuild it with `{spec.rebuild}`") from None
 
 
+UNUSED = "unused"
+"""Recorded in a manifest's ``built_on`` for a table the build did not read (the match
+tables read ``full_summary`` only once it holds all ten viras)."""
+
+
 def built_on_hashes(name: str, directory: Optional[Path] = None) -> dict:
     """{table it is computed from: hash of that table's parquet file now (None if missing)}."""
     out = {}
@@ -255,7 +261,8 @@ def check_manifest(name: str, manifest: dict, settings: Optional[dict] = None,
         if lacking:
             why = f"it lacks vira {', '.join(lacking)}"
         for dep, now in built_on_hashes(name, directory).items():
-            if why is None and manifest.get("built_on", {}).get(dep) != now:
+            recorded = manifest.get("built_on", {}).get(dep)
+            if why is None and recorded != UNUSED and recorded != now:
                 why = f"it was computed from another {dep!r} table than the one on disk"
     if why is not None:
         raise TableError(f"table {name!r} is stale: {why}; rebuild it with `{spec.rebuild}`")
@@ -472,8 +479,10 @@ def _in_vira_order(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_table(name: str, df: pd.DataFrame, settings: dict, viras: dict,
-                directory: Optional[Path] = None, build_seconds: float = 0.0) -> Path:
-    """Write ``df`` as ``<name>.parquet`` and its manifest; returns the parquet path."""
+                directory: Optional[Path] = None, build_seconds: float = 0.0,
+                unused: Iterable = ()) -> Path:
+    """Write ``df`` as ``<name>.parquet`` and its manifest; returns the parquet path.
+    ``unused``: tables of the spec's ``built_on`` that this build did not read."""
     spec = spec_of(name)
     parquet, manifest_path = table_paths(name, directory)
     parquet.parent.mkdir(parents=True, exist_ok=True)
@@ -485,7 +494,8 @@ def write_table(name: str, df: pd.DataFrame, settings: dict, viras: dict,
         "settings": settings,
         "fingerprint": fingerprint(name, settings),
         "code": code_hash(spec.sources),
-        "built_on": built_on_hashes(name, directory),
+        "built_on": {dep: UNUSED if dep in unused else h
+                     for dep, h in built_on_hashes(name, directory).items()},
         "rows": int(len(df)),
         "columns": list(df.columns),
         "viras": ordered,
@@ -571,7 +581,8 @@ def build_match_tables(viras: Optional[Iterable] = None, settings: Optional[dict
                        "built": built_at}
     out = {"match_equity": me, "mao_de_onze": eleven}
     for name, df in out.items():
-        write_table(name, df, settings, per_vira, directory, build_seconds=time.time() - start)
+        write_table(name, df, settings, per_vira, directory, build_seconds=time.time() - start,
+                    unused=("full_summary",) if full is None else ())
     return out
 
 

@@ -122,6 +122,17 @@ def test_match_equity_heatmap_puts_p_mao_at_row_mao_column_pe():
     assert len(fig.axes[0].patches) == 1                # the chosen score is outlined
 
 
+def test_match_equity_heatmap_bounds_only_the_solved_scores():
+    """Points-play rows (no exploitability) must not vanish into the title's bound."""
+    table = synthetic_match_equity()
+    normal = (table.score_mao < 11) & (table.score_pe < 11)
+    table.loc[normal, "exploitability"] = np.nan
+    title = charts.match_equity_heatmap(table, None).axes[0].get_title()
+    assert "solved scores: exploitability ≤ 0.001" in title and "points play" in title
+    full = charts.match_equity_heatmap(synthetic_match_equity(), None).axes[0].get_title()
+    assert "\nexploitability ≤ 0.001 match-win probability" in full
+
+
 def test_eleven_thresholds_share_and_weakest_accepted_hand():
     cardplay = tiny_cardplay()
     decisions = pd.DataFrame({"vira": ["4", "4", "4"], "score": [5, 5, 5],

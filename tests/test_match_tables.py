@@ -195,7 +195,7 @@ def test_match_tables_built_on_another_cardplay_summary_are_stale(tmp_path):
 
     from lab.tables import TableError, table_paths, write_table
 
-    for name in ("cardplay_summary", "match_equity", "mao_de_onze"):
+    for name in ("cardplay_summary", "full_summary", "match_equity", "mao_de_onze"):
         for path in table_paths(name):
             shutil.copy(path, tmp_path / path.name)
     assert len(load_table("match_equity", directory=tmp_path)) == 144
@@ -206,3 +206,33 @@ def test_match_tables_built_on_another_cardplay_summary_are_stale(tmp_path):
     for name in ("match_equity", "mao_de_onze"):
         with pytest.raises(TableError, match="computed from another 'cardplay_summary'.*lab solve match"):
             load_table(name, directory=tmp_path)
+
+
+def test_match_tables_follow_the_full_summary_only_when_they_read_it(tmp_path):
+    """A match table built on the card-play model records ``full_summary`` as unused, so
+    solving one more vira of the full game leaves it usable; one built on the full game
+    goes stale when ``full_summary`` changes."""
+    import pandas as pd
+
+    from lab.cards import RANKS
+    from lab.tables import FULL_SETTINGS, MATCH_SETTINGS, TableError, write_table
+
+    info = {"iterations": 1, "exploitability": 0.0}
+    me_rows = pd.DataFrame({"score_mao": [0], "score_pe": [0], "p_mao": [0.5], "p_pe": [0.5],
+                            "model": ["x"], "exploitability": [0.0]})
+    full = pd.DataFrame({"vira": ["4"], "value_mao": [-0.2]})
+
+    def solve_one_more_vira(value):
+        write_table("full_summary", full.assign(value_mao=value), FULL_SETTINGS,
+                    {"4": info}, tmp_path)
+
+    solve_one_more_vira(-0.2)
+    write_table("match_equity", me_rows, MATCH_SETTINGS, {v: info for v in RANKS}, tmp_path,
+                unused=("full_summary",))
+    solve_one_more_vira(-0.3)
+    assert len(load_table("match_equity", directory=tmp_path)) == 1
+    write_table("match_equity", me_rows, MATCH_SETTINGS, {v: info for v in RANKS}, tmp_path)
+    assert len(load_table("match_equity", directory=tmp_path)) == 1
+    solve_one_more_vira(-0.4)
+    with pytest.raises(TableError, match="computed from another 'full_summary'"):
+        load_table("match_equity", directory=tmp_path)

@@ -12,7 +12,7 @@ import pytest
 
 from lab.match import HandResult, after_hand, match_equity
 from lab.rules import MAO, PE
-from lab.score import first_moves, leak, resolve, score_payoffs, table_row, write_rows
+from lab.score import measure_leak, resolve, score_payoffs, table_row, write_rows
 from lab.solver.cfr import CFRSolver
 from lab.solver.full import FullSolver, config_for
 from lab.solver.full_game import LADDER, FullGame
@@ -101,7 +101,7 @@ def test_the_value_is_the_outcome_distribution_priced_at_the_match_payoffs(point
     mao, pe = score_payoffs(me, (8, 10))
     dist = solver.outcome_distribution()
     expect = sum(dist["mao", v] * a + dist["pe", v] * b for v, a, b in zip(LADDER, mao, pe))
-    assert leak(solver, me, (8, 10)).value_mao == pytest.approx(expect, abs=1e-12)
+    assert measure_leak(solver, me, (8, 10)).value_mao == pytest.approx(expect, abs=1e-12)
 
 
 def test_with_payoffs_linear_in_points_the_leak_is_the_points_exploitability(points_solution):
@@ -110,7 +110,7 @@ def test_with_payoffs_linear_in_points_the_leak_is_the_points_exploitability(poi
     solver, _ = points_solution
     b0, b1 = solver.best_response_values()
     v = solver.value()
-    lk = leak(solver, None, (0, 0), payoffs=(0.5 + 0.02 * solver.ladder, 0.5 - 0.02 * solver.ladder))
+    lk = measure_leak(solver, None, (0, 0), payoffs=(0.5 + 0.02 * solver.ladder, 0.5 - 0.02 * solver.ladder))
     assert lk.gain_mao == pytest.approx(0.02 * (b0 - v), abs=1e-12)
     assert lk.gain_pe == pytest.approx(0.02 * (b1 + v), abs=1e-12)
 
@@ -118,24 +118,30 @@ def test_with_payoffs_linear_in_points_the_leak_is_the_points_exploitability(poi
 def test_near_the_end_the_points_strategy_leaks_and_a_re_solve_plugs_it(points_solution, me):
     solver, where = points_solution
     score = (4, 10)   # the pé needs 2 points: every accepted truco ends the match
-    lk = leak(solver, me, score)
+    points_best = solver.best_response_values()
+    lk = measure_leak(solver, me, score)
+    assert solver.payoffs is None and solver.best_response_values() == points_best
     assert lk.gain_mao >= -1e-12 and lk.gain_pe >= -1e-12
-    points_eps = 0.5 * sum(solver.best_response_values())
     mao, pe = score_payoffs(me, score)
-    assert lk.leak > 3 * points_eps * 0.5 * (mao[0] - pe[0])   # far above the points epsilon
-    rs = resolve(fresh(where), me, score, max_iterations=30)
-    assert rs.iterations == 30
-    assert rs.exploitability < 0.25 * lk.leak
-    assert 0 <= rs.value_mao <= 1
+    # far above what the points epsilon would leak if the payoffs were linear in points
+    assert lk.exploitability > 3 * 0.5 * sum(points_best) * 0.5 * (mao[0] - pe[0])
+    work = fresh(where)
+    rs = resolve(work, me, score, max_iterations=30)
+    assert rs.iterations == 30 and work.payoffs is None
+    assert rs.exploitability < 0.25 * lk.exploitability
+    # the re-solve's figures, rescaled back, are those of the solution it leaves behind
+    again = measure_leak(work, me, score)
+    assert again.value_mao == pytest.approx(rs.value_mao, abs=1e-12)
+    assert again.exploitability == pytest.approx(rs.exploitability, abs=1e-12)
     for key in ("truco_mao", "accept_pe", "run_pe", "raise_pe"):
         assert 0 <= rs.before[key] <= 1 and 0 <= rs.after[key] <= 1
-    assert rs.before == first_moves(solver)   # measuring the leak left the solver as it was
+    assert rs.after != rs.before
 
 
 def test_score_leak_rows_merge_by_vira_and_score(tmp_path, points_solution, me):
     solver, _ = points_solution
-    lk = leak(solver, me, (3, 3))
-    row = table_row(lk, 0.01, 300)
+    lk = measure_leak(solver, me, (3, 3))
+    row = table_row("4", lk, 0.01, 300)
     first = write_rows([{**row, "vira": "4"}, {**row, "vira": "7"}], tmp_path)
     assert len(first) == 2 and np.isnan(first.resolve_exploitability).all()
     again = write_rows([{**row, "vira": "7", "leak": 0.5}, {**row, "vira": "7", "score_pe": 9}],
@@ -163,3 +169,41 @@ def test_lab_solve_score_names_the_missing_points_solution(tmp_path):
     out = lab("solve", "score", "--score", "9,9", "--vira", "K", "--checkpoints", str(tmp_path))
     assert out.returncode == 2 and out.stdout == ""
     assert f"lab solve full --vira K --checkpoints {tmp_path}" in out.stderr
+
+
+def test_lab_solve_score_prints_json_and_saves_each_vira(points_solution, me, tmp_path,
+                                                          monkeypatch, capsys):
+    """The command end to end, with the reduced deck's points solution standing in for the
+    real viras' (which take 3 GB each) and a made-up match-equity table."""
+    import json
+
+    import pandas as pd
+
+    import lab.score
+    import lab.tables
+    from lab.cli import main
+    from lab.tables import load_table
+
+    _, where = points_solution
+    table = pd.DataFrame([(m, p, me[m, p], "coin") for m in range(12) for p in range(12)],
+                         columns=["score_mao", "score_pe", "p_mao", "model"])
+    real_load = lab.tables.load_table
+    monkeypatch.setattr(lab.tables, "load_table", lambda name, *a, **k: table
+                        if name == "match_equity" else real_load(name, *a, **k))
+    monkeypatch.setattr(lab.score, "has_points_solution", lambda root, vira: True)
+    monkeypatch.setattr(lab.score, "load_points_solution", lambda root, vira: fresh(where))
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
+    code = main(["solve", "score", "--score", "4,10", "--score", "0,0", "--vira", "4",
+                 "--vira", "K", "--checkpoints", str(tmp_path), "--minutes", "0.001",
+                 "--no-progress"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    objs = [json.loads(line) for line in out.splitlines()]      # strict JSON: no NaN
+    assert [o["score"] for o in objs] == [[4, 10], [0, 0]]
+    for o in objs:
+        assert o["match_equity_model"] == "coin" and o["viras_measured"] == 2
+        assert o["leak"] == pytest.approx(o["viras"]["4"]["leak"])
+        assert o["viras"]["4"]["resolve"]["iterations"] >= 1
+    assert err.count("leak") == 4                                # one line per vira and score
+    saved = load_table("score_leak", viras=["4", "K"], directory=tmp_path)
+    assert len(saved) == 4 and (saved.resolve_iterations >= 1).all()

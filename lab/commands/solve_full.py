@@ -73,4 +73,21 @@ def run(args) -> int:
         print(f"vira {v}: mão EV {s['value_mao']:+.4f} points, exploitability "
               f"{s['exploitability']:.4f} points, {s['iterations']} iterations", file=sys.stderr)
     print(", ".join(f"data/{n}.parquet ({len(df)} rows)" for n, df in tables.items()))
+    note_match_model()
     return 0
+
+
+def note_match_model() -> None:
+    """Say so when the full game now covers all ten viras but the match tables still use
+    the card-play model for normal scores."""
+    from ..match import CARDPLAY_MODEL
+    from ..tables import TableError, load_table
+
+    try:
+        load_table("full_summary")
+        uses_cardplay = (load_table("match_equity")["model"] == CARDPLAY_MODEL).any()
+    except TableError:
+        return
+    if uses_cardplay:
+        print("note: the full game is now solved for all ten viras; `lab solve match` "
+              "rebuilds the match tables on it", file=sys.stderr)

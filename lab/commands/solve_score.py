@@ -12,6 +12,7 @@ its rows into the ``score_leak`` table (see :mod:`lab.score`).
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 from ..cli import UsageError
@@ -53,16 +54,16 @@ def run(args) -> int:
     import numpy as np
 
     from ..classes import hand_classes
-    from ..score import checkpoint_of, leak, resolve, table_row, write_rows
-    from ..solver.full import FullSolver, config_for, has_checkpoint
+    from ..score import (has_points_solution, load_points_solution, measure_leak, resolve,
+                         table_row, write_rows)
     from ..tables import load_table
     from .solve import chosen_viras
 
     scores = chosen_scores(args.score)
     viras = chosen_viras(args.vira)
-    if not args.minutes >= 0:
-        raise UsageError(f"--minutes {args.minutes}: give 0 or more")
-    missing = [v for v in viras if not has_checkpoint(checkpoint_of(args.checkpoints, v))]
+    if not 0 <= args.minutes < math.inf:
+        raise UsageError(f"--minutes {args.minutes}: give 0 or more (a finite number)")
+    missing = [v for v in viras if not has_points_solution(args.checkpoints, v)]
     if missing:
         raise UsageError(f"no points solution for vira {', '.join(missing)} in "
                          f"{args.checkpoints}: run `lab solve full --vira {missing[0]} "
@@ -75,17 +76,16 @@ def run(args) -> int:
     rows = []
     for v in viras:
         print(f"vira {v}: loading the points solution", file=sys.stderr)
-        solver = FullSolver(config_for(v)).load_checkpoint(checkpoint_of(args.checkpoints, v))
+        solver = load_points_solution(args.checkpoints, v)
         points_expl, points_its = solver.final_exploitability, solver.iterations
         for s in scores:
-            lk = leak(solver, me, s)
+            lk = measure_leak(solver, me, s)
             entry = {"value_mao": lk.value_mao, "gain_mao": lk.gain_mao, "gain_pe": lk.gain_pe,
-                     "leak": lk.leak, "points_exploitability": points_expl}
+                     "leak": lk.exploitability, "points_exploitability": points_expl}
             rs = None
             if args.minutes > 0:
                 # each score starts again from the points solution
-                work = solver if len(scores) == 1 else FullSolver(config_for(v)).load_checkpoint(
-                    checkpoint_of(args.checkpoints, v))
+                work = solver if len(scores) == 1 else load_points_solution(args.checkpoints, v)
                 rs = resolve(work, me, s, minutes=args.minutes, progress=not args.no_progress)
                 labels = hand_classes(v).labels
                 entry["resolve"] = {
@@ -98,16 +98,29 @@ def run(args) -> int:
                     "biggest_changes": {"truco_mao": rs.biggest_changes("truco_mao", labels),
                                         "run_pe": rs.biggest_changes("run_pe", labels)}}
             out[s]["viras"][v] = entry
-            rows.append(table_row(lk, points_expl, points_its, rs))
+            rows.append(table_row(v, lk, points_expl, points_its, rs))
+            print(f"vira {v} at {s[0]},{s[1]}: leak {lk.exploitability:.5f} match-win "
+                  "probability" + ("" if rs is None else f"; re-solved {rs.iterations} "
+                                   f"iterations, exploitability {rs.exploitability:.5f}"),
+                  file=sys.stderr)
         if not args.no_save:   # after each vira, so that an interrupted run keeps its work
             write_rows(rows)
             rows = []
-            print(f"vira {v} at {s[0]},{s[1]}: leak {lk.leak:.5f} match-win probability"
-                  + ("" if rs is None else f"; re-solved {rs.iterations} iterations, "
-                     f"exploitability {rs.exploitability:.5f}"), file=sys.stderr)
     for s in scores:
         measured = out[s]["viras"].values()
         out[s]["leak"] = float(np.mean([e["leak"] for e in measured]))
         out[s]["viras_measured"] = len(measured)
-        print(json.dumps(out[s]))
+        print(json.dumps(json_safe(out[s]), allow_nan=False))
     return 0
+
+
+def json_safe(obj):
+    """``obj`` with every NaN (a quantity that does not exist, e.g. the pé's answer to a
+    truco the mão never calls) written as null."""
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, float) and math.isnan(obj):
+        return None
+    return obj

@@ -282,11 +282,12 @@ class FullSolver:
         over the ladder. Left out (None), they are the solver's payoffs (points unless
         :meth:`set_payoffs` said otherwise)."""
         t, L, tm, b = self.tree, self.layout, self.templates, self._buf
-        if ladder is None and win is None and lose is None:
+        given = [x is not None for x in (ladder, win, lose)]
+        if not any(given):
             ladder, win, lose = self._seat_payoffs(u)
-        lad = self.ladder if ladder is None else np.asarray(ladder, dtype=np.float64)
-        win = 1.0 if win is None else win
-        lose = 1.0 if lose is None else lose
+        elif not all(given):
+            raise ValueError("traverse(): give ladder, win and lose together, or none of them")
+        lad = np.asarray(ladder, dtype=np.float64)
         win = np.broadcast_to(np.asarray(win, dtype=np.float64), lad.shape).copy()
         lose = np.broadcast_to(np.asarray(lose, dtype=np.float64), lad.shape).copy()
         common = (
@@ -335,7 +336,8 @@ class FullSolver:
         return (float(self.traverse(0, K.BEST).sum()), float(self.traverse(1, K.BEST).sum()))
 
     def exploitability(self) -> float:
-        """Mean of both seats' best-response gains, points per hand."""
+        """Mean of both seats' best-response gains: points per hand (or in the payoffs of
+        :meth:`set_payoffs`)."""
         v0, v1 = self.best_response_values()
         return 0.5 * (v0 + v1)
 
@@ -345,8 +347,8 @@ class FullSolver:
         return float(self.traverse(0, K.AVERAGE).sum())
 
     def hand_values(self) -> np.ndarray:
-        """(2, n) expected points of each class for its holder (mão row 0, pé row 1),
-        conditional on holding it, under the average strategies."""
+        """(2, n) expected points (or payoff) of each class for its holder (mão row 0, pé
+        row 1), conditional on holding it, under the average strategies."""
         self._need(ALLOCATED, "hand_values()")
         out = np.full((2, self.weights[0].shape[0]), np.nan)
         for u in (0, 1):
@@ -462,9 +464,9 @@ class FullSolver:
     def load_checkpoint(self, directory) -> "FullSolver":
         """Resume from a checkpoint of the same configuration."""
         directory = Path(directory)
-        if not has_checkpoint(directory):
+        if not (directory / "state.json").exists():
             old = directory.with_name(directory.name + ".old")
-            if has_checkpoint(old):
+            if (old / "state.json").exists():
                 directory = old
             else:
                 raise FileNotFoundError(f"{directory}: no checkpoint there")
@@ -617,4 +619,14 @@ def ensure_compiled() -> None:
 
 
 def has_checkpoint(directory) -> bool:
-    return (Path(directory) / "state.json").exists()
+    """Whether ``directory`` holds a checkpoint (or its previous copy ``<directory>.old``,
+    left when a save was interrupted between its two renames)."""
+    d = Path(directory)
+    return (d / "state.json").exists() or (d.with_name(d.name + ".old") / "state.json").exists()
+
+
+def checkpoint_path(root, config: FullConfig) -> Path:
+    """The checkpoint folder of ``config``'s solve under ``root`` (``lab solve full
+    --checkpoints root``): ``full_<vira or toy cap>_<ladder>_<storage>``."""
+    tag = config.vira or "toy" + "-".join(map(str, config.toy_cap))
+    return Path(root) / f"full_{tag}_{'-'.join(map(str, config.ladder))}_{config.storage}"

@@ -29,7 +29,6 @@ resumes; only these summary tables, never the regrets, go to ``data/``.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Iterable, Optional
 
 import numpy as np
@@ -38,7 +37,7 @@ import pandas as pd
 from ..cards import RANKS, level_name
 from ..classes import hand_classes, vira_rank_of
 from ..tables import FULL_SETTINGS
-from .full import FullSolver, config_for
+from .full import FullSolver, checkpoint_path, config_for
 from .full_game import LADDER
 
 SEATS = ("mao", "pe")
@@ -172,10 +171,7 @@ def solve_vira_full(vira, settings: Optional[dict] = None, checkpoint_root=None,
                      ladder=tuple(s.get("ladder", LADDER)), storage=s.get("storage", "int16"))
     start = time.perf_counter()
     solver = FullSolver(cfg)
-    ck = None
-    if checkpoint_root is not None:
-        tag = cfg.vira or "toy" + "-".join(map(str, toy_cap))
-        ck = Path(checkpoint_root) / f"full_{tag}_{'-'.join(map(str, cfg.ladder))}_{cfg.storage}"
+    ck = None if checkpoint_root is None else checkpoint_path(checkpoint_root, cfg)
     solver.solve(s["target_exploitability"], int(s.get("max_iterations", 1_000_000)),
                  time_budget=60.0 * float(s["time_budget_minutes"]),
                  check_every=int(s.get("check_every", 10)), progress=progress,
