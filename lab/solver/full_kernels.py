@@ -82,11 +82,10 @@ def traverse(u, mode, pos, neg, avg, wide, win, lose,
 def _end_values(c, d, H, u, win, lose, winner, pair_start, nn, pair_hand, ladder, t_value_of_h, Wu,
                 ENT, OUT, WC):
     """OUT[d] for an END card node: the winner scores the accepted value of each history."""
-    n0, n1 = nn[c, 0], nn[c, 1]
+    n0 = nn[c, 0]
     nu, no = nn[c, u], nn[c, 1 - u]
     pu = pair_start[c] + (n0 if u == 1 else 0)
     po = pair_start[c] + (n0 if u == 0 else 0)
-    eu = 0 if u == 0 else n0 * H  # ENT layout: [h, mão pairs] block then [h, pé pairs] block
     eo = n0 * H if u == 0 else 0
     _gather(Wu, pair_hand, pu, nu, po, no, WC, d)
     for h in range(H):
@@ -113,9 +112,8 @@ def _prepare(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
     """Enumerate the betting nodes of card node ``c``, their strategies and reach; zero
     the values; gather the deal weights of the two lists. Returns (K nodes, TT T nodes)."""
     a = actor[c]
-    o = 1 - a
     n0, n1 = nn[c, 0], nn[c, 1]
-    na, no_ = nn[c, a], nn[c, o]
+    na = nn[c, a]
     nu = nn[c, u]
     p0 = pair_start[c]
     pa = p0 + (n0 if a == 1 else 0)
@@ -280,16 +278,11 @@ def _showdown(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
     """The round-3 follower's forced last card: showdown values of every T node."""
     a = actor[c]
     o = 1 - a
-    n0, n1 = nn[c, 0], nn[c, 1]
+    n0 = nn[c, 0]
     na, no_ = nn[c, a], nn[c, o]
     nu = nn[c, u]
     p0 = pair_start[c]
     pa = p0 + (n0 if a == 1 else 0)
-    pu = p0 + (n0 if u == 1 else 0)
-    E = n_edges[c]
-    choice = E > na
-    is_last = kind[c] == LAST
-    po = p0 + (n0 if u == 0 else 0)
     nopp = nn[c, 1 - u]
     r0 = 0
     r1 = K * n0
@@ -339,17 +332,13 @@ def _finish(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
     """Betting backward (values, regret and strategy-sum updates) and the values of the
     entering histories."""
     a = actor[c]
-    o = 1 - a
-    n0, n1 = nn[c, 0], nn[c, 1]
-    na, no_ = nn[c, a], nn[c, o]
+    n0 = nn[c, 0]
+    na = nn[c, a]
     nu = nn[c, u]
     p0 = pair_start[c]
     pa = p0 + (n0 if a == 1 else 0)
-    pu = p0 + (n0 if u == 1 else 0)
     E = n_edges[c]
     choice = E > na
-    is_last = kind[c] == LAST
-    po = p0 + (n0 if u == 0 else 0)
     nopp = nn[c, 1 - u]
     r0 = 0
     r1 = K * n0
@@ -528,15 +517,8 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
            reg32, reg16, rscale, cum32, cum16, cscale,
            ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK):
     a = actor[c]
-    o = 1 - a
     n0, n1 = nn[c, 0], nn[c, 1]
-    na, no_ = nn[c, a], nn[c, o]
     nu = nn[c, u]
-    p0 = pair_start[c]
-    pa = p0 + (n0 if a == 1 else 0)
-    pu = p0 + (n0 if u == 1 else 0)
-    E = n_edges[c]
-    choice = E > na
     is_last = kind[c] == LAST
     K, TT = _prepare(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
            kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
