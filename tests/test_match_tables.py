@@ -236,3 +236,51 @@ def test_match_tables_follow_the_full_summary_only_when_they_read_it(tmp_path):
     solve_one_more_vira(-0.4)
     with pytest.raises(TableError, match="computed from another 'full_summary'"):
         load_table("match_equity", directory=tmp_path)
+
+
+def test_the_match_build_uses_the_full_game_once_every_vira_is_solved(tmp_path, monkeypatch):
+    """``build_match_tables`` on made-up summaries, with the mão de onze solves stood in
+    (they are tested above): the full game's outcome distribution drives the normal scores
+    only when ``full_summary`` holds all ten viras, and the manifest says what was read."""
+    import pandas as pd
+
+    from lab.cards import RANKS
+    from lab.classes import hand_classes
+    from lab.match import CardplayModel, HandResult
+    from lab.solver.eleven import ElevenSolution
+    from lab.tables import (CARDPLAY_SETTINGS, FULL_SETTINGS, UNUSED, build_match_tables,
+                            read_manifest, write_table)
+
+    def stand_in_eleven(self, score, pay):
+        n = len(hand_classes("4").labels)
+        self.eleven_solutions[tuple(score)] = [
+            ElevenSolution(v, pay.holder, 0.5, 0.0, 1, np.ones(n), np.full(n, 0.5))
+            for v in self.viras]
+        return HandResult(0.5 * pay.mao_wins + 0.5 * pay.pe_wins, 0.0, ELEVEN_MODEL)
+
+    monkeypatch.setattr(CardplayModel, "eleven", stand_in_eleven)
+    info = {"iterations": 1, "exploitability": 0.0}
+    card = pd.DataFrame({"vira": list(RANKS), "value_mao": 0.45, "double_dummy_mao": 0.45,
+                         "exploitability": 0.0, "iterations": 1, "seconds": 0.0})
+    write_table("cardplay_summary", card, CARDPLAY_SETTINGS, {v: info for v in RANKS}, tmp_path)
+    full = pd.DataFrame({"vira": list(RANKS)})
+    for v in (1, 3, 6, 9, 12):   # every hand ends at 3 points, the mão winning 40 %
+        full[f"p_mao_{v}"], full[f"p_pe_{v}"] = (0.4, 0.6) if v == 3 else (0.0, 0.0)
+    write_table("full_summary", full.iloc[:9], FULL_SETTINGS, {v: info for v in RANKS[:9]},
+                tmp_path)
+    me = build_match_tables(directory=tmp_path)["match_equity"].set_index(["score_mao",
+                                                                           "score_pe"])
+    assert me.loc[(10, 10), "model"] == CARDPLAY_MODEL
+    # 1 point a hand: from 10-10 the winner reaches 11 and the loser holds a mão de onze
+    after = 0.45 * (1 - me.loc[(10, 11), "p_mao"]) + 0.55 * (1 - me.loc[(11, 10), "p_mao"])
+    assert me.loc[(10, 10), "p_mao"] == pytest.approx(after, abs=1e-12)
+    assert read_manifest("match_equity", tmp_path)["built_on"]["full_summary"] == UNUSED
+
+    write_table("full_summary", full, FULL_SETTINGS, {v: info for v in RANKS}, tmp_path)
+    me = build_match_tables(directory=tmp_path)["match_equity"].set_index(["score_mao",
+                                                                           "score_pe"])
+    assert me.loc[(10, 10), "model"] == FULL_MODEL and np.isnan(me.loc[(10, 10), "exploitability"])
+    assert me.loc[(10, 10), "p_mao"] == pytest.approx(0.4)    # 3 points end it
+    assert me.loc[(11, 11), "model"] == ELEVEN_ELEVEN_MODEL
+    assert read_manifest("match_equity", tmp_path)["built_on"]["full_summary"] != UNUSED
+    assert len(load_table("match_equity", directory=tmp_path)) == 144
