@@ -171,18 +171,14 @@ def test_lab_solve_score_names_the_missing_points_solution(tmp_path):
     assert f"lab solve full --vira K --checkpoints {tmp_path}" in out.stderr
 
 
-def test_lab_solve_score_prints_json_and_saves_each_vira(points_solution, me, tmp_path,
-                                                          monkeypatch, capsys):
-    """The command end to end, with the reduced deck's points solution standing in for the
-    real viras' (which take 3 GB each) and a made-up match-equity table."""
-    import json
-
+@pytest.fixture
+def toy_command(points_solution, me, tmp_path, monkeypatch):
+    """`lab solve score` with the reduced deck's points solution standing in for the real
+    viras' (which take 3 GB each), a made-up match-equity table and data in tmp_path."""
     import pandas as pd
 
     import lab.score
     import lab.tables
-    from lab.cli import main
-    from lab.tables import load_table
 
     _, where = points_solution
     table = pd.DataFrame([(m, p, me[m, p], "coin") for m in range(12) for p in range(12)],
@@ -193,9 +189,18 @@ def test_lab_solve_score_prints_json_and_saves_each_vira(points_solution, me, tm
     monkeypatch.setattr(lab.score, "has_points_solution", lambda root, vira: True)
     monkeypatch.setattr(lab.score, "load_points_solution", lambda root, vira: fresh(where))
     monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
-    code = main(["solve", "score", "--score", "4,10", "--score", "0,0", "--vira", "4",
-                 "--vira", "K", "--checkpoints", str(tmp_path), "--minutes", "0.001",
-                 "--no-progress"])
+    from lab.cli import main
+
+    return lambda *args: main(["solve", "score", "--checkpoints", str(tmp_path), *args])
+
+
+def test_lab_solve_score_prints_json_and_saves_each_vira(toy_command, tmp_path, capsys):
+    import json
+
+    from lab.tables import load_table
+
+    code = toy_command( "--score", "4,10", "--score", "0,0", "--vira", "4", "--vira", "K",
+                       "--minutes", "0.001", "--no-progress")
     out, err = capsys.readouterr()
     assert code == 0
     objs = [json.loads(line) for line in out.splitlines()]      # strict JSON: no NaN
@@ -207,3 +212,18 @@ def test_lab_solve_score_prints_json_and_saves_each_vira(points_solution, me, tm
     assert err.count("leak") == 4                                # one line per vira and score
     saved = load_table("score_leak", viras=["4", "K"], directory=tmp_path)
     assert len(saved) == 4 and (saved.resolve_iterations >= 1).all()
+
+
+def test_lab_solve_score_sweeps_every_score_of_the_ladder(toy_command, tmp_path, capsys):
+    import json
+
+    from lab.tables import load_table
+
+    assert toy_command("--all-scores", "--vira", "7") == 0
+    objs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(objs) == 121 and {tuple(o["score"]) for o in objs} == {
+        (m, p) for m in range(11) for p in range(11)}
+    assert all("resolve" not in o["viras"]["7"] for o in objs)   # leak only by default
+    saved = load_table("score_leak", viras=["7"], directory=tmp_path)
+    assert len(saved) == 121 and (saved.resolve_iterations == 0).all()
+    assert (saved.gain_mao > -1e-12).all() and (saved.gain_pe > -1e-12).all()

@@ -1,6 +1,7 @@
 """Play at one score: the points strategy's leak and a score-aware re-solve.
 
-``lab solve score --score M,P --checkpoints DIR [--vira V ...] [--minutes 5]`` loads, for
+``lab solve score --score M,P --checkpoints DIR [--vira V ...] [--minutes 5]`` (or
+``--all-scores``: the 121 scores where the truco ladder is played) loads, for
 each vira, the points solution that ``lab solve full --checkpoints DIR`` left in ``DIR``,
 measures its leak at score ``M,P`` (each seat's best-response gain against it with
 payoffs in match-win probability, from the ``match_equity`` table) and, unless
@@ -20,17 +21,21 @@ from .replay import parse_score
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--score", action="append", required=True, metavar="M,P",
-                        help="the points of the next hand's mão and pé (both 0..10); "
-                             "repeat for several scores")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--score", action="append", metavar="M,P",
+                       help="the points of the next hand's mão and pé (both 0..10); "
+                            "repeat for several scores")
+    which.add_argument("--all-scores", action="store_true",
+                       help="the 121 scores where the truco ladder is played (leak only "
+                            "unless --minutes is given; about 30 s per score and vira)")
     parser.add_argument("--checkpoints", required=True, metavar="DIR",
                         help="where `lab solve full --checkpoints DIR` saved the points "
                              "solutions")
     parser.add_argument("--vira", action="append", metavar="V",
                         help="a vira rank or card; repeat for several (default: all ten)")
-    parser.add_argument("--minutes", type=float, default=5.0, metavar="M",
-                        help="score-aware re-solve per vira and score (default 5; 0: "
-                             "measure the leak only)")
+    parser.add_argument("--minutes", type=float, default=None, metavar="M",
+                        help="score-aware re-solve per vira and score (default 5 with "
+                             "--score, 0 with --all-scores; 0: measure the leak only)")
     parser.add_argument("--no-save", action="store_true",
                         help="print only; do not merge the rows into data/score_leak")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -59,9 +64,14 @@ def run(args) -> int:
     from ..tables import load_table
     from .solve import chosen_viras
 
-    scores = chosen_scores(args.score)
+    if args.all_scores:
+        scores = [(m, p) for m in range(11) for p in range(11)]
+        minutes = 0.0 if args.minutes is None else args.minutes
+    else:
+        scores = chosen_scores(args.score)
+        minutes = 5.0 if args.minutes is None else args.minutes
     viras = chosen_viras(args.vira)
-    if not 0 <= args.minutes < math.inf:
+    if not 0 <= minutes < math.inf:
         raise UsageError(f"--minutes {args.minutes}: give 0 or more (a finite number)")
     missing = [v for v in viras if not has_points_solution(args.checkpoints, v)]
     if missing:
@@ -83,10 +93,10 @@ def run(args) -> int:
             entry = {"value_mao": lk.value_mao, "gain_mao": lk.gain_mao, "gain_pe": lk.gain_pe,
                      "leak": lk.exploitability, "points_exploitability": points_expl}
             rs = None
-            if args.minutes > 0:
+            if minutes > 0:
                 # each score starts again from the points solution
                 work = solver if len(scores) == 1 else load_points_solution(args.checkpoints, v)
-                rs = resolve(work, me, s, minutes=args.minutes, progress=not args.no_progress)
+                rs = resolve(work, me, s, minutes=minutes, progress=not args.no_progress)
                 labels = hand_classes(v).labels
                 entry["resolve"] = {
                     "iterations": rs.iterations, "seconds": round(rs.seconds, 1),
