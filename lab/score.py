@@ -8,7 +8,7 @@ scoring ``v`` is worth ``after_hand(ME, (m, p), MAO, v)`` to the mão, where ``M
 ``match_equity`` table. With these payoffs:
 
 * the **leak** of the points strategy is each seat's best-response gain against it, in
-  match-win probability (:func:`leak`): what an opponent who knows the score could win
+  match-win probability (:func:`measure_leak`): what an opponent who knows the score could win
   from a player who plays for points;
 * a **score-aware re-solve** (:func:`resolve`) continues Discounted CFR from the points
   solution's regrets with the match payoffs, and reports the exploitability it reaches
