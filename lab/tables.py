@@ -124,8 +124,8 @@ FULL_SETTINGS = {"target_exploitability": 0.01, "time_budget_minutes": 30.0,
                  "storage": "int16", "ladder": [1, 3, 6, 9, 12]}
 """Default settings of the full-game solves (exploitability in points per hand)."""
 
-# the table plumbing (this module) is left out so that registering a table or changing the
-# match builder does not outdate solves that take half an hour per vira
+# the code hash is provenance (not checked on load): it names the code that decides the
+# full game's numbers, which leaves out the table plumbing of this module
 FULL_SOURCES = tuple(s for s in CARDPLAY_SOURCES if s != "lab/tables.py") + (
                                    "lab/solver/full_game.py", "lab/solver/full_tree.py",
                                    "lab/solver/full_kernels.py", "lab/solver/full.py",
