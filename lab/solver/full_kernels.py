@@ -51,6 +51,31 @@ def _gather(Wu, hand, pu, nu, po, no, WC, wd):
             WC[wd, i * no + j] = Wu[hi, hand[po + j]]
 
 
+@njit(cache=True, inline="always")
+def _enter_child(ch, d, a, K, TT, n0, n1, nn, pair_start, pair_parent, pair_edge,
+                 KI, RI, SIG, TK, ENT):
+    """ENT[d + 1]: the reach of card child ``ch`` for each T node of depth ``d`` (the
+    mover's through its card edge, the other's copied)."""
+    c0, c1 = nn[ch, 0], nn[ch, 1]
+    q0 = pair_start[ch]
+    r1 = K * n0
+    f1 = TT * c0
+    for t in range(TT):
+        k = TK[d, t]
+        so = KI[d, k, 4]
+        for i in range(c0):
+            r = RI[d, k * n0 + pair_parent[q0 + i]]
+            if a == 0:
+                r *= SIG[d, so + pair_edge[q0 + i]]
+            ENT[d + 1, t * c0 + i] = r
+        for i in range(c1):
+            r = RI[d, r1 + k * n1 + pair_parent[q0 + c0 + i]]
+            if a == 1:
+                r *= SIG[d, so + pair_edge[q0 + c0 + i]]
+            ENT[d + 1, f1 + t * c1 + i] = r
+    return 0
+
+
 # The recursive functions are compiled in each process: numba's on-disk cache cannot
 # reload a self-recursive function (it crashes), so they are not cached.
 @njit(cache=False)
@@ -528,8 +553,6 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
            t_answerer, ladder, Wu,
            reg32, reg16, rscale, cum32, cum16, cscale,
            ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK)
-    r0 = 0
-    r1 = K * n0
     if is_last:
         _showdown(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
            kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
@@ -544,26 +567,10 @@ def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
         for t in range(TT):
             ES[d1, t] = t_exit[KI[d, TK[d, t], 0]]
         for ch in range(child_start[c], child_start[c] + child_count[c]):
-            c0, c1 = nn[ch, 0], nn[ch, 1]
+            c0 = nn[ch, 0]
             q0 = pair_start[ch]
-            f0 = 0
-            f1 = TT * c0
-            # child reach: the mover's through its card edge, the other's copied
-            for t in range(TT):
-                k = TK[d, t]
-                so = KI[d, k, 4]
-                for i in range(c0):
-                    pi = pair_parent[q0 + i]
-                    r = RI[d, r0 + k * n0 + pi]
-                    if a == 0:
-                        r *= SIG[d, so + pair_edge[q0 + i]]
-                    ENT[d1, f0 + t * c0 + i] = r
-                for i in range(c1):
-                    pi = pair_parent[q0 + c0 + i]
-                    r = RI[d, r1 + k * n1 + pi]
-                    if a == 1:
-                        r *= SIG[d, so + pair_edge[q0 + c0 + i]]
-                    ENT[d1, f1 + t * c1 + i] = r
+            _enter_child(ch, d, a, K, TT, n0, n1, nn, pair_start, pair_parent, pair_edge,
+                         KI, RI, SIG, TK, ENT)
             if kind[ch] == END:
                 tv = np.empty(TT, dtype=np.int64)
                 for t in range(TT):
@@ -633,8 +640,6 @@ def traverse_parallel(nthreads, u, mode, pos, neg, avg, wide, win, lose,
     a = actor[c]
     n0, n1 = nn[c, 0], nn[c, 1]
     nu = nn[c, u]
-    r0 = 0
-    r1 = K * n0
     d1 = d + 1
     nch = child_count[c]
     for th in prange(nthreads):
@@ -655,26 +660,10 @@ def traverse_parallel(nthreads, u, mode, pos, neg, avg, wide, win, lose,
             ESc[d1, t] = t_exit[KI[d, TK[d, t], 0]]
         for j in range(th, nch, nthreads):
             ch = child_start[c] + j
-            c0, c1 = nn[ch, 0], nn[ch, 1]
+            c0 = nn[ch, 0]
             q0 = pair_start[ch]
-            f0 = 0
-            f1 = TT * c0
-            # child reach: the mover's through its card edge, the other's copied
-            for t in range(TT):
-                k = TK[d, t]
-                so = KI[d, k, 4]
-                for i in range(c0):
-                    pi = pair_parent[q0 + i]
-                    r = RI[d, r0 + k * n0 + pi]
-                    if a == 0:
-                        r *= SIG[d, so + pair_edge[q0 + i]]
-                    ENTc[d1, f0 + t * c0 + i] = r
-                for i in range(c1):
-                    pi = pair_parent[q0 + c0 + i]
-                    r = RI[d, r1 + k * n1 + pi]
-                    if a == 1:
-                        r *= SIG[d, so + pair_edge[q0 + c0 + i]]
-                    ENTc[d1, f1 + t * c1 + i] = r
+            _enter_child(ch, d, a, K, TT, n0, n1, nn, pair_start, pair_parent, pair_edge,
+                         KI, RI, SIG, TK, ENTc)
             if kind[ch] == END:
                 tv = np.empty(TT, dtype=np.int64)
                 for t in range(TT):
