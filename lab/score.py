@@ -80,16 +80,22 @@ class PointsLeak:
 def measure_leak(solver, me: np.ndarray, score: tuple[int, int], payoffs=None) -> PointsLeak:
     """How much ``solver``'s average strategy (a points solution) leaks at ``score``, with
     the match payoffs of :func:`score_payoffs` (or ``payoffs``, a (mão, pé) pair of arrays
-    over the ladder, when given). The solver is left as it was."""
-    before = solver.payoffs
-    solver.set_payoffs(*(score_payoffs(me, score) if payoffs is None else payoffs))
-    try:
-        value = solver.value()
-        best_mao, best_pe = solver.best_response_values()
-    finally:
-        solver.set_payoffs(*(before or (None, None)))
+    over the ladder, when given)."""
+    return measure_leaks(solver, me, [score], None if payoffs is None else [payoffs])[0]
+
+
+def measure_leaks(solver, me: np.ndarray, scores, payoffs=None) -> list[PointsLeak]:
+    """:func:`measure_leak` at each of ``scores`` (with ``payoffs[i]`` for ``scores[i]``
+    when given), all in one batched traversal per seat and one for the values
+    (:meth:`FullSolver.batch_values`). The solver is left as it was."""
+    pairs = [score_payoffs(me, s) for s in scores] if payoffs is None else list(payoffs)
+    mao = np.array([np.asarray(a, dtype=np.float64) for a, _ in pairs])
+    pe = np.array([np.asarray(b, dtype=np.float64) for _, b in pairs])
+    value = solver.batch_values(mao, pe, best=False)[:, 0]
+    best = solver.batch_values(mao, pe)
     # zero-sum form: the pé is paid minus the mão's match-win probability
-    return PointsLeak(tuple(score), value, best_mao - value, best_pe + value)
+    return [PointsLeak(tuple(s), float(v), float(bm - v), float(bp + v))
+            for s, v, (bm, bp) in zip(scores, value, best)]
 
 
 def first_moves(solver) -> dict:

@@ -164,3 +164,27 @@ def test_with_a_one_step_ladder_the_real_game_is_the_card_play_game():
     b0, b1 = solver.best_response_values()
     assert b0 + b1 <= 2 * 5e-3 + 1e-12
     assert -b1 - slack <= card_points <= b0 + slack
+
+
+@pytest.mark.parametrize("storage", ["float32", "int16"])
+def test_batched_values_equal_one_traversal_per_payoff(storage):
+    """lab.solver.full_batch: B payoff vectors in one traversal give, column by column,
+    the best responses and values of B separate traversals (points among them)."""
+    solver = FullSolver(config_for(toy_cap=TOY, storage=storage)).allocate()
+    with pytest.raises(Exception, match="at least one iteration"):
+        solver.batch_values(np.ones((1, 5)), -np.ones((1, 5)))
+    solver.iterate(25)
+    rng = np.random.default_rng(7)
+    mao, pe = rng.uniform(0.3, 1.0, (6, 5)), rng.uniform(0.0, 0.7, (6, 5))
+    mao[0], pe[0] = solver.ladder, -solver.ladder                # points
+    best = solver.batch_values(mao, pe, chunk=4)                  # two chunks
+    value = solver.batch_values(mao, pe, best=False)
+    for b in range(len(mao)):
+        solver.set_payoffs(mao[b], pe[b])
+        assert best[b] == pytest.approx(solver.best_response_values(), abs=1e-12)
+        assert value[b] == pytest.approx(solver.value(), abs=1e-12)
+    solver.set_payoffs(None, None)
+    assert best[0] == pytest.approx(solver.best_response_values(), abs=1e-12)
+    assert len({round(x, 9) for x in best[:, 0]}) == len(mao)   # the columns differ
+    with pytest.raises(ValueError, match="one value per ladder value"):
+        solver.batch_values(mao[:, :3], pe[:, :3])

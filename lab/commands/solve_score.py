@@ -27,7 +27,7 @@ def add_arguments(parser) -> None:
                             "repeat for several scores")
     which.add_argument("--all-scores", action="store_true",
                        help="the 121 scores where the truco ladder is played (leak only "
-                            "unless --minutes is given; about 30 s per score and vira)")
+                            "unless --minutes is given; about 2 minutes per vira)")
     parser.add_argument("--checkpoints", required=True, metavar="DIR",
                         help="where `lab solve full --checkpoints DIR` saved the points "
                              "solutions")
@@ -59,7 +59,7 @@ def run(args) -> int:
     import numpy as np
 
     from ..classes import hand_classes
-    from ..score import (has_points_solution, load_points_solution, measure_leak, resolve,
+    from ..score import (has_points_solution, load_points_solution, measure_leaks, resolve,
                          table_row, write_rows)
     from ..tables import load_table
     from .solve import chosen_viras
@@ -88,8 +88,10 @@ def run(args) -> int:
         print(f"vira {v}: loading the points solution", file=sys.stderr)
         solver = load_points_solution(args.checkpoints, v)
         points_expl, points_its = solver.final_exploitability, solver.iterations
-        for s in scores:
-            lk = measure_leak(solver, me, s)
+        print(f"vira {v}: best responses at {len(scores)} score{'s' if len(scores) > 1 else ''}"
+              " (one batched traversal per seat, about a minute)", file=sys.stderr)
+        leaks = measure_leaks(solver, me, scores)
+        for s, lk in zip(scores, leaks):
             entry = {"value_mao": lk.value_mao, "gain_mao": lk.gain_mao, "gain_pe": lk.gain_pe,
                      "leak": lk.exploitability, "points_exploitability": points_expl}
             rs = None

@@ -335,6 +335,53 @@ class FullSolver:
             raise SolverStateError("best_response_values() needs at least one iteration")
         return (float(self.traverse(0, K.BEST).sum()), float(self.traverse(1, K.BEST).sum()))
 
+    def batch_values(self, mao_scores, pe_scores, best: bool = True,
+                     chunk: int = 128) -> np.ndarray:
+        """Values of ``B`` payoff pairs at once (:mod:`lab.solver.full_batch`): row ``b``
+        of ``mao_scores`` / ``pe_scores`` (shape ``(B, len(ladder))``) is what
+        :meth:`set_payoffs` takes. Returns ``(B, 2)``: with ``best``, each seat's
+        best-response value against the other's average strategy (the row-by-row
+        :meth:`best_response_values`); otherwise the mão's value under the average
+        strategies in both columns (the row-by-row :meth:`value`). In the payoffs' unit;
+        ``chunk`` payoff pairs per traversal bound the memory (about 8 MB per pair for a
+        real vira)."""
+        self._need(ALLOCATED, "batch_values()")
+        if best and self.iterations == 0:
+            raise SolverStateError("batch_values() needs at least one iteration")
+        mao = np.atleast_2d(np.asarray(mao_scores, dtype=np.float64))
+        pe = np.atleast_2d(np.asarray(pe_scores, dtype=np.float64))
+        if mao.shape != pe.shape or mao.shape[1:] != self.ladder.shape:
+            raise ValueError(f"payoffs need one value per ladder value {list(self.config.ladder)}"
+                             " in each row, as many rows for the mão as for the pé")
+        out = np.empty((len(mao), 2))
+        for lo in range(0, len(mao), chunk):
+            a, b = mao[lo:lo + chunk], pe[lo:lo + chunk]
+            if best:
+                for u, (win, lose) in enumerate(((a, -b), (-b, a))):   # as _seat_payoffs
+                    out[lo:lo + chunk, u] = self._traverse_batch(u, K.BEST, win, lose).sum(axis=0)
+            else:
+                out[lo:lo + chunk, :] = self._traverse_batch(0, K.AVERAGE, a, -b).sum(axis=0)[:, None]
+        return out
+
+    def _traverse_batch(self, u: int, mode: int, win: np.ndarray, lose: np.ndarray) -> np.ndarray:
+        from . import full_batch
+
+        t, L, tm, b = self.tree, self.layout, self.templates, self._buf
+        B = len(win)
+        D = b["VI"].shape[0]
+        VB, EB, OB = (np.zeros((D, b[name].shape[1], B)) for name in ("VI", "EV", "OUT"))
+        return full_batch.traverse_batch(
+            u, mode, np.ascontiguousarray(win), np.ascontiguousarray(lose),
+            self.config.storage == "float32",
+            t.kind, t.actor, t.winner, t.showdown, t.lead, t.child_start, t.child_count,
+            t.pair_start, t.n, t.n_edges, t.pair_hand, t.pair_level, t.pair_parent,
+            t.pair_edge, t.pair_edge_start, t.pair_edge_count, L.slot_base, L.node_base,
+            tm.start, tm.size, tm.kind, tm.parent, tm.child_a, tm.child_b, tm.value,
+            tm.exit_state, tm.answerer, np.ones_like(self.ladder), self.weights[u],
+            self.reg32, self.reg16, self.rscale, self.cum32, self.cum16, self.cscale,
+            b["ENT"], b["OUT"], b["ES"], b["RI"], b["VI"], b["SIG"], b["EV"], b["KI"], b["TMP"],
+            b["WC"], b["TK"], VB, EB, OB)
+
     def exploitability(self) -> float:
         """Mean of both seats' best-response gains: points per hand (or in the payoffs of
         :meth:`set_payoffs`)."""
