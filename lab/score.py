@@ -86,12 +86,20 @@ def measure_leak(solver, me: np.ndarray, score: tuple[int, int], payoffs=None) -
 
 def measure_leaks(solver, me: np.ndarray, scores, payoffs=None) -> list[PointsLeak]:
     """:func:`measure_leak` at each of ``scores`` (with ``payoffs[i]`` for ``scores[i]``
-    when given), all in one batched traversal per seat and one for the values
-    (:meth:`FullSolver.batch_values`). The solver is left as it was."""
+    when given), all in one batched traversal per seat (:meth:`FullSolver.batch_values`).
+    The solver is left as it was.
+
+    The value when both play the points strategy is linear in the payoffs: one batched
+    traversal gives the probability of each outcome (the mão or the pé scores each ladder
+    value) and every score's value is that distribution priced at its payoffs."""
     pairs = [score_payoffs(me, s) for s in scores] if payoffs is None else list(payoffs)
     mao = np.array([np.asarray(a, dtype=np.float64) for a, _ in pairs])
     pe = np.array([np.asarray(b, dtype=np.float64) for _, b in pairs])
-    value = solver.batch_values(mao, pe, best=False)[:, 0]
+    n = len(solver.ladder)
+    unit, none = np.eye(n), np.zeros((n, n))
+    outcome = solver.batch_values(np.vstack([unit, none]), np.vstack([none, unit]),
+                                  best=False)[:, 0]      # P(mão scores k), then P(pé scores k)
+    value = mao @ outcome[:n] + pe @ outcome[n:]
     best = solver.batch_values(mao, pe)
     # zero-sum form: the pé is paid minus the mão's match-win probability
     return [PointsLeak(tuple(s), float(v), float(bm - v), float(bp + v))
