@@ -14,7 +14,7 @@ import io
 
 import numpy as np
 import pandas as pd
-from matplotlib.colors import TwoSlopeNorm
+from matplotlib.colors import Normalize, TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
@@ -312,6 +312,34 @@ def equity_curve(rows: pd.DataFrame, hand: str | None = None) -> Figure:
     return fig
 
 
+def _score_grid(grid: pd.DataFrame, cmap, norm, cell_text, chosen, colorbar: str,
+                colorbar_format=None) -> tuple[Figure, object]:
+    """A heatmap of one number per score: rows the mão's score, columns the pé's, every
+    cell's value written in it (``cell_text``), ``chosen`` (mão, pé) outlined."""
+    fig = Figure(figsize=(7.8, 6.6), layout="constrained")
+    ax = fig.subplots()
+    values = grid.to_numpy(dtype=float)
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, norm=norm,
+                      origin="lower", interpolation="nearest")
+    for (r, c), v in np.ndenumerate(values):
+        if not np.isnan(v):
+            shade = cmap(norm(v))
+            light = 0.299 * shade[0] + 0.587 * shade[1] + 0.114 * shade[2]
+            ax.text(c, r, cell_text(v), ha="center", va="center", fontsize=8,
+                    color="black" if light > 0.5 else "white")
+    if chosen is not None:
+        from matplotlib.patches import Rectangle
+
+        m, p = chosen
+        ax.add_patch(Rectangle((p - 0.5, m - 0.5), 1, 1, fill=False, lw=2.5, ec="black"))
+    ax.set_xticks(range(grid.shape[1]), list(grid.columns))
+    ax.set_yticks(range(grid.shape[0]), list(grid.index))
+    ax.set_xlabel("pé's score (points)")
+    ax.set_ylabel("mão's score (points)")
+    fig.colorbar(image, ax=ax, label=colorbar, shrink=0.85, format=colorbar_format)
+    return fig, ax
+
+
 def match_equity_heatmap(table: pd.DataFrame, model: str | None = None,
                          chosen: tuple[int, int] | None = None) -> Figure:
     """12 x 12 heatmap of match equity: the next hand's mão's match-win probability.
@@ -322,29 +350,9 @@ def match_equity_heatmap(table: pd.DataFrame, model: str | None = None,
     rows = table if model is None or "model" not in table else table[table["model"] == model]
     grid = rows.pivot_table(index="score_mao", columns="score_pe", values="p_mao",
                             aggfunc="mean").reindex(index=range(12), columns=range(12))
-    fig = Figure(figsize=(7.8, 6.6), layout="constrained")
-    ax = fig.subplots()
-    norm = TwoSlopeNorm(vcenter=0.5, vmin=0.0, vmax=1.0)
-    cmap = _colormap("RdYlGn")
-    image = ax.imshow(np.ma.masked_invalid(grid.to_numpy(dtype=float)), cmap=cmap, norm=norm,
-                      origin="lower", interpolation="nearest")
-    for (r, c), v in np.ndenumerate(grid.to_numpy(dtype=float)):
-        if not np.isnan(v):
-            shade = cmap(norm(v))
-            light = 0.299 * shade[0] + 0.587 * shade[1] + 0.114 * shade[2]
-            ax.text(c, r, f"{100 * v:.0f}", ha="center", va="center", fontsize=8,
-                    color="black" if light > 0.5 else "white")
-    if chosen is not None:
-        from matplotlib.patches import Rectangle
-
-        m, p = chosen
-        ax.add_patch(Rectangle((p - 0.5, m - 0.5), 1, 1, fill=False, lw=2.5, ec="black"))
-    ax.set_xticks(range(12))
-    ax.set_yticks(range(12))
-    ax.set_xlabel("pé's score (points)")
-    ax.set_ylabel("mão's score (points)")
-    fig.colorbar(image, ax=ax, label="mão's match-win probability (%)", shrink=0.85,
-                 format=PercentFormatter(xmax=1, symbol=""))
+    fig, ax = _score_grid(grid, _colormap("RdYlGn"), TwoSlopeNorm(vcenter=0.5, vmin=0.0, vmax=1.0),
+                          lambda v: f"{100 * v:.0f}", chosen,
+                          "mão's match-win probability (%)", PercentFormatter(xmax=1, symbol=""))
     title = "Match equity of the next hand's mão (%)"
     if model:
         title += f", model {model}"
@@ -357,6 +365,31 @@ def match_equity_heatmap(table: pd.DataFrame, model: str | None = None,
         elif len(measured):
             title += (f"\nsolved scores: exploitability ≤ {float(measured.max()):.2g} "
                       "match-win probability; the others are points play")
+    ax.set_title(title, fontsize=11)
+    return fig
+
+
+def leak_heatmap(leaks: pd.DataFrame, chosen: tuple[int, int] | None = None) -> Figure:
+    """11 x 11 heatmap of the points play's leak at each normal score: the mean over the
+    measured viras of ``leak`` (match-win probability, drawn in points of %) from the
+    ``score_leak`` table; gray where no vira is measured."""
+    grid = leaks.pivot_table(index="score_mao", columns="score_pe", values="leak",
+                             aggfunc="mean").reindex(index=range(11), columns=range(11))
+    values = grid.to_numpy(dtype=float)
+    top = float(np.nanmax(values)) if np.isfinite(values).any() else 0.0
+    fig, ax = _score_grid(grid, _colormap("YlOrRd"), Normalize(vmin=0.0, vmax=max(top, 1e-9)),
+                          lambda v: f"{100 * v:.1f}", chosen,
+                          "leak (points of % match-win probability)",
+                          PercentFormatter(xmax=1, symbol="", decimals=1))
+    viras = leaks.groupby(["score_mao", "score_pe"])["vira"].nunique()
+    title = "How much the full game's points play leaks at each score"
+    if len(viras):
+        lo, hi = int(viras.min()), int(viras.max())
+        title += ("\n(each seat's best-response gain in match-win probability, mean of both "
+                  f"seats;\nmean over {lo if lo == hi else f'{lo}-{hi}'} viras; "
+                  f"{len(viras)} of 121 scores measured)")
+    else:
+        title += "\n(no score measured yet: lab solve score --all-scores)"
     ax.set_title(title, fontsize=11)
     return fig
 

@@ -528,8 +528,12 @@ def after_hand(score: tuple[int, int], winner: str, points: int) -> tuple[int, i
 
 
 class MatchEquity(Dashboard):
-    """The 12 x 12 match-equity heatmap, a score picker with details, and the mão de onze
-    thresholds per vira."""
+    """The 12 x 12 match-equity heatmap (or the 11 x 11 map of the points play's leak), a
+    score picker with details, and the mão de onze thresholds per vira."""
+
+    VIEWS = {"match equity": "the next hand's mão's match-win probability at each score",
+             "points play's leak": "how much the full game's points play leaks at each "
+                                   "score, in match-win probability (table score_leak)"}
 
     def __init__(self):
         super().__init__()
@@ -549,12 +553,15 @@ class MatchEquity(Dashboard):
         self.score_pe = W.Dropdown(options=list(range(12)), value=0, description="pé's points",
                                    style={"description_width": "initial"},
                                    layout=W.Layout(width="170px"))
+        self.view = W.ToggleButtons(options=list(self.VIEWS), value="match equity",
+                                    tooltips=list(self.VIEWS.values()),
+                                    style={"button_width": "150px"})
         self.image = _image()
         self.details = W.HTML()
-        for control in (self.model, self.score_mao, self.score_pe):
+        for control in (self.model, self.score_mao, self.score_pe, self.view):
             control.observe(lambda change: self.redraw(), names="value")
         self.eleven = ElevenThresholds()
-        self.children = [W.HBox([self.model, self.score_mao, self.score_pe]),
+        self.children = [W.HBox([self.model, self.score_mao, self.score_pe]), self.view,
                          W.HBox([self.image, self.details], layout=WRAP), self.eleven]
         self.redraw()
 
@@ -574,10 +581,19 @@ class MatchEquity(Dashboard):
     def redraw(self) -> None:
         start = time.perf_counter()
         score = (self.score_mao.value, self.score_pe.value)
-        key = (self.model.value, score)
-        self.draw(self.image, key, lambda: charts.match_equity_heatmap(
-            self.table, self.model.value, score))
         self.details.value = self.details_html(score)
+        if self.view.value == "match equity":
+            self.draw(self.image, (self.model.value, score), lambda: charts.match_equity_heatmap(
+                self.table, self.model.value, score))
+        else:
+            try:
+                leaks = load("score_leak", solved_only=True)
+            except TableMissing as exc:
+                self.details.value = missing_html(exc) + self.details.value
+            else:
+                chosen = score if max(score) < 11 else None   # the ladder is played below 11
+                self.draw(self.image, ("leak", chosen),
+                          lambda: charts.leak_heatmap(leaks, chosen))
         self.redraw_seconds = time.perf_counter() - start
 
     def details_html(self, score: tuple[int, int]) -> str:

@@ -133,6 +133,23 @@ def test_match_equity_heatmap_bounds_only_the_solved_scores():
     assert "\nexploitability ≤ 0.001 match-win probability" in full
 
 
+def test_leak_heatmap_puts_the_mean_over_viras_at_row_mao_column_pe():
+    leaks = pd.DataFrame({"vira": ["4", "7", "4"], "score_mao": [5, 5, 9],
+                          "score_pe": [3, 3, 9], "leak": [0.010, 0.020, 0.050]})
+    fig = charts.leak_heatmap(leaks, chosen=(9, 9))
+    grid = fig.axes[0].images[0].get_array()
+    assert grid.shape == (11, 11)
+    assert grid[5, 3] == pytest.approx(0.015) and grid[9, 9] == pytest.approx(0.05)
+    assert grid.mask[0, 0] and grid.mask[3, 5]                  # not measured: gray
+    assert len(fig.axes[0].patches) == 1
+    texts = {t.get_text() for t in fig.axes[0].texts}
+    assert {"1.5", "5.0"} <= texts                              # points of %
+    title = fig.axes[0].get_title()
+    assert "mean over 1-2 viras; 2 of 121 scores measured" in title
+    empty = charts.leak_heatmap(leaks.iloc[:0]).axes[0].get_title()
+    assert "no score measured yet" in empty
+
+
 def test_eleven_thresholds_share_and_weakest_accepted_hand():
     cardplay = tiny_cardplay()
     decisions = pd.DataFrame({"vira": ["4", "4", "4"], "score": [5, 5, 5],
@@ -344,6 +361,25 @@ def test_points_play_rows_say_what_lab_solve_score_measured(monkeypatch):
     dashboard.score_mao.value, dashboard.score_pe.value = 5, 3
     assert "leaks 0.015 match-win probability here (mean over 2 viras)" in dashboard.details.value
     assert "leaks 0.015" in widgets.match_equity_html((5, 3), "pe")
+    equity = dashboard.image.value
+    dashboard.view.value = "points play's leak"                  # the 11 x 11 map instead
+    assert dashboard.image.value[:4] == b"\x89PNG" and dashboard.image.value != equity
+    assert "leaks 0.015" in dashboard.details.value
+    dashboard.view.value = "match equity"
+    assert dashboard.image.value == equity
+
+
+def test_the_leak_view_says_how_to_measure_it_when_nothing_is(monkeypatch):
+    def load(name, solved_only=False):
+        if name == "match_equity":
+            return synthetic_match_equity()
+        raise widgets.TableMissing(name, "not built")
+
+    monkeypatch.setattr(widgets, "load", load)
+    dashboard = widgets.MatchEquity()
+    dashboard.view.value = "points play's leak"
+    assert "not solved yet" in dashboard.details.value
+    assert "lab solve score" in dashboard.details.value
 
 
 def test_hand_explorer_match_section_reads_the_seat_s_side(monkeypatch):

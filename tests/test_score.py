@@ -227,3 +227,18 @@ def test_lab_solve_score_sweeps_every_score_of_the_ladder(toy_command, tmp_path,
     saved = load_table("score_leak", viras=["7"], directory=tmp_path)
     assert len(saved) == 121 and (saved.resolve_iterations == 0).all()
     assert (saved.gain_mao > -1e-12).all() and (saved.gain_pe > -1e-12).all()
+
+
+def test_lab_bench_score_compares_one_at_a_time_with_batched(capsys):
+    """The benchmark prints both methods side by side, and their leaks agree."""
+    import json
+
+    from lab.cli import main
+
+    assert main(["bench", "score", "--iterations", "20", "--one-by-one", "2"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [x.get("method") for x in lines[1:3]] == ["one at a time", "batched"]
+    assert lines[2]["scores"] == 121
+    summary = lines[3]
+    assert summary["seconds_per_score_batched"] > 0 and summary["speedup"] > 0
+    assert summary["max_leak_difference"] < 1e-12

@@ -15,6 +15,7 @@ BENCHES = {
     "dashboards": "lab.bench_dashboards:main",
     "cardplay": "lab.bench_cardplay:main",
     "full": "lab.solver.full_bench:main",
+    "score": "lab.bench_score:main",
 }
 """Benchmark target -> ``module:function`` running it."""
 

@@ -1,0 +1,88 @@
+"""``lab bench score``: the points play's leak at many scores, one traversal per score
+against one batched traversal for all of them, side by side.
+
+Prints one JSON object per line on stdout: the setup, the one-at-a-time figures (a
+value and two best-response traversals per score, :meth:`FullSolver.set_payoffs`),
+the batched figures (:func:`lab.score.measure_leaks` over all 121 normal scores) and a
+summary with the seconds per score of each and the largest difference between their
+leaks on the scores both measured (match-win probability).
+
+``--checkpoints DIR --vira V`` measures a real vira's points solution (left by
+``lab solve full --checkpoints DIR``; about 10 minutes); without them a reduced deck
+(``--toy 2,2,2,1``) is solved first, in seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+
+def _leak_one_at_a_time(solver, me, score):
+    """The points play's leak at ``score`` from three unbatched traversals."""
+    from .score import PointsLeak, score_payoffs
+
+    solver.set_payoffs(*score_payoffs(me, score))
+    try:
+        value = solver.value()
+        best_mao, best_pe = solver.best_response_values()
+    finally:
+        solver.set_payoffs(None, None)
+    return PointsLeak(score, value, best_mao - value, best_pe + value)
+
+
+def main(argv) -> int:
+    import numpy as np
+
+    from .score import load_points_solution, measure_leaks
+    from .solver.full import FullSolver, config_for
+    from .tables import load_table
+
+    p = argparse.ArgumentParser(prog="lab bench score", description=__doc__.splitlines()[0])
+    p.add_argument("--checkpoints", metavar="DIR", help="where lab solve full saved the "
+                   "points solutions (default: solve a reduced deck)")
+    p.add_argument("--vira", default="4", help="vira rank with --checkpoints (default 4)")
+    p.add_argument("--toy", default="2,2,2,1", help="the reduced deck without --checkpoints")
+    p.add_argument("--iterations", type=int, default=200,
+                   help="points iterations on the reduced deck (default 200)")
+    p.add_argument("--one-by-one", type=int, default=3, metavar="N",
+                   help="scores measured one at a time (default 3; all 121 take long)")
+    args = p.parse_args(argv)
+
+    table = load_table("match_equity")
+    me = np.full((12, 12), np.nan)
+    me[table["score_mao"], table["score_pe"]] = table["p_mao"]
+    scores = [(m, q) for m in range(11) for q in range(11)]
+    one = [scores[i] for i in np.linspace(0, len(scores) - 1, max(1, args.one_by_one)).astype(int)]
+
+    start = time.perf_counter()
+    if args.checkpoints:
+        solver, what = load_points_solution(args.checkpoints, args.vira), f"vira {args.vira}"
+    else:
+        cap = tuple(int(x) for x in args.toy.split(","))
+        solver, what = FullSolver(config_for(toy_cap=cap)).allocate(), f"reduced deck {args.toy}"
+        solver.iterate(args.iterations)
+    print(json.dumps({"points_solution": what, "iterations": solver.iterations,
+                      "seconds": round(time.perf_counter() - start, 1)}), flush=True)
+    # compile both kernels before timing them
+    _leak_one_at_a_time(solver, me, scores[0])
+    measure_leaks(solver, me, scores[:1])
+
+    start = time.perf_counter()
+    slow = [_leak_one_at_a_time(solver, me, s) for s in one]
+    slow_seconds = time.perf_counter() - start
+    print(json.dumps({"method": "one at a time", "scores": len(one),
+                      "seconds": round(slow_seconds, 2)}), flush=True)
+    start = time.perf_counter()
+    fast = dict(zip(scores, measure_leaks(solver, me, scores)))
+    fast_seconds = time.perf_counter() - start
+    print(json.dumps({"method": "batched", "scores": len(scores),
+                      "seconds": round(fast_seconds, 2)}), flush=True)
+    worst = max(abs(lk.exploitability - fast[lk.score].exploitability) for lk in slow)
+    per_slow, per_fast = slow_seconds / len(one), fast_seconds / len(scores)
+    print(json.dumps({"summary": what, "seconds_per_score_one_at_a_time": round(per_slow, 3),
+                      "seconds_per_score_batched": round(per_fast, 3),
+                      "speedup": round(per_slow / per_fast, 1),
+                      "max_leak_difference": worst}), flush=True)
+    return 0
