@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from lab.match import HandResult, after_hand, match_equity
+from lab.match import HandResult, match_equity
 from lab.rules import MAO, PE
 from lab.score import measure_leak, resolve, score_payoffs, table_row, write_rows
 from lab.solver.cfr import CFRSolver
