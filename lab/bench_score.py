@@ -20,7 +20,8 @@ import time
 
 
 def _leak_one_at_a_time(solver, me, score):
-    """The points play's leak at ``score`` from three unbatched traversals."""
+    """The points play's leak at ``score`` from three unbatched traversals (the reference
+    :func:`lab.score.measure_leaks` is compared with); leaves the solver on points."""
     from .score import PointsLeak, score_payoffs
 
     solver.set_payoffs(*score_payoffs(me, score))
@@ -35,6 +36,7 @@ def _leak_one_at_a_time(solver, me, score):
 def main(argv) -> int:
     import numpy as np
 
+    from .match import equity_array
     from .score import load_points_solution, measure_leaks
     from .solver.full import FullSolver, config_for
     from .tables import load_table
@@ -50,9 +52,7 @@ def main(argv) -> int:
                    help="scores measured one at a time (default 3; all 121 take long)")
     args = p.parse_args(argv)
 
-    table = load_table("match_equity")
-    me = np.full((12, 12), np.nan)
-    me[table["score_mao"], table["score_pe"]] = table["p_mao"]
+    me = equity_array(load_table("match_equity"))
     scores = [(m, q) for m in range(11) for q in range(11)]
     one = [scores[i] for i in np.linspace(0, len(scores) - 1, max(1, args.one_by_one)).astype(int)]
 
@@ -81,8 +81,8 @@ def main(argv) -> int:
                       "seconds": round(fast_seconds, 2)}), flush=True)
     worst = max(abs(lk.exploitability - fast[lk.score].exploitability) for lk in slow)
     per_slow, per_fast = slow_seconds / len(one), fast_seconds / len(scores)
-    print(json.dumps({"summary": what, "seconds_per_score_one_at_a_time": round(per_slow, 3),
-                      "seconds_per_score_batched": round(per_fast, 3),
-                      "speedup": round(per_slow / per_fast, 1),
+    print(json.dumps({"summary": what, "seconds_per_score_one_at_a_time": float(f"{per_slow:.3g}"),
+                      "seconds_per_score_batched": float(f"{per_fast:.3g}"),
+                      "speedup": float(f"{per_slow / per_fast:.3g}"),
                       "max_leak_difference": worst}), flush=True)
     return 0

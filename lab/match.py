@@ -32,6 +32,14 @@ from .rules import ELEVEN_VALUE, MAO, PE, TARGET
 ELEVEN = TARGET - 1
 
 
+def equity_array(table: pd.DataFrame) -> np.ndarray:
+    """(12, 12) ``p_mao`` of a ``match_equity`` table (the next hand's mão's match-win
+    probability), indexed [mão's points, pé's points]; NaN where the table has no row."""
+    me = np.full((TARGET, TARGET), np.nan)
+    me[table["score_mao"].to_numpy(), table["score_pe"].to_numpy()] = table["p_mao"].to_numpy()
+    return me
+
+
 @dataclass(frozen=True)
 class HandResult:
     """A solved hand at one score: the mão's match-win probability and its exploitability

@@ -86,12 +86,15 @@ def measure_leak(solver, me: np.ndarray, score: tuple[int, int], payoffs=None) -
 
 def measure_leaks(solver, me: np.ndarray, scores, payoffs=None) -> list[PointsLeak]:
     """:func:`measure_leak` at each of ``scores`` (with ``payoffs[i]`` for ``scores[i]``
-    when given), all in one batched traversal per seat (:meth:`FullSolver.batch_values`).
-    The solver is left as it was.
+    when given), batched (:meth:`FullSolver.batch_values`): one traversal for the outcome
+    distribution and one best-response traversal per seat for all the scores. The solver is
+    left as it was.
 
     The value when both play the points strategy is linear in the payoffs: one batched
     traversal gives the probability of each outcome (the mão or the pé scores each ladder
     value) and every score's value is that distribution priced at its payoffs."""
+    if not len(scores):
+        return []
     pairs = [score_payoffs(me, s) for s in scores] if payoffs is None else list(payoffs)
     mao = np.array([np.asarray(a, dtype=np.float64) for a, _ in pairs])
     pe = np.array([np.asarray(b, dtype=np.float64) for _, b in pairs])

@@ -590,10 +590,11 @@ class MatchEquity(Dashboard):
                 leaks = load("score_leak", solved_only=True)
             except TableMissing as exc:
                 self.details.value = missing_html(exc) + self.details.value
-            else:
-                chosen = score if max(score) < 11 else None   # the ladder is played below 11
-                self.draw(self.image, ("leak", chosen),
-                          lambda: charts.leak_heatmap(leaks, chosen))
+                leaks = pd.DataFrame(columns=["vira", "score_mao", "score_pe", "leak"])
+            chosen = score if max(score) < 11 else None   # the ladder is played below 11
+            # keyed by the rows too: a sweep still running adds scores between redraws
+            key = ("leak", chosen, len(leaks), float(leaks["leak"].sum()))
+            self.draw(self.image, key, lambda: charts.leak_heatmap(leaks, chosen))
         self.redraw_seconds = time.perf_counter() - start
 
     def details_html(self, score: tuple[int, int]) -> str:

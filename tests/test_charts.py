@@ -377,9 +377,11 @@ def test_the_leak_view_says_how_to_measure_it_when_nothing_is(monkeypatch):
 
     monkeypatch.setattr(widgets, "load", load)
     dashboard = widgets.MatchEquity()
+    equity = dashboard.image.value
     dashboard.view.value = "points play's leak"
     assert "not solved yet" in dashboard.details.value
     assert "lab solve score" in dashboard.details.value
+    assert dashboard.image.value != equity          # an empty map, not the equity heatmap
 
 
 def test_hand_explorer_match_section_reads_the_seat_s_side(monkeypatch):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from lab.solver.cfr import CFRSolver
-from lab.solver.full import FullSolver, MemoryLimitError, config_for
+from lab.solver.full import FullSolver, MemoryLimitError, SolverStateError, config_for
 from lab.solver.full_game import FullGame
 from lab.solver.full_tables import solve_vira_full, solve_viras_full, summarise
 from lab.solver.tree import build_tree
@@ -171,14 +171,14 @@ def test_batched_values_equal_one_traversal_per_payoff(storage):
     """lab.solver.full_batch: B payoff vectors in one traversal give, column by column,
     the best responses and values of B separate traversals (points among them)."""
     solver = FullSolver(config_for(toy_cap=TOY, storage=storage)).allocate()
-    with pytest.raises(Exception, match="at least one iteration"):
+    with pytest.raises(SolverStateError, match="at least one iteration"):
         solver.batch_values(np.ones((1, 5)), -np.ones((1, 5)))
     solver.iterate(25)
     rng = np.random.default_rng(7)
     mao, pe = rng.uniform(0.3, 1.0, (6, 5)), rng.uniform(0.0, 0.7, (6, 5))
     mao[0], pe[0] = solver.ladder, -solver.ladder                # points
     best = solver.batch_values(mao, pe, chunk=4)                  # two chunks
-    value = solver.batch_values(mao, pe, best=False)
+    value = solver.batch_values(mao, pe, best=False, chunk=4)
     for b in range(len(mao)):
         solver.set_payoffs(mao[b], pe[b])
         assert best[b] == pytest.approx(solver.best_response_values(), abs=1e-12)

@@ -59,6 +59,7 @@ def run(args) -> int:
     import numpy as np
 
     from ..classes import hand_classes
+    from ..match import equity_array
     from ..score import (has_points_solution, load_points_solution, measure_leaks, resolve,
                          table_row, write_rows)
     from ..tables import load_table
@@ -79,8 +80,7 @@ def run(args) -> int:
                          f"{args.checkpoints}: run `lab solve full --vira {missing[0]} "
                          f"--checkpoints {args.checkpoints}` first (about half an hour per vira)")
     table = load_table("match_equity")
-    me = np.full((12, 12), np.nan)
-    me[table["score_mao"], table["score_pe"]] = table["p_mao"]
+    me = equity_array(table)
     models = dict(zip(zip(table["score_mao"], table["score_pe"]), table["model"]))
     out = {s: {"score": list(s), "match_equity_model": models[s], "viras": {}} for s in scores}
     rows = []
@@ -89,7 +89,7 @@ def run(args) -> int:
         solver = load_points_solution(args.checkpoints, v)
         points_expl, points_its = solver.final_exploitability, solver.iterations
         print(f"vira {v}: best responses at {len(scores)} score{'s' if len(scores) > 1 else ''}"
-              " (one batched traversal per seat: a few minutes)", file=sys.stderr)
+              " (batched: one best-response traversal per seat, a few minutes)", file=sys.stderr)
         leaks = measure_leaks(solver, me, scores)
         for s, lk in zip(scores, leaks):
             entry = {"value_mao": lk.value_mao, "gain_mao": lk.gain_mao, "gain_pe": lk.gain_pe,

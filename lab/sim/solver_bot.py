@@ -187,10 +187,9 @@ def match_equity_array() -> np.ndarray:
     """(12, 12) ``p_mao`` of the ``match_equity`` table, indexed [mão's points, pé's points]."""
     from ..tables import load_table
 
-    table = load_table("match_equity")
-    me = np.full((12, 12), np.nan)
-    me[table["score_mao"].to_numpy(), table["score_pe"].to_numpy()] = table["p_mao"].to_numpy()
-    return me
+    from ..match import equity_array
+
+    return equity_array(load_table("match_equity"))
 
 
 @dataclass(frozen=True)

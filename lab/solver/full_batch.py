@@ -14,7 +14,7 @@ payoff vector) or ``AVERAGE`` mode (both play their average strategies).
 The tree walk and the layout are :mod:`lab.solver.full_kernels`' (its
 ``_prepare`` enumerates the betting nodes, strategies and reach); only the
 values are new: ``VB[d, node * n_u + i, b]`` (betting nodes), ``EB[d, slot, b]``
-(card and raise edges of ``u``'s own nodes) and ``OB[d, history * n_u + i, b]``
+(the card edges of ``u``'s own T nodes; his raises read ``VB``) and ``OB[d, history * n_u + i, b]``
 (the entering histories), the batch index last so that its loops are contiguous.
 """
 
@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .full_kernels import AVERAGE, BEST, END, LAST, T_NODE, _enter_child, _gather, _prepare
+from .full_kernels import (AVERAGE, BEST, END, LAST, T_NODE, _enter_child, _gather, _prepare,
+                           _showdown_winner)
 
 
 @njit(cache=True)
@@ -85,7 +86,7 @@ def _showdown(c, d, u, WIN, LOSE, actor, showdown, lead, pair_start, nn, pair_le
                 for j in range(nopp):
                     acc += WC[d, i * nopp + j] * RI[d, ro + j]
                 y = pair_level[pa + i]
-                w = showdown[c, 0] if y > lead_lv else (showdown[c, 1] if y == lead_lv else showdown[c, 2])
+                w = _showdown_winner(showdown, c, y, lead_lv)
                 _pay(WIN, LOSE, kv, v, w == u, PAY)
                 for b in range(B):
                     EB[d, so + i, b] = PAY[b] * acc
@@ -93,7 +94,7 @@ def _showdown(c, d, u, WIN, LOSE, actor, showdown, lead, pair_start, nn, pair_le
             ra = (0 if a == 0 else r1) + k * na
             for j in range(na):
                 y = pair_level[pa + j]
-                w = showdown[c, 0] if y > lead_lv else (showdown[c, 1] if y == lead_lv else showdown[c, 2])
+                w = _showdown_winner(showdown, c, y, lead_lv)
                 r = RI[d, ra + j] * SIG[d, so + j]
                 TMP[2, j] = r if w == u else 0.0
                 TMP[3, j] = 0.0 if w == u else r

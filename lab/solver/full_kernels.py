@@ -52,6 +52,15 @@ def _gather(Wu, hand, pu, nu, po, no, WC, wd):
 
 
 @njit(cache=True, inline="always")
+def _showdown_winner(showdown, c, level, lead_level):
+    """The seat that wins the showdown of LAST card node ``c`` when the follower's last
+    card has ``level`` against the lead's ``lead_level``."""
+    if level > lead_level:
+        return showdown[c, 0]
+    return showdown[c, 1] if level == lead_level else showdown[c, 2]
+
+
+@njit(cache=True, inline="always")
 def _enter_child(ch, d, a, K, TT, n0, n1, nn, pair_start, pair_parent, pair_edge,
                  KI, RI, SIG, TK, ENT):
     """ENT[d + 1]: the reach of card child ``ch`` for each T node of depth ``d`` (the
@@ -329,13 +338,13 @@ def _showdown(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
                 EV[d, so + i] = acc
             for i in range(na):
                 y = pair_level[pl + i]
-                w = showdown[c, 0] if y > lead_lv else (showdown[c, 1] if y == lead_lv else showdown[c, 2])
+                w = _showdown_winner(showdown, c, y, lead_lv)
                 EV[d, so + i] *= v * win[kv] if w == u else -v * lose[kv]
         else:
             ra = (r0 if a == 0 else r1) + k * na
             for j in range(na):
                 y = pair_level[pl + j]
-                w = showdown[c, 0] if y > lead_lv else (showdown[c, 1] if y == lead_lv else showdown[c, 2])
+                w = _showdown_winner(showdown, c, y, lead_lv)
                 TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * (v * win[kv] if w == u else -v * lose[kv])
             for i in range(nu):
                 acc = 0.0
