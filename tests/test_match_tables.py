@@ -11,7 +11,7 @@ import pytest
 from lab.match import (CARDPLAY_MODEL, ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL, FULL_MODEL,
                        after_hand, eleven_payoffs)
 from lab.rules import MAO, PE
-from lab.tables import TableError, load_table
+from lab.tables import TableError, load_table, solved_viras
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +177,12 @@ def test_lab_match_prints_the_table_row(me):
     obj = json.loads(out.stdout)
     assert obj["mao"] == pytest.approx(me[3, 7]) and obj["mao"] + obj["pe"] == pytest.approx(1)
     assert obj["model"] in (CARDPLAY_MODEL, FULL_MODEL) and obj["hand"] == "normal"
-    assert json.loads(lab("match", "--score", "11,11").stdout)["model"] == ELEVEN_ELEVEN_MODEL
+    leaks = load_table("score_leak", viras=solved_viras("score_leak"))
+    at = leaks[(leaks.score_mao == 3) & (leaks.score_pe == 7)]
+    assert obj["points_play_leak_viras"] == len(at) > 0            # the sweep's rows
+    assert obj["points_play_leak"] == pytest.approx(at.leak.mean())
+    top = json.loads(lab("match", "--score", "11,11").stdout)
+    assert top["model"] == ELEVEN_ELEVEN_MODEL and top["points_play_leak"] is None
     assert json.loads(lab("match", "--score", "4,11").stdout)["hand"] == "mao_de_onze"
 
 
