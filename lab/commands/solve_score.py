@@ -27,7 +27,7 @@ def add_arguments(parser) -> None:
                             "repeat for several scores")
     which.add_argument("--all-scores", action="store_true",
                        help="the 121 scores where the truco ladder is played (leak only "
-                            "unless --minutes is given; about 5 minutes per vira)")
+                            "unless --minutes is given; about 4 minutes per vira)")
     parser.add_argument("--checkpoints", required=True, metavar="DIR",
                         help="where `lab solve full --checkpoints DIR` saved the points "
                              "solutions")
@@ -89,7 +89,7 @@ def run(args) -> int:
         solver = load_points_solution(args.checkpoints, v)
         points_expl, points_its = solver.final_exploitability, solver.iterations
         print(f"vira {v}: best responses at {len(scores)} score{'s' if len(scores) > 1 else ''}"
-              " (batched: one best-response traversal per seat, a few minutes)", file=sys.stderr)
+              " (batched: one best-response traversal per seat for all of them)", file=sys.stderr)
         leaks = measure_leaks(solver, me, scores)
         for s, lk in zip(scores, leaks):
             entry = {"value_mao": lk.value_mao, "gain_mao": lk.gain_mao, "gain_pe": lk.gain_pe,
