@@ -220,13 +220,18 @@ def test_lab_solve_score_sweeps_every_score_of_the_ladder(toy_command, tmp_path,
     from lab.tables import load_table
 
     assert toy_command("--all-scores", "--vira", "7") == 0
-    objs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    out, err = capsys.readouterr()
+    objs = [json.loads(line) for line in out.splitlines()]
     assert len(objs) == 121 and {tuple(o["score"]) for o in objs} == {
         (m, p) for m in range(11) for p in range(11)}
     assert all("resolve" not in o["viras"]["7"] for o in objs)   # leak only by default
     saved = load_table("score_leak", viras=["7"], directory=tmp_path)
     assert len(saved) == 121 and (saved.resolve_iterations == 0).all()
     assert (saved.gain_mao > -1e-12).all() and (saved.gain_pe > -1e-12).all()
+    top = saved.loc[saved.leak.idxmax()]                         # one summary line, no 121
+    assert f"vira 7: leak at 121 scores: mean {saved.leak.mean():.5f}, largest " \
+           f"{top.leak:.5f} at {top.score_mao},{top.score_pe}" in err
+    assert " at 0,0: leak" not in err
 
 
 def test_lab_bench_score_compares_one_at_a_time_with_batched(capsys):

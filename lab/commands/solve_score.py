@@ -57,6 +57,7 @@ def chosen_scores(texts) -> list[tuple[int, int]]:
 
 def run(args) -> int:
     import numpy as np
+    from tqdm import tqdm
 
     from ..classes import hand_classes
     from ..match import equity_array
@@ -64,6 +65,9 @@ def run(args) -> int:
                          table_row, write_rows)
     from ..tables import load_table
     from .solve import chosen_viras
+
+    def say(line: str) -> None:   # a stderr line that leaves the progress bar whole
+        tqdm.write(line, file=sys.stderr)
 
     if args.all_scores:
         scores = [(m, p) for m in range(11) for p in range(11)]
@@ -84,12 +88,14 @@ def run(args) -> int:
     models = dict(zip(zip(table["score_mao"], table["score_pe"]), table["model"]))
     out = {s: {"score": list(s), "match_equity_model": models[s], "viras": {}} for s in scores}
     rows = []
-    for v in viras:
-        print(f"vira {v}: loading the points solution", file=sys.stderr)
+    bar = tqdm(viras, unit="vira", desc="lab solve score", file=sys.stderr,
+               disable=args.no_progress or len(viras) < 2)
+    for v in bar:
+        say(f"vira {v}: loading the points solution")
         solver = load_points_solution(args.checkpoints, v)
         points_expl, points_its = solver.final_exploitability, solver.iterations
-        print(f"vira {v}: best responses at {len(scores)} score{'s' if len(scores) > 1 else ''}"
-              " (batched: one best-response traversal per seat for all of them)", file=sys.stderr)
+        say(f"vira {v}: best responses at {len(scores)} score{'s' if len(scores) > 1 else ''}"
+            " (batched: one best-response traversal per seat for all of them)")
         leaks = measure_leaks(solver, me, scores)
         for s, lk in zip(scores, leaks):
             entry = {"value_mao": lk.value_mao, "gain_mao": lk.gain_mao, "gain_pe": lk.gain_pe,
@@ -111,10 +117,15 @@ def run(args) -> int:
                                         "run_pe": rs.biggest_changes("run_pe", labels)}}
             out[s]["viras"][v] = entry
             rows.append(table_row(v, lk, points_expl, points_its, rs))
-            print(f"vira {v} at {s[0]},{s[1]}: leak {lk.exploitability:.5f} match-win "
-                  "probability" + ("" if rs is None else f"; re-solved {rs.iterations} "
-                                   f"iterations, exploitability {rs.exploitability:.5f}"),
-                  file=sys.stderr)
+            if not args.all_scores or rs is not None:
+                say(f"vira {v} at {s[0]},{s[1]}: leak {lk.exploitability:.5f} match-win "
+                    "probability" + ("" if rs is None else f"; re-solved {rs.iterations} "
+                                     f"iterations, exploitability {rs.exploitability:.5f}"))
+        if args.all_scores:
+            top = max(leaks, key=lambda lk: lk.exploitability)
+            say(f"vira {v}: leak at {len(leaks)} scores: mean "
+                f"{np.mean([lk.exploitability for lk in leaks]):.5f}, largest "
+                f"{top.exploitability:.5f} at {top.score[0]},{top.score[1]} (match-win probability)")
         if not args.no_save:   # after each vira, so that an interrupted run keeps its work
             write_rows(rows)
             rows = []
