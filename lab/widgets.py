@@ -643,8 +643,24 @@ def leak_text(score: tuple[int, int]) -> str:
     rows = table[(table["score_mao"] == score[0]) & (table["score_pe"] == score[1])]
     if rows.empty:
         return f"the points play's leak here is not measured ({how})"
-    return (f"the points play leaks {rows['leak'].mean():.2g} match-win probability here "
+    text = (f"the points play leaks {rows['leak'].mean():.2g} match-win probability here "
             f"(mean over {len(rows)} vira{'s' if len(rows) > 1 else ''})")
+    if "resolve_iterations" in rows:
+        for _, row in rows[rows["resolve_iterations"] > 0].iterrows():
+            text += "; " + resolve_text(row)
+    return text
+
+
+def resolve_text(row: pd.Series) -> str:
+    """What a score-aware re-solve (a ``score_leak`` row) changed in the first moves."""
+    def pct(x):
+        return "n/a" if pd.isna(x) else f"{100 * x:.1f} %"
+
+    return (f"a score-aware re-solve of vira {row['vira']} ({int(row['resolve_iterations'])} "
+            f"iterations, exploitability {row['resolve_exploitability']:.2g}) has the mão open "
+            f"with a truco {pct(row['truco_mao_score'])} of the time instead of "
+            f"{pct(row['truco_mao_points'])}, and the pé run from it "
+            f"{pct(row['run_pe_score'])} instead of {pct(row['run_pe_points'])}")
 
 
 def alternative_models(table: pd.DataFrame) -> list:
