@@ -245,5 +245,6 @@ def test_lab_bench_score_compares_one_at_a_time_with_batched(capsys):
     assert [x.get("method") for x in lines[1:3]] == ["one at a time", "batched"]
     assert lines[2]["scores"] == 121
     summary = lines[3]
-    assert {"seconds_per_score_one_at_a_time", "seconds_per_score_batched", "speedup"} <= set(summary)
+    assert {"seconds_per_score_one_at_a_time", "seconds_per_score_batched",
+            "speedup"} <= set(summary)
     assert summary["max_leak_difference"] < 1e-12

@@ -125,7 +125,8 @@ def run(args) -> int:
             top = max(leaks, key=lambda lk: lk.exploitability)
             say(f"vira {v}: leak at {len(leaks)} scores: mean "
                 f"{np.mean([lk.exploitability for lk in leaks]):.5f}, largest "
-                f"{top.exploitability:.5f} at {top.score[0]},{top.score[1]} (match-win probability)")
+                f"{top.exploitability:.5f} at {top.score[0]},{top.score[1]} "
+                "(match-win probability)")
         if not args.no_save:   # after each vira, so that an interrupted run keeps its work
             write_rows(rows)
             rows = []

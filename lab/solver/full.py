@@ -360,7 +360,8 @@ class FullSolver:
                 for u, (win, lose) in enumerate(((a, -b), (-b, a))):   # as _seat_payoffs
                     out[lo:lo + chunk, u] = self._traverse_batch(u, K.BEST, win, lose).sum(axis=0)
             else:
-                out[lo:lo + chunk, :] = self._traverse_batch(0, K.AVERAGE, a, -b).sum(axis=0)[:, None]
+                value = self._traverse_batch(0, K.AVERAGE, a, -b).sum(axis=0)
+                out[lo:lo + chunk, :] = value[:, None]
         return out
 
     def _traverse_batch(self, u: int, mode: int, win: np.ndarray, lose: np.ndarray) -> np.ndarray:
