@@ -659,8 +659,10 @@ def resolve_text(row: pd.Series) -> str:
     return (f"a score-aware re-solve of vira {row['vira']} ({int(row['resolve_iterations'])} "
             f"iterations, exploitability {row['resolve_exploitability']:.2g}) has the mão open "
             f"with a truco {pct(row['truco_mao_score'])} of the time instead of "
-            f"{pct(row['truco_mao_points'])}, and the pé run from it "
-            f"{pct(row['run_pe_score'])} instead of {pct(row['run_pe_points'])}")
+            f"{pct(row['truco_mao_points'])}, the pé run from it "
+            f"{pct(row['run_pe_score'])} instead of {pct(row['run_pe_points'])}, and the mão "
+            f"win the match with probability {row['resolve_value_mao']:.3f} instead of "
+            f"{row['value_mao']:.3f}")
 
 
 def alternative_models(table: pd.DataFrame) -> list:

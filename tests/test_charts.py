@@ -346,7 +346,8 @@ def test_points_play_rows_say_what_lab_solve_score_measured(monkeypatch):
     leak measured at that score, or the command that measures it."""
     table = synthetic_match_equity().assign(model="full-game-points", exploitability=np.nan)
     leaks = pd.DataFrame({"vira": ["4", "7"], "score_mao": 5, "score_pe": 3,
-                          "leak": [0.010, 0.020], "resolve_iterations": [0, 47],
+                          "leak": [0.010, 0.020], "value_mao": [0.55, 0.567],
+                          "resolve_value_mao": [np.nan, 0.584], "resolve_iterations": [0, 47],
                           "resolve_exploitability": [np.nan, 0.0031],
                           "truco_mao_points": [np.nan, 0.0011], "truco_mao_score": [np.nan, 0.0027],
                           "run_pe_points": [np.nan, 0.567], "run_pe_score": [np.nan, 0.772]})
@@ -364,8 +365,9 @@ def test_points_play_rows_say_what_lab_solve_score_measured(monkeypatch):
     dashboard.score_mao.value, dashboard.score_pe.value = 5, 3
     assert "leaks 0.015 match-win probability here (mean over 2 viras)" in dashboard.details.value
     assert ("a score-aware re-solve of vira 7 (47 iterations, exploitability 0.0031) has the "
-            "mão open with a truco 0.3 % of the time instead of 0.1 %, and the pé run from it "
-            "77.2 % instead of 56.7 %") in dashboard.details.value
+            "mão open with a truco 0.3 % of the time instead of 0.1 %, the pé run from it "
+            "77.2 % instead of 56.7 %, and the mão win the match with probability 0.584 "
+            "instead of 0.567") in dashboard.details.value
     assert "re-solve of vira 4" not in dashboard.details.value    # vira 4 only measured
     assert "leaks 0.015" in widgets.match_equity_html((5, 3), "pe")
     equity = dashboard.image.value
