@@ -69,3 +69,11 @@ def test_a_vira_without_a_table_names_the_command_that_solves_it(tmp_path):
     line = out.stderr.strip()
     assert line.startswith("error:") and len(line.splitlines()) == 1
     assert "lab solve full" in line
+
+
+@pytest.mark.parametrize("option", ["--threads", "--workers"])
+def test_lab_solve_full_refuses_fewer_than_one(option):
+    out = lab("solve", "full", "--vira", "4", option, "0")
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and f"{option} 0" in lines[0]

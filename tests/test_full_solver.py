@@ -132,9 +132,10 @@ def test_two_tiny_solves_through_a_local_dask_cluster():
     settings = {"target_exploitability": 0.05, "time_budget_minutes": 1.0, "storage": "int16",
                 "ladder": [1, 3], "check_every": 10}
     direct = solve_vira_full(None, settings, toy_cap=TOY)
-    # a threaded local cluster: the workers share this process's compiled kernels
+    # a threaded local cluster: the workers share this process's compiled kernels; two
+    # numba threads per solve run the same iterates
     results = solve_viras_full(["4", "5"], settings, toy_cap=TOY, local_workers=1,
-                               processes=False)
+                               processes=False, threads=2)
     assert set(results) == {"4", "5"}
     for r in results.values():
         assert r["full_summary"]["exploitability"] <= 0.05
