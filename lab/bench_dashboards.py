@@ -156,6 +156,7 @@ CHANGES = {
     ],
     "match_equity": [
         ("mão's points: 9", choose("mão's points", "9")),
+        ("view: points play's leak", lambda p: toggle(p, "points play's leak").click()),
     ],
     "strategy_explorer": [
         ("seat: pé", lambda p: toggle(p, "pé").click()),

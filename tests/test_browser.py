@@ -95,11 +95,20 @@ def test_hand_explorer_redraws_and_explains_an_impossible_pick(dashboard):
 
 def test_match_equity_dashboard_in_the_browser(dashboard):
     require_table("match_equity")
+    require_table("score_leak", solved_only=True)
     page = dashboard("match_equity")
     before = chart_src(page)
     dropdown(page, "mão's points").select_option("9")
     wait_new_chart(page, before)
+    after = chart_src(page)
+    dropdown(page, "pé's points").select_option("9")
+    wait_new_chart(page, after)
     screenshot(page, "match_equity")
+    equity = chart_src(page)
+    toggle(page, "points play's leak").click()                  # the 11 x 11 leak map
+    wait_new_chart(page, equity)
+    assert page.get_by_text("re-solve of vira 4", exact=False).first.is_visible()
+    screenshot(page, "match_equity_leak")
 
 
 def test_strategy_explorer_dashboard_in_the_browser(dashboard):
