@@ -281,7 +281,6 @@ class FullSolver:
         and ``-lose * ladder[k]`` for losing it; ``win`` and ``lose`` are numbers or arrays
         over the ladder. Left out (None), they are the solver's payoffs (points unless
         :meth:`set_payoffs` said otherwise)."""
-        t, L, tm, b = self.tree, self.layout, self.templates, self._buf
         given = [x is not None for x in (ladder, win, lose)]
         if not any(given):
             ladder, win, lose = self._seat_payoffs(u)
@@ -290,16 +289,8 @@ class FullSolver:
         lad = np.asarray(ladder, dtype=np.float64)
         win = np.broadcast_to(np.asarray(win, dtype=np.float64), lad.shape).copy()
         lose = np.broadcast_to(np.asarray(lose, dtype=np.float64), lad.shape).copy()
-        common = (
-            u, mode, pos, neg, avg, self.config.storage == "float32", win, lose,
-            t.kind, t.actor, t.winner, t.showdown, t.lead, t.child_start, t.child_count,
-            t.pair_start, t.n, t.n_edges, t.pair_hand, t.pair_level, t.pair_parent,
-            t.pair_edge, t.pair_edge_start, t.pair_edge_count, L.slot_base, L.node_base,
-            tm.start, tm.size, tm.kind, tm.parent, tm.child_a, tm.child_b, tm.value,
-            tm.exit_state, tm.answerer, lad, self.weights[u],
-            self.reg32, self.reg16, self.rscale, self.cum32, self.cum16, self.cscale,
-            b["ENT"], b["OUT"], b["ES"], b["RI"], b["VI"], b["SIG"], b["EV"], b["KI"], b["TMP"],
-            b["WC"], b["TK"])
+        common = (u, mode, pos, neg, avg, self.config.storage == "float32", win, lose,
+                  *self._walk_args(u, lad))
         if self.threads == 1:
             return K.traverse(*common)
         import numba
@@ -367,22 +358,28 @@ class FullSolver:
     def _traverse_batch(self, u: int, mode: int, win: np.ndarray, lose: np.ndarray) -> np.ndarray:
         from . import full_batch
 
-        t, L, tm, b = self.tree, self.layout, self.templates, self._buf
         # values of u's hands only: the sizes of VI, EV and OUT without the other seat's half
         size = self.layout.buffers
         VB, EB, OB = (np.zeros((len(size[name]), int(size[name].max()) + 8, len(win)))
                       for name in ("intra_n", "sig", "enter_n"))
         return full_batch.traverse_batch(
             u, mode, np.ascontiguousarray(win), np.ascontiguousarray(lose),
-            self.config.storage == "float32",
-            t.kind, t.actor, t.winner, t.showdown, t.lead, t.child_start, t.child_count,
-            t.pair_start, t.n, t.n_edges, t.pair_hand, t.pair_level, t.pair_parent,
-            t.pair_edge, t.pair_edge_start, t.pair_edge_count, L.slot_base, L.node_base,
-            tm.start, tm.size, tm.kind, tm.parent, tm.child_a, tm.child_b, tm.value,
-            tm.exit_state, tm.answerer, np.ones_like(self.ladder), self.weights[u],
-            self.reg32, self.reg16, self.rscale, self.cum32, self.cum16, self.cscale,
-            b["ENT"], b["OUT"], b["ES"], b["RI"], b["VI"], b["SIG"], b["EV"], b["KI"], b["TMP"],
-            b["WC"], b["TK"], VB, EB, OB)
+            self.config.storage == "float32", *self._walk_args(u, np.ones_like(self.ladder)),
+            VB, EB, OB)
+
+    def _walk_args(self, u: int, ladder: np.ndarray) -> tuple:
+        """The kernels' arguments that every traversal passes alike: the card tree, the
+        layout, the betting templates, ``ladder``, ``u``'s deal weights, the regrets and
+        strategy sums, and the working buffers."""
+        t, L, tm, b = self.tree, self.layout, self.templates, self._buf
+        return (t.kind, t.actor, t.winner, t.showdown, t.lead, t.child_start, t.child_count,
+                t.pair_start, t.n, t.n_edges, t.pair_hand, t.pair_level, t.pair_parent,
+                t.pair_edge, t.pair_edge_start, t.pair_edge_count, L.slot_base, L.node_base,
+                tm.start, tm.size, tm.kind, tm.parent, tm.child_a, tm.child_b, tm.value,
+                tm.exit_state, tm.answerer, ladder, self.weights[u],
+                self.reg32, self.reg16, self.rscale, self.cum32, self.cum16, self.cscale,
+                b["ENT"], b["OUT"], b["ES"], b["RI"], b["VI"], b["SIG"], b["EV"], b["KI"],
+                b["TMP"], b["WC"], b["TK"])
 
     def exploitability(self) -> float:
         """Mean of both seats' best-response gains: points per hand (or in the payoffs of
