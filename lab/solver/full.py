@@ -102,8 +102,50 @@ def card_game(config: FullConfig) -> CardplayGame:
 @lru_cache(maxsize=4)
 def _card_tree(toy_cap) -> CardTree:
     # pruning uses structural copies, so one tree serves all ten viras
-    return build_card_tree(CardplayGame("4" if toy_cap is None else None, fold_round3=False,
-                                        toy_cap=toy_cap))
+    def build():
+        return build_card_tree(CardplayGame("4" if toy_cap is None else None,
+                                            fold_round3=False, toy_cap=toy_cap))
+    return build() if toy_cap is not None else disk_cached("card_tree", build)
+
+
+TREE_SOURCES = ("cards.py", "classes.py", "rules.py", "solver/cardplay_game.py",
+                "solver/full_tree.py")
+"""The code a cached card tree or layout depends on (its hash names the cache file)."""
+
+
+def cache_dir() -> Path:
+    """Where built structures are cached: ``$LAB_CACHE_DIR``, else ``.cache/lab`` in the
+    repository (never ``data/``)."""
+    env = os.environ.get("LAB_CACHE_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / ".cache" / "lab"
+
+
+def disk_cached(name: str, build):
+    """``build()``, pickled under :func:`cache_dir` with a name that hashes the code it
+    depends on: the real game's card tree takes 16 s to build and 0.3 s to load."""
+    import hashlib
+    import pickle
+
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256(name.encode())
+    for src in TREE_SOURCES:
+        h.update((root / src).read_bytes())
+    path = cache_dir() / f"{name}-{h.hexdigest()[:12]}.pkl"
+    try:
+        with open(path, "rb") as fh:
+            return pickle.load(fh)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+        pass
+    value = build()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            pickle.dump(value, fh, protocol=5)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only place: build again next time
+    return value
 
 
 def card_tree(config: FullConfig) -> CardTree:
@@ -138,6 +180,7 @@ class FullSolver:
         self.seconds = 0.0
         self.history: list = []   # (iterations, seconds, exploitability)
         self.final_exploitability = float("nan")
+        self.fixed_policy = False  # see use_policy
 
     # ------------------------------------------------------------ sizes and memory
     def sizes(self) -> dict:
@@ -217,6 +260,11 @@ class FullSolver:
             self.cum16 = np.zeros(L.n_slots, dtype=np.uint16)
             self.rscale = np.ones(L.n_public, dtype=np.float32)
             self.cscale = np.ones(L.n_public, dtype=np.float32)
+        self._allocate_buffers()
+        self.state = ALLOCATED
+        return self
+
+    def _allocate_buffers(self) -> None:
         s = self._buffer_sizes()
         D = s["D"]
         self._buf = dict(
@@ -229,6 +277,31 @@ class FullSolver:
         if self.threads > 1:  # one set of working buffers per thread for the root's subtrees
             self._tbuf = {name + "t": np.stack([np.zeros_like(arr) for _ in range(self.threads)])
                           for name, arr in self._buf.items()}
+
+    def use_policy(self, q: np.ndarray) -> "FullSolver":
+        """Hold a stored policy instead of regrets (:mod:`lab.solver.full_policy`): both
+        seats' average strategy is ``q`` (one byte per slot, each stored pair summing to
+        its quantisation). Best responses, values and the outcome distribution are then
+        those of the stored policy, exactly; :meth:`iterate` is refused. Needs a solver
+        built with ``storage="float32"`` (the kernels read ``q`` as its wide arrays)."""
+        if self.state != BUILT:
+            raise SolverStateError(f"use_policy() on a solver that is already {self.state}")
+        if self.config.storage != "float32":
+            raise ValueError("use_policy() needs a solver configured with storage='float32'")
+        q = np.ascontiguousarray(q, dtype=np.uint8)
+        if q.shape != (self.layout.n_slots,):
+            raise ValueError(f"a policy of {q.shape[0]:,} slots for a game of "
+                             f"{self.layout.n_slots:,}")
+        if not q.flags.writeable:
+            q = q.copy()
+        self.cum32 = q
+        self.reg32 = q.view(np.int8)  # the responder's own strategy never enters his values
+        self.reg16 = np.zeros(1, dtype=np.int16)
+        self.cum16 = np.zeros(1, dtype=np.uint16)
+        self.rscale = np.ones(1, dtype=np.float32)
+        self.cscale = np.ones(1, dtype=np.float32)
+        self._allocate_buffers()
+        self.fixed_policy = True
         self.state = ALLOCATED
         return self
 
@@ -304,6 +377,8 @@ class FullSolver:
     def iterate(self, n: int = 1) -> None:
         """Run ``n`` Discounted CFR iterations (alternating: the mão, then the pé)."""
         self._need(ALLOCATED, "iterate()")
+        if self.fixed_policy:
+            raise SolverStateError("iterate() on a stored policy: it holds no regrets")
         start = time.perf_counter()
         for _ in range(n):
             self.iterations += 1
@@ -322,7 +397,7 @@ class FullSolver:
         """Each seat's best-response value against the other's average strategy (points, or
         the payoffs of :meth:`set_payoffs`)."""
         self._need(ALLOCATED, "best_response_values()")
-        if self.iterations == 0:
+        if self.iterations == 0 and not self.fixed_policy:
             raise SolverStateError("best_response_values() needs at least one iteration")
         return (float(self.traverse(0, K.BEST).sum()), float(self.traverse(1, K.BEST).sum()))
 
@@ -337,7 +412,7 @@ class FullSolver:
         One thread; ``chunk`` payoff pairs per traversal bound the memory (about 5.4 MB per
         pair for a real vira, 0.7 GB for the default chunk)."""
         self._need(ALLOCATED, "batch_values()")
-        if best and self.iterations == 0:
+        if best and self.iterations == 0 and not self.fixed_policy:
             raise SolverStateError("batch_values() needs at least one iteration")
         mao = np.atleast_2d(np.asarray(mao_scores, dtype=np.float64))
         pe = np.atleast_2d(np.asarray(pe_scores, dtype=np.float64))

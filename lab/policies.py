@@ -1,0 +1,227 @@
+"""The stored full-game policies in ``data/full_policy/``: writing, checking and loading.
+
+One file per vira, ``data/full_policy/<V>.zst`` (the bytes of
+:mod:`lab.solver.full_policy`, zstd-compressed), and one manifest,
+``data/full_policy.json``, with per vira: the solve it comes from (iterations, the
+solver's own exploitability), how it was stored (threshold, quantisation), the
+**exploitability of the policy as stored** (exact best response, points per hand), its
+value for the mão, its size and the hash of its file; and for all: the rules version, the
+layout's slot count and the code hash.
+
+Files are written atomically (a temporary file, then a rename) and the manifest is
+updated under a lock, so a reader sees either the old policy or the new one, never a
+mixture. A missing, damaged or stale policy is a :class:`~lab.tables.TableError` that
+names the command rebuilding it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Optional
+
+from . import RULES_VERSION
+from .cards import RANKS
+from .classes import vira_rank_of
+from .tables import TableError, code_hash, data_dir
+
+NAME = "full_policy"
+SCHEMA = 1
+THRESHOLD = 0.01
+"""Default pruning threshold: probabilities below 1 % are dropped before quantising."""
+
+SOURCES = ("lab/cards.py", "lab/classes.py", "lab/rules.py", "lab/solver/cardplay_game.py",
+           "lab/solver/full_game.py", "lab/solver/full_tree.py", "lab/solver/full_kernels.py",
+           "lab/solver/full.py", "lab/solver/full_policy.py", "lab/policies.py")
+
+
+def rebuild_command(vira: str = "V") -> str:
+    return f"lab solve policy --vira {vira} --checkpoints DIR"
+
+
+def policy_dir(directory: Optional[Path] = None) -> Path:
+    return (Path(directory) if directory is not None else data_dir()) / NAME
+
+
+def manifest_path(directory: Optional[Path] = None) -> Path:
+    return (Path(directory) if directory is not None else data_dir()) / f"{NAME}.json"
+
+
+def policy_path(vira: str, directory: Optional[Path] = None) -> Path:
+    return policy_dir(directory) / f"{RANKS[vira_rank_of(vira)]}.zst"
+
+
+def read_policy_manifest(directory: Optional[Path] = None) -> dict:
+    path = manifest_path(directory)
+    if not path.exists():
+        raise TableError(f"no stored full-game policy ({path} not found); build one with "
+                         f"`{rebuild_command()}`")
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise TableError(f"unreadable {path} ({exc}); rebuild with `{rebuild_command()}`") \
+            from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("viras"), dict):
+        raise TableError(f"{path} is not a policy manifest; rebuild with `{rebuild_command()}`")
+    if manifest.get("rules_version") != RULES_VERSION or manifest.get("schema") != SCHEMA:
+        raise TableError(f"the stored policies were built for rules "
+                         f"{manifest.get('rules_version')!r} (schema {manifest.get('schema')}); "
+                         f"rebuild them with `{rebuild_command()}`")
+    return manifest
+
+
+def stored_viras(directory: Optional[Path] = None) -> list[str]:
+    """Viras with a stored policy (rank characters, in rank order); [] when none."""
+    try:
+        manifest = read_policy_manifest(directory)
+    except TableError:
+        return []
+    return [v for v in RANKS if v in manifest["viras"]]
+
+
+def policy_info(vira, directory: Optional[Path] = None) -> dict:
+    """The manifest entry of one vira (TableError naming the rebuild command if absent)."""
+    v = RANKS[vira_rank_of(vira)]
+    entry = read_policy_manifest(directory)["viras"].get(v)
+    if not isinstance(entry, dict):
+        raise TableError(f"no stored full-game policy for vira {v}; build it with "
+                         f"`{rebuild_command(v)}`")
+    return entry
+
+
+_CACHE: dict = {}
+
+
+def load_full_policy(vira, directory: Optional[Path] = None):
+    """The stored :class:`~lab.solver.policy.FullPolicy` of ``vira`` (cached per process),
+    checked against its manifest (file hash, size, layout)."""
+    from .solver.full import config_for
+    from .solver.full_policy import decode
+    from .solver.policy import FullPolicy
+
+    v = RANKS[vira_rank_of(vira)]
+    path = policy_path(v, directory)
+    info = policy_info(v, directory)
+    key = (str(path), info.get("sha256"))
+    if key in _CACHE:
+        return _CACHE[key]
+    try:
+        blob = path.read_bytes()
+    except OSError as exc:
+        raise TableError(f"stored policy of vira {v}: cannot read {path} ({exc.strerror}); "
+                         f"rebuild it with `{rebuild_command(v)}`") from None
+    if hashlib.sha256(blob).hexdigest()[:16] != info.get("sha256"):
+        raise TableError(f"stored policy of vira {v}: {path} is not the file its manifest "
+                         f"describes; rebuild it with `{rebuild_command(v)}`")
+    try:
+        q = decode(blob, int(info["slots"]))
+    except Exception as exc:  # pyarrow raises several kinds for damaged bytes
+        raise TableError(f"stored policy of vira {v}: {path} is damaged ({exc}); rebuild it "
+                         f"with `{rebuild_command(v)}`") from None
+    config = config_for(v, ladder=tuple(info["ladder"]), storage="float32")
+    policy = FullPolicy(config, q.copy(), exploitability=float(info["exploitability"]),
+                        rules=RULES_VERSION, meta=dict(info))
+    if policy.layout.n_slots != int(info["slots"]):
+        raise TableError(f"stored policy of vira {v} has {info['slots']} slots, the game has "
+                         f"{policy.layout.n_slots}; rebuild it with `{rebuild_command(v)}`")
+    _CACHE.clear()  # one vira in memory at a time (about 0.5 GB)
+    _CACHE[key] = policy
+    return policy
+
+
+def write_full_policy(vira, blob: bytes, info: dict, directory: Optional[Path] = None) -> Path:
+    """Store one vira's encoded policy and its manifest entry (atomic, locked)."""
+    v = RANKS[vira_rank_of(vira)]
+    path = policy_path(v, directory)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(blob)
+    entry = dict(info, sha256=hashlib.sha256(blob).hexdigest()[:16], bytes=len(blob),
+                 built=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    with _locked(manifest_path(directory)):
+        try:
+            manifest = read_policy_manifest(directory)
+        except TableError:
+            manifest = {"viras": {}}
+        manifest.update({"table": NAME, "schema": SCHEMA, "rules_version": RULES_VERSION,
+                         "code": code_hash(SOURCES), "rebuild": rebuild_command()})
+        manifest["viras"][v] = entry
+        manifest["viras"] = {k: manifest["viras"][k] for k in RANKS if k in manifest["viras"]}
+        manifest["bytes"] = sum(e["bytes"] for e in manifest["viras"].values())
+        os.replace(tmp, path)
+        _write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
+    return path
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+class _locked:
+    """An exclusive lock file beside ``path`` (fcntl), held for the ``with`` block."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path).with_suffix(".lock")
+
+    def __enter__(self):
+        import fcntl
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.fh = open(self.path, "a")
+        fcntl.flock(self.fh, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        import fcntl
+
+        fcntl.flock(self.fh, fcntl.LOCK_UN)
+        self.fh.close()
+        return False
+
+
+def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, threads: int = 1,
+                      directory: Optional[Path] = None, progress=None) -> dict:
+    """Load a vira's ``lab solve full`` checkpoint, store its policy (thresholded at
+    ``threshold``, quantised, pruned) and measure the stored policy's exploitability
+    exactly. Returns the manifest entry."""
+    from .solver.full import FullSolver, checkpoint_path, config_for, has_checkpoint
+    from .solver.full_policy import QUANT, compact_policy, encode
+
+    v = RANKS[vira_rank_of(vira)]
+    config = config_for(v)
+    ck = checkpoint_path(checkpoint_root, config)
+    if not has_checkpoint(ck):
+        raise TableError(f"no checkpoint of vira {v} under {checkpoint_root}; solve it with "
+                         f"`lab solve full --vira {v} --checkpoints {checkpoint_root}`")
+    start = time.perf_counter()
+    say = progress or (lambda msg: None)
+    solver = FullSolver(config, threads=threads)
+    solver.load_checkpoint(ck)
+    say(f"vira {v}: checkpoint at {solver.iterations} iterations, exploitability "
+        f"{solver.final_exploitability:.4f} points per hand")
+    q, kept = compact_policy(solver, threshold, threads)
+    n_slots = solver.layout.n_slots
+    solver_expl = float(solver.final_exploitability)
+    iterations = int(solver.iterations)
+    del solver
+    blob = encode(q)
+    say(f"vira {v}: {kept:,} pairs stored, {len(blob) / 1e6:.2f} MB; measuring the stored "
+        "policy's exploitability")
+    from dataclasses import replace
+
+    held = FullSolver(replace(config, storage="float32"), threads=threads).use_policy(q)
+    br = held.best_response_values()
+    value = held.value()
+    info = {"vira": v, "iterations": iterations, "solver_exploitability": solver_expl,
+            "exploitability": 0.5 * (br[0] + br[1]),
+            "best_response": [float(br[0]), float(br[1])], "value_mao": float(value),
+            "threshold": float(threshold), "quant": QUANT, "pairs": int(kept),
+            "slots": int(n_slots), "ladder": list(config.ladder),
+            "seconds": round(time.perf_counter() - start, 1)}
+    write_full_policy(v, blob, info, directory)
+    return info
