@@ -3,7 +3,8 @@
 A :class:`View` holds only what the rules let a player know: his own cards, the vira, the
 score, the ladder, the cards shown on the table and the public history of actions. A card
 played face down appears in the history and on the table without its identity (for both
-seats), and the opponent's cards in hand never appear at all.
+seats; the seat that covered it finds it in its own ``covered``), and the opponent's cards
+in hand never appear at all.
 
 A :class:`Table` wraps a :class:`lab.rules.HandState` with the public history (who did
 what), which the state alone does not keep, and hands out views.
@@ -39,7 +40,9 @@ class View:
     the hand in points; ``pending`` the value offered by an unanswered raise (or None);
     ``rounds`` the round winners so far (seat, or None for a tie); ``table`` the cards on
     the table in the current round as (seat, card or None when covered); ``history`` every
-    action so far as (seat, public action); ``legal`` the actions this seat may take now.
+    action so far as (seat, public action); ``legal`` the actions this seat may take now;
+    ``covered`` the cards this seat itself played face down, in the order it covered them
+    (the player knows what he covered; the history shows only "cover").
     """
 
     seat: int
@@ -56,6 +59,7 @@ class View:
     table: tuple[tuple[int, Optional[Card]], ...]
     history: tuple[tuple[int, Action], ...]
     legal: tuple[Action, ...]
+    covered: tuple[Card, ...] = ()
 
     @property
     def opponent(self) -> int:
@@ -120,4 +124,5 @@ class Table:
             table=tuple((p.seat, None if p.covered else p.card) for p in s.table),
             history=tuple(self.history),
             legal=tuple(s.legal_actions()) if to_act else (),
+            covered=tuple(p.card for p in s.plays if p.seat == seat and p.covered),
         )
