@@ -122,11 +122,13 @@ def load_full_policy(vira, directory: Optional[Path] = None):
         raise TableError(f"stored policy of vira {v}: {path} is damaged ({exc}); rebuild it "
                          f"with `{rebuild_command(v)}`") from None
     config = config_for(v, ladder=tuple(info["ladder"]), storage="float32")
-    policy = FullPolicy(config, q.copy(), exploitability=float(info["exploitability"]),
-                        rules=RULES_VERSION, meta=dict(info))
-    if policy.layout.n_slots != int(info["slots"]):
-        raise TableError(f"stored policy of vira {v} has {info['slots']} slots, the game has "
-                         f"{policy.layout.n_slots}; rebuild it with `{rebuild_command(v)}`")
+    try:
+        policy = FullPolicy(config, q, keys=policy_keys(config, bool(info.get("merge", True))),
+                            exploitability=float(info["exploitability"]),
+                            rules=RULES_VERSION, meta=dict(info))
+    except ValueError as exc:
+        raise TableError(f"stored policy of vira {v} does not fit the game ({exc}); rebuild "
+                         f"it with `{rebuild_command(v)}`") from None
     _CACHE.clear()  # one vira in memory at a time (about 0.5 GB)
     _CACHE[key] = policy
     return policy
@@ -184,13 +186,25 @@ class _locked:
         return False
 
 
-def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, threads: int = 1,
-                      directory: Optional[Path] = None, progress=None) -> dict:
+def policy_keys(config, merge: bool = True):
+    """The keys of the stored policies of ``config``'s game (cached on disk)."""
+    from .solver.full import card_tree
+    from .solver.full_tree import build_templates, layout
+    from .solver.policy import _keys, _layout
+
+    tree = card_tree(config)
+    templates = build_templates(config.ladder)
+    return _keys(tree, _layout(tree, templates, layout), templates, merge)
+
+
+def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge: bool = True,
+                      threads: int = 1, directory: Optional[Path] = None,
+                      progress=None) -> dict:
     """Load a vira's ``lab solve full`` checkpoint, store its policy (thresholded at
     ``threshold``, quantised, pruned) and measure the stored policy's exploitability
     exactly. Returns the manifest entry."""
     from .solver.full import FullSolver, checkpoint_path, config_for, has_checkpoint
-    from .solver.full_policy import QUANT, compact_policy, encode
+    from .solver.full_policy import QUANT, compact_policy, encode, expand
 
     v = RANKS[vira_rank_of(vira)]
     config = config_for(v)
@@ -204,8 +218,8 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, threa
     solver.load_checkpoint(ck)
     say(f"vira {v}: checkpoint at {solver.iterations} iterations, exploitability "
         f"{solver.final_exploitability:.4f} points per hand")
-    q, kept = compact_policy(solver, threshold, threads)
-    n_slots = solver.layout.n_slots
+    q, keys, kept = compact_policy(solver, threshold, merge, threads)
+    tree, layout, templates = solver.tree, solver.layout, solver.templates
     solver_expl = float(solver.final_exploitability)
     iterations = int(solver.iterations)
     del solver
@@ -214,14 +228,15 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, threa
         "policy's exploitability")
     from dataclasses import replace
 
-    held = FullSolver(replace(config, storage="float32"), threads=threads).use_policy(q)
+    held = FullSolver(replace(config, storage="float32"), threads=threads).use_policy(
+        expand(keys, tree, layout, templates, q))
     br = held.best_response_values()
     value = held.value()
     info = {"vira": v, "iterations": iterations, "solver_exploitability": solver_expl,
             "exploitability": 0.5 * (br[0] + br[1]),
             "best_response": [float(br[0]), float(br[1])], "value_mao": float(value),
-            "threshold": float(threshold), "quant": QUANT, "pairs": int(kept),
-            "slots": int(n_slots), "ladder": list(config.ladder),
+            "threshold": float(threshold), "quant": QUANT, "merge": bool(merge),
+            "pairs": int(kept), "slots": int(keys.n_slots), "ladder": list(config.ladder),
             "seconds": round(time.perf_counter() - start, 1)}
     write_full_policy(v, blob, info, directory)
     return info

@@ -1,32 +1,47 @@
-"""A compact, complete policy of the full hand game: the solver's average strategy,
-pruned and quantised, in the solver's own slot layout.
+"""A compact, complete policy of the full hand game: the solver's average strategy, merged
+over betting histories, thresholded, quantised and pruned.
+
+Keys
+    The solver keeps a strategy per *public node*: a card node (the cards played so far)
+    and one betting history entering it, times a node of that turn's betting template.
+    The stored policy keeps one per **key**: with ``merge=True`` (the default) a key is a
+    card node and a *betting state* -- a T node's accepted value and last raiser, a Q
+    node's accepted value and raiser -- so every betting history that reaches the same
+    cards and the same state shares one strategy (about 11 times fewer entries in the
+    real game); with ``merge=False`` a key is a public node (no merging, for tests and
+    comparisons). A key has the slot layout of its public nodes (one slot per private
+    state of the actor and action).
 
 What is stored
-    One unsigned byte per regret slot of :mod:`lab.solver.full` (one slot per public
-    node, private state of its actor, and action). The slots of one (public node,
-    private state) pair hold that state's strategy as integers summing to
-    :data:`QUANT` (probability = value / QUANT). A pair whose bytes are all zero is
-    *not stored*: its own seat never gets there (its own reach is zero under the stored
-    policy), so its strategy cannot change any result.
+    One unsigned byte per key slot. The slots of one (key, private state) pair hold that
+    state's strategy as integers summing to :data:`QUANT` (probability = value / QUANT).
+    A pair whose bytes are all zero is *not stored*: its own seat never gets there (its
+    own reach is zero under the stored policy in every history of the key), so its
+    strategy cannot change any result.
 
 How it is made (:func:`compact_policy`)
-    1. the average strategy of each pair, normalised (a pair the solver never reached
-       plays uniformly, as the kernels read it);
+    1. the average strategy sums of all public nodes of a key added up (each sum already
+       carries its own seat's reach, so this is the own-reach-weighted average), and
+       normalised per pair (a pair the solver never reached plays uniformly, as the
+       kernels read it);
     2. probabilities below ``threshold`` set to zero and the rest renormalised (the most
        likely action always stays);
-    3. quantised to multiples of ``1 / QUANT`` (largest remainders, so each pair sums
+    3. quantised to multiples of ``1 / QUANT`` (largest remainders: each pair sums
        exactly to ``QUANT``);
-    4. pruned: each seat's own reach is computed under this quantised strategy, and every
-       pair with own reach zero is zeroed. An action of the seat's own that leads only to
-       pruned pairs therefore has probability zero: the policy never walks into a state it
-       does not hold.
+    4. pruned: each seat's own reach is computed under this quantised strategy (one
+       kernel traversal per seat), and every pair with own reach zero in all the key's
+       histories is zeroed. An action of the seat's own that leads only to pruned pairs
+       therefore has probability zero: the policy never walks into a state it does not
+       hold.
 
-The strategy so stored is a complete strategy of the full game for both seats, so its
-exploitability is measured exactly by the solver's best-response traversal
-(:func:`policy_solver`), in points per hand.
+:func:`expand` writes a stored policy back into the solver's slot layout; the solver's
+best-response traversal on it measures the stored policy's exploitability exactly
+(:meth:`lab.solver.full.FullSolver.use_policy`), in points per hand.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -38,6 +53,9 @@ QUANT = 255
 
 T_NODE, Q_NODE = 0, 1
 END, LAST = 2, 1
+MERGED_CODES = 64
+"""Key codes of merged keys: T nodes ``4 * value + last raiser + 1``, Q nodes ``32 + 4 *
+value + raiser``."""
 
 
 # ------------------------------------------------------------------ entering histories
@@ -83,7 +101,222 @@ def entering_states(tree, layout, templates) -> tuple[np.ndarray, np.ndarray]:
     return start, flat
 
 
-# ------------------------------------------------------------------ normalise, prune, quantise
+# ------------------------------------------------------------------ keys
+
+@njit(cache=True, inline="always")
+def _code(merge, gid, k, t_kind, t_value, t_exit, t_raiser):
+    """The key code of template node ``gid`` (the ``k``-th public node of its card node)."""
+    if not merge:
+        return k
+    if t_kind[gid] == T_NODE:
+        return 4 * t_value[gid] + t_exit[gid] % 3
+    return 32 + 4 * t_value[gid] + t_raiser[gid]
+
+
+@njit(cache=True, inline="always")
+def _slots(gid, a, na, nb0, nb1, E, t_kind, t_child_a, t_child_b, t_answerer):
+    """Slots of template node ``gid`` at a card node (actor ``a``, ``na`` of his states,
+    ``nb0``/``nb1`` states of the mão/pé, ``E`` card edges)."""
+    if t_kind[gid] == T_NODE:
+        if t_child_a[gid] >= 0:
+            return E + na
+        return E if E > na else 0
+    nb = nb0 if t_answerer[gid] == 0 else nb1
+    return (3 if t_child_b[gid] >= 0 else 2) * nb
+
+
+@njit(cache=True)
+def _count_keys(merge, kind, actor, nn, enter_start, enter_flat, t_start, t_size, t_kind,
+                t_value, t_exit, t_raiser, n_keys):
+    """``n_keys[c]``: the keys of card node ``c``."""
+    seen = np.full(MERGED_CODES, -1, dtype=np.int64)
+    for c in range(kind.shape[0]):
+        if kind[c] == END:
+            continue
+        a = actor[c]
+        k = 0
+        m = 0
+        for h in range(enter_start[c], enter_start[c + 1]):
+            s = enter_flat[h]
+            for g in range(t_size[a, s]):
+                code = _code(merge, t_start[a, s] + g, k, t_kind, t_value, t_exit, t_raiser)
+                k += 1
+                if not merge:
+                    m += 1
+                elif seen[code] != c:
+                    seen[code] = c
+                    m += 1
+        n_keys[c] = m
+    return 0
+
+
+@njit(cache=True)
+def _fill_keys(merge, kind, actor, nn, n_edges, enter_start, enter_flat, t_start, t_size,
+               t_kind, t_value, t_exit, t_raiser, t_child_a, t_child_b, t_answerer,
+               key_start, key_code, key_gid, key_slot):
+    """Each card node's keys (merged: in code order) with a template node of theirs and
+    their first slot in the stored array. Returns the number of stored slots."""
+    gid_of = np.full(MERGED_CODES, -1, dtype=np.int64)
+    seen = np.full(MERGED_CODES, -1, dtype=np.int64)
+    slot = 0
+    for c in range(kind.shape[0]):
+        if kind[c] == END:
+            continue
+        a = actor[c]
+        na = nn[c, a]
+        E = n_edges[c]
+        x = key_start[c]
+        k = 0
+        for h in range(enter_start[c], enter_start[c + 1]):
+            s = enter_flat[h]
+            for g in range(t_size[a, s]):
+                gid = t_start[a, s] + g
+                code = _code(merge, gid, k, t_kind, t_value, t_exit, t_raiser)
+                k += 1
+                if not merge:
+                    key_code[x] = code
+                    key_gid[x] = gid
+                    x += 1
+                elif seen[code] != c:
+                    seen[code] = c
+                    gid_of[code] = gid
+        if merge:
+            for code in range(MERGED_CODES):
+                if seen[code] == c:
+                    key_code[x] = code
+                    key_gid[x] = gid_of[code]
+                    x += 1
+        for y in range(key_start[c], key_start[c + 1]):
+            key_slot[y] = slot
+            slot += _slots(key_gid[y], a, na, nn[c, 0], nn[c, 1], E, t_kind, t_child_a,
+                           t_child_b, t_answerer)
+    return slot
+
+
+@dataclass(frozen=True, eq=False)
+class Keys:
+    """The keys of a stored policy: card node ``c``'s are ``start[c]:start[c + 1]``, each
+    with its ``code``, a template node ``gid`` of its kind and its first ``slot``;
+    ``n_slots`` stored slots in all; ``merge`` says which keys (module docstring)."""
+
+    merge: bool
+    start: np.ndarray
+    code: np.ndarray
+    gid: np.ndarray
+    slot: np.ndarray
+    n_slots: int
+    enter_start: np.ndarray
+    enter_states: np.ndarray
+
+    def find(self, c: int, code: int) -> int:
+        """Index of card node ``c``'s key with ``code``."""
+        lo, hi = int(self.start[c]), int(self.start[c + 1])
+        if self.merge:
+            j = lo + int(np.searchsorted(self.code[lo:hi], code))
+        else:
+            j = lo + int(code)
+        if j >= hi or self.code[j] != code:
+            raise KeyError((c, code))
+        return j
+
+
+def build_keys(tree, layout, templates, merge: bool = True) -> Keys:
+    """The keys of the stored policies of a game (vira-independent)."""
+    tm = templates
+    enter_start, enter_states = entering_states(tree, layout, templates)
+    n_keys = np.zeros(tree.n_nodes, dtype=np.int64)
+    _count_keys(merge, tree.kind, tree.actor, tree.n, enter_start, enter_states, tm.start,
+                tm.size, tm.kind, tm.value, tm.exit_state, tm.raiser.astype(np.int64), n_keys)
+    start = np.concatenate([[0], np.cumsum(n_keys)]).astype(np.int64)
+    total = int(start[-1])
+    code = np.zeros(total, dtype=np.int64)
+    gid = np.zeros(total, dtype=np.int64)
+    slot = np.zeros(total, dtype=np.int64)
+    n_slots = _fill_keys(merge, tree.kind, tree.actor, tree.n, tree.n_edges, enter_start,
+                         enter_states, tm.start, tm.size, tm.kind, tm.value, tm.exit_state,
+                         tm.raiser.astype(np.int64), tm.child_a, tm.child_b, tm.answerer,
+                         start, code, gid, slot)
+    return Keys(bool(merge), start, code, gid, slot, int(n_slots), enter_start, enter_states)
+
+
+# ------------------------------------------------------------------ walking every public node
+
+@njit(cache=True)
+def _public_walk(job, merge, src, src_scale, dst, quant, threshold, kind, actor, nn, n_edges,
+                 pair_start, pair_edge_start, pair_edge_count, slot_base, node_base,
+                 enter_start, enter_flat, t_start, t_size, t_kind, t_value, t_exit, t_raiser,
+                 t_child_a, t_child_b, t_answerer, key_start, key_code, key_slot):
+    """One pass over every public node, with its key's first stored slot ``ks``:
+
+    ``job`` 0 (aggregate): ``dst[ks + j] += src[slot + j] * src_scale[node]`` (float sums);
+    ``job`` 1 (expand): ``dst[slot + j] = src[ks + j]`` (stored bytes to the solver layout);
+    ``job`` 2 (mark): ``dst[ks + pair slots] = 1`` for each actor pair with a slot
+    ``src[slot + j] > 0`` (own reach above zero somewhere).
+    """
+    where = np.full(MERGED_CODES, -1, dtype=np.int64)
+    for c in range(kind.shape[0]):
+        if kind[c] == END:
+            continue
+        a = actor[c]
+        na = nn[c, a]
+        pa = pair_start[c] + (nn[c, 0] if a == 1 else 0)
+        E = n_edges[c]
+        if merge:
+            for y in range(key_start[c], key_start[c + 1]):
+                where[key_code[y]] = key_slot[y]
+        slot = slot_base[c]
+        node = node_base[c]
+        k = 0
+        for h in range(enter_start[c], enter_start[c + 1]):
+            s = enter_flat[h]
+            for g in range(t_size[a, s]):
+                gid = t_start[a, s] + g
+                if merge:
+                    ks = where[_code(merge, gid, k, t_kind, t_value, t_exit, t_raiser)]
+                else:
+                    ks = key_slot[key_start[c] + k]
+                m = _slots(gid, a, na, nn[c, 0], nn[c, 1], E, t_kind, t_child_a, t_child_b,
+                           t_answerer)
+                if job == 0:
+                    sc = src_scale[node] if src_scale.shape[0] > 1 else 1.0
+                    for j in range(m):
+                        dst[ks + j] += src[slot + j] * sc
+                elif job == 1:
+                    for j in range(m):
+                        dst[slot + j] = src[ks + j]
+                elif m > 0:
+                    if t_kind[gid] == T_NODE:
+                        can_raise = t_child_a[gid] >= 0
+                        for i in range(na):
+                            es = pair_edge_start[pa + i]
+                            ec = pair_edge_count[pa + i]
+                            hit = can_raise and src[slot + E + i] > 0.0
+                            for j in range(ec):
+                                if src[slot + es + j] > 0.0:
+                                    hit = True
+                            if hit:
+                                for j in range(ec):
+                                    dst[ks + es + j] = 1
+                                if can_raise:
+                                    dst[ks + E + i] = 1
+                    else:
+                        nb = nn[c, t_answerer[gid]]
+                        n_ans = 3 if t_child_b[gid] >= 0 else 2
+                        for i in range(nb):
+                            hit = False
+                            for j in range(n_ans):
+                                if src[slot + i * n_ans + j] > 0.0:
+                                    hit = True
+                            if hit:
+                                for j in range(n_ans):
+                                    dst[ks + i * n_ans + j] = 1
+                slot += m
+                node += 1
+                k += 1
+    return 0
+
+
+# ------------------------------------------------------------------ normalise, threshold, quantise
 
 @njit(cache=True, inline="always")
 def _quantise_group(x, m, threshold, quant, out):
@@ -125,12 +358,15 @@ def _quantise_group(x, m, threshold, quant, out):
 
 
 @njit(cache=True)
-def _quantise(cum, threshold, quant, q_out, kind, actor, nn, n_edges, pair_start,
-              pair_edge_start, pair_edge_count, slot_base, enter_start, enter_flat,
-              t_start, t_size, t_kind, t_child_a, t_child_b, t_answerer):
-    """Quantise the average strategy ``cum`` (any numeric slot array) into ``q_out``."""
+def _quantise_keys(sums, threshold, quant, q_out, mask, kind, actor, nn, n_edges, pair_start,
+                   pair_edge_start, pair_edge_count, t_kind, t_child_a, t_child_b,
+                   t_answerer, key_start, key_gid, key_slot):
+    """Per key and pair: ``q_out`` from ``sums`` (threshold, quantise); with a ``mask``
+    (length > 1), zero the pairs whose mask is zero instead. Returns the pairs stored."""
     x = np.empty(64)
     o = np.empty(64, dtype=np.int64)
+    masking = mask.shape[0] > 1
+    stored = 0
     for c in range(kind.shape[0]):
         if kind[c] == END:
             continue
@@ -139,135 +375,118 @@ def _quantise(cum, threshold, quant, q_out, kind, actor, nn, n_edges, pair_start
         pa = pair_start[c] + (nn[c, 0] if a == 1 else 0)
         E = n_edges[c]
         choice = E > na
-        slot = slot_base[c]
-        for h in range(enter_start[c], enter_start[c + 1]):
-            s = enter_flat[h]
-            st = t_start[a, s]
-            for g in range(t_size[a, s]):
-                gid = st + g
-                if t_kind[gid] == T_NODE:
-                    can_raise = t_child_a[gid] >= 0
-                    if not (can_raise or choice):
-                        continue
-                    for i in range(na):
-                        es = pair_edge_start[pa + i]
-                        ec = pair_edge_count[pa + i]
-                        m = ec + (1 if can_raise else 0)
-                        for j in range(ec):
-                            x[j] = cum[slot + es + j]
-                        if can_raise:
-                            x[ec] = cum[slot + E + i]
-                        _quantise_group(x, m, threshold, quant, o)
-                        for j in range(ec):
-                            q_out[slot + es + j] = o[j]
-                        if can_raise:
-                            q_out[slot + E + i] = o[ec]
-                    slot += E + na if can_raise else E
-                else:
-                    nb = nn[c, t_answerer[gid]]
-                    n_ans = 3 if t_child_b[gid] >= 0 else 2
-                    for i in range(nb):
-                        for j in range(n_ans):
-                            x[j] = cum[slot + i * n_ans + j]
-                        _quantise_group(x, n_ans, threshold, quant, o)
-                        for j in range(n_ans):
-                            q_out[slot + i * n_ans + j] = o[j]
-                    slot += n_ans * nb
-    return 0
-
-
-@njit(cache=True)
-def _prune(reached, q, kind, actor, nn, n_edges, pair_start, pair_edge_start,
-           pair_edge_count, slot_base, enter_start, enter_flat, t_start, t_size, t_kind,
-           t_child_a, t_child_b, t_answerer):
-    """Zero every pair of ``q`` none of whose slots is ``reached`` (own reach zero).
-    Returns the number of pairs kept."""
-    kept = 0
-    for c in range(kind.shape[0]):
-        if kind[c] == END:
-            continue
-        a = actor[c]
-        na = nn[c, a]
-        pa = pair_start[c] + (nn[c, 0] if a == 1 else 0)
-        E = n_edges[c]
-        choice = E > na
-        slot = slot_base[c]
-        for h in range(enter_start[c], enter_start[c + 1]):
-            s = enter_flat[h]
-            st = t_start[a, s]
-            for g in range(t_size[a, s]):
-                gid = st + g
-                if t_kind[gid] == T_NODE:
-                    can_raise = t_child_a[gid] >= 0
-                    if not (can_raise or choice):
-                        continue
-                    for i in range(na):
-                        es = pair_edge_start[pa + i]
-                        ec = pair_edge_count[pa + i]
-                        hit = can_raise and reached[slot + E + i] > 0.0
-                        for j in range(ec):
-                            if reached[slot + es + j] > 0.0:
-                                hit = True
-                        if hit:
-                            kept += 1
+        for y in range(key_start[c], key_start[c + 1]):
+            gid = key_gid[y]
+            ks = key_slot[y]
+            if t_kind[gid] == T_NODE:
+                can_raise = t_child_a[gid] >= 0
+                if not (can_raise or choice):
+                    continue
+                for i in range(na):
+                    es = pair_edge_start[pa + i]
+                    ec = pair_edge_count[pa + i]
+                    if masking:
+                        if mask[ks + es] > 0 or (can_raise and mask[ks + E + i] > 0):
+                            stored += 1
                         else:
                             for j in range(ec):
-                                q[slot + es + j] = 0
+                                q_out[ks + es + j] = 0
                             if can_raise:
-                                q[slot + E + i] = 0
-                    slot += E + na if can_raise else E
-                else:
-                    nb = nn[c, t_answerer[gid]]
-                    n_ans = 3 if t_child_b[gid] >= 0 else 2
-                    for i in range(nb):
-                        hit = False
-                        for j in range(n_ans):
-                            if reached[slot + i * n_ans + j] > 0.0:
-                                hit = True
-                        if hit:
-                            kept += 1
+                                q_out[ks + E + i] = 0
+                        continue
+                    m = ec + (1 if can_raise else 0)
+                    for j in range(ec):
+                        x[j] = sums[ks + es + j]
+                    if can_raise:
+                        x[ec] = sums[ks + E + i]
+                    _quantise_group(x, m, threshold, quant, o)
+                    for j in range(ec):
+                        q_out[ks + es + j] = o[j]
+                    if can_raise:
+                        q_out[ks + E + i] = o[ec]
+                    stored += 1
+            else:
+                nb = nn[c, t_answerer[gid]]
+                n_ans = 3 if t_child_b[gid] >= 0 else 2
+                for i in range(nb):
+                    if masking:
+                        if mask[ks + i * n_ans] > 0:
+                            stored += 1
                         else:
                             for j in range(n_ans):
-                                q[slot + i * n_ans + j] = 0
-                    slot += n_ans * nb
-    return kept
+                                q_out[ks + i * n_ans + j] = 0
+                        continue
+                    for j in range(n_ans):
+                        x[j] = sums[ks + i * n_ans + j]
+                    _quantise_group(x, n_ans, threshold, quant, o)
+                    for j in range(n_ans):
+                        q_out[ks + i * n_ans + j] = o[j]
+                    stored += 1
+    return stored
 
 
 # ------------------------------------------------------------------ from a solver to a policy
 
-def quantised_average(solver, threshold: float) -> np.ndarray:
-    """The solver's average strategy, thresholded and quantised (no pruning yet): one
-    byte per slot, each pair summing to :data:`QUANT`."""
-    t, L, tm = solver.tree, solver.layout, solver.templates
-    start, flat = entering_states(t, L, tm)
-    cum = solver.cum32 if solver.config.storage == "float32" else solver.cum16
-    q = np.zeros(L.n_slots, dtype=np.uint8)
-    _quantise(cum, float(threshold), QUANT, q, t.kind, t.actor, t.n, t.n_edges, t.pair_start,
-              t.pair_edge_start, t.pair_edge_count, L.slot_base, start, flat, tm.start,
-              tm.size, tm.kind, tm.child_a, tm.child_b, tm.answerer)
+def _walk(job, keys: Keys, tree, layout, templates, src, scale, dst, threshold=0.0):
+    t, L, tm = tree, layout, templates
+    _public_walk(job, keys.merge, src, scale, dst, QUANT, float(threshold), t.kind, t.actor,
+                 t.n, t.n_edges, t.pair_start, t.pair_edge_start, t.pair_edge_count,
+                 L.slot_base, L.node_base, keys.enter_start, keys.enter_states, tm.start,
+                 tm.size, tm.kind, tm.value, tm.exit_state, tm.raiser.astype(np.int64),
+                 tm.child_a, tm.child_b, tm.answerer, keys.start, keys.code, keys.slot)
+
+
+def _by_key(job, keys: Keys, tree, templates, sums, q, mask) -> int:
+    t, tm = tree, templates
+    return int(_quantise_keys(sums, 0.0 if job is None else float(job), QUANT, q, mask,
+                              t.kind, t.actor, t.n, t.n_edges, t.pair_start,
+                              t.pair_edge_start, t.pair_edge_count, tm.kind, tm.child_a,
+                              tm.child_b, tm.answerer, keys.start, keys.gid, keys.slot))
+
+
+def quantised_average(solver, keys: Keys, threshold: float) -> np.ndarray:
+    """The solver's average strategy summed over each key's public nodes, thresholded and
+    quantised (no pruning yet): one byte per key slot, each pair summing to QUANT."""
+    wide = solver.config.storage == "float32"
+    cum = solver.cum32 if wide else solver.cum16
+    scale = np.ones(1) if wide else solver.cscale.astype(np.float64)
+    sums = np.zeros(keys.n_slots)
+    _walk(0, keys, solver.tree, solver.layout, solver.templates, cum, scale, sums)
+    q = np.zeros(keys.n_slots, dtype=np.uint8)
+    _by_key(float(threshold), keys, solver.tree, solver.templates, sums, q, np.zeros(1))
     return q
 
 
-def prune_unreached(config, q: np.ndarray, threads: int = 1) -> int:
-    """Zero, in place, every pair of ``q`` whose own seat never reaches it under ``q``
-    itself; returns the number of pairs kept.
+def expand(keys: Keys, tree, layout, templates, q: np.ndarray) -> np.ndarray:
+    """A stored policy in the solver's slot layout (every public node gets its key's
+    bytes)."""
+    out = np.zeros(layout.n_slots, dtype=np.uint8)
+    _walk(1, keys, tree, layout, templates, np.ascontiguousarray(q, dtype=np.uint8),
+          np.ones(1), out)
+    return out
+
+
+def prune_unreached(config, keys: Keys, q: np.ndarray, threads: int = 1) -> int:
+    """Zero, in place, every pair of ``q`` whose own seat reaches it in none of its key's
+    histories under ``q`` itself; returns the number of pairs kept.
 
     Own reach comes from the kernels: one Discounted CFR traversal per seat whose regrets
-    are ``q`` (regret matching then plays ``q``) and whose strategy sums start at zero with
-    no discount, so that each slot's new sum is its seat's own reach times its
+    are the expanded ``q`` (regret matching then plays ``q``) and whose strategy sums start
+    at zero with no discount, so that each slot's new sum is its seat's own reach times its
     probability (float32: a reach of 1/255 to the twelfth power is far above its smallest
     number)."""
     from .full import FullSolver
 
     wide = FullSolver(_wide(config), threads=threads).allocate()
     t, L, tm = wide.tree, wide.layout, wide.templates
+    full = expand(keys, t, L, tm, q)
     for u in (0, 1):
-        wide.reg32[:] = q
+        wide.reg32[:] = full
         wide.traverse(u, K.CFR, 1.0, 1.0, 0.0)
-    start, flat = entering_states(t, L, tm)
-    return int(_prune(wide.cum32, q, t.kind, t.actor, t.n, t.n_edges, t.pair_start,
-                      t.pair_edge_start, t.pair_edge_count, L.slot_base, start, flat,
-                      tm.start, tm.size, tm.kind, tm.child_a, tm.child_b, tm.answerer))
+    del full
+    mask = np.zeros(keys.n_slots, dtype=np.uint8)
+    _walk(2, keys, t, L, tm, wide.cum32, np.ones(1), mask)
+    return _by_key(None, keys, t, tm, np.zeros(1), q, mask)
 
 
 def _wide(config):
@@ -276,25 +495,28 @@ def _wide(config):
     return replace(config, storage="float32")
 
 
-def compact_policy(solver, threshold: float = 0.01, threads: int = 1) -> tuple[np.ndarray, int]:
-    """``(q, pairs kept)``: the stored form of ``solver``'s average strategy (see the
-    module docstring): thresholded at ``threshold`` (probability), quantised, pruned."""
-    q = quantised_average(solver, threshold)
-    kept = prune_unreached(solver.config, q, threads)
-    return q, kept
+def compact_policy(solver, threshold: float = 0.01, merge: bool = True,
+                   threads: int = 1) -> tuple[np.ndarray, "Keys", int]:
+    """``(q, keys, pairs stored)``: the stored form of ``solver``'s average strategy (see
+    the module docstring): merged over betting histories (``merge``), thresholded at
+    ``threshold`` (probability), quantised and pruned."""
+    keys = build_keys(solver.tree, solver.layout, solver.templates, merge)
+    q = quantised_average(solver, keys, threshold)
+    kept = prune_unreached(solver.config, keys, q, threads)
+    return q, keys, kept
 
 
-def encode(q: np.ndarray) -> bytes:
-    """The bytes of a stored policy, compressed (zstd)."""
+def encode(q: np.ndarray, level: int = 9) -> bytes:
+    """The bytes of a stored policy, compressed (zstd at ``level``)."""
     import pyarrow as pa
 
-    return pa.compress(np.ascontiguousarray(q, dtype=np.uint8).tobytes(), codec="zstd",
-                       asbytes=True, memory_pool=None)
+    return pa.Codec("zstd", compression_level=level).compress(
+        np.ascontiguousarray(q, dtype=np.uint8), asbytes=True)
 
 
 def decode(blob: bytes, n_slots: int) -> np.ndarray:
-    """Inverse of :func:`encode` (``n_slots`` bytes)."""
+    """Inverse of :func:`encode` (``n_slots`` bytes), writable."""
     import pyarrow as pa
 
-    raw = pa.decompress(blob, decompressed_size=int(n_slots), codec="zstd", asbytes=False)
-    return np.frombuffer(raw, dtype=np.uint8)
+    raw = pa.Codec("zstd").decompress(blob, decompressed_size=int(n_slots), asbytes=True)
+    return np.frombuffer(raw, dtype=np.uint8).copy()

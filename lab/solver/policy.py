@@ -115,6 +115,7 @@ class FullPolicy(Policy):
 
     config: object
     q: np.ndarray
+    keys: object = None
     exploitability: float = float("nan")
     rules: str = ""
     meta: dict = field(default_factory=dict)
@@ -123,7 +124,6 @@ class FullPolicy(Policy):
 
     def __post_init__(self):
         from .full import card_game, card_tree
-        from .full_policy import entering_states
         from .full_tree import build_templates, layout
 
         self.vira = self.config.vira
@@ -131,8 +131,12 @@ class FullPolicy(Policy):
         self.tree = card_tree(self.config)
         self.templates = build_templates(self.config.ladder)
         self.layout = _layout(self.tree, self.templates, layout)
-        self.enter_start, self.enter_states = entering_states(self.tree, self.layout,
-                                                              self.templates)
+        if self.keys is None:
+            self.keys = _keys(self.tree, self.layout, self.templates, True)
+        if self.q.shape != (self.keys.n_slots,):
+            raise ValueError(f"a policy of {self.q.shape[0]:,} slots for {self.keys.n_slots:,} "
+                             "key slots")
+        self.enter_start, self.enter_states = self.keys.enter_start, self.keys.enter_states
         self.ladder = tuple(self.config.ladder)
         self._state_id = {(int(c), h): s for s, (c, h)
                           in enumerate(zip(self.cards.state_class, self.cards.state_held))}
@@ -200,6 +204,18 @@ class FullPolicy(Policy):
         t_index = tcount if tm.kind[spot.node] == 0 else -1
         return slot, t_index, kcount + spot.node - first
 
+    def key_slot(self, spot: Spot) -> int:
+        """First stored slot of ``spot``'s key (:mod:`lab.solver.full_policy`)."""
+        tm = self.templates
+        g = spot.node
+        if not self.keys.merge:
+            code = self._locate(spot)[2]
+        elif tm.kind[g] == 0:
+            code = 4 * int(tm.value[g]) + int(tm.exit_state[g]) % 3
+        else:
+            code = 32 + 4 * int(tm.value[g]) + int(tm.raiser[g])
+        return int(self.keys.slot[self.keys.find(spot.card, code)])
+
     # ---------------------------------------------------------------- hands
     def state_of(self, hand_class: int, held) -> int:
         key = (int(hand_class), tuple(sorted((int(x) for x in held), reverse=True)))
@@ -231,7 +247,7 @@ class FullPolicy(Policy):
         n = sl.stop - sl.start
         hands = t.pair_hand[sl].astype(np.int64)
         held = tuple(self.cards.state_held[int(x)] for x in t.pair_state[sl])
-        slot, _, _ = self._locate(spot)
+        slot = self.key_slot(spot)
         if tm.kind[spot.node] == 1:
             n_ans = 3 if tm.child_b[spot.node] >= 0 else 2
             actions = (ACCEPT, RUN, RAISE)[:n_ans]
@@ -271,7 +287,7 @@ class FullPolicy(Policy):
         c = spot.card
         seat = self.actor(spot)
         i = self.pair_of(c, seat, state)
-        slot, _, _ = self._locate(spot)
+        slot = self.key_slot(spot)
         if tm.kind[spot.node] == 1:
             n_ans = 3 if tm.child_b[spot.node] >= 0 else 2
             x = self.q[slot + i * n_ans: slot + (i + 1) * n_ans]
@@ -329,6 +345,8 @@ class FullPolicy(Policy):
         if t.kind[c] == LAST_KIND:  # the round-3 follower's last card: showdown
             if kind != "card":
                 raise PolicyError("the last card is played face up")
+            if ("card", lv) not in self.edge_actions(c):
+                raise PolicyError(f"{_name(action)} cannot be played here")
             w = _showdown(t.showdown, c, lv, int(t.lead[c]))
             return Terminal(int(w), value, "cards", showdown=True)
         _, t_index, _ = self._locate(spot)
@@ -368,8 +386,11 @@ class FullPolicy(Policy):
 
             from .full import FullSolver
 
+            from .full_policy import expand
+
+            full = expand(self.keys, self.tree, self.layout, self.templates, self.q)
             self._solver = FullSolver(replace(self.config, storage="float32"),
-                                      threads=threads).use_policy(self.q)
+                                      threads=threads).use_policy(full)
         return self._solver
 
 
@@ -406,6 +427,23 @@ def _layout(tree, templates, layout):
         else:
             _LAYOUTS[key] = layout(tree, templates)
     return _LAYOUTS[key]
+
+
+_KEYS: dict = {}
+
+
+def _keys(tree, layout, templates, merge: bool):
+    from .full import disk_cached
+    from .full_policy import build_keys
+
+    key = (id(tree), templates.ladder, merge)
+    if key not in _KEYS:
+        if tree.n_nodes > 100_000:
+            name = f"keys-{'-'.join(map(str, templates.ladder))}-{int(merge)}"
+            _KEYS[key] = disk_cached(name, lambda: build_keys(tree, layout, templates, merge))
+        else:
+            _KEYS[key] = build_keys(tree, layout, templates, merge)
+    return _KEYS[key]
 
 
 _EDGES: dict = {}
@@ -485,7 +523,7 @@ class Line:
             return Line(pol, nxt, reach, self.entry, self.actions + (action,))
         c = spot.card
         ch = _card_child(t, c, action)
-        slot, _, _ = pol._locate(spot)
+        slot = pol.key_slot(spot)
         E = int(t.n_edges[c])
         na = int(t.n[c, seat])
         forced = not (pol.templates.child_a[spot.node] >= 0 or E > na)
