@@ -23,6 +23,8 @@ COMMANDS = {
     "publish": ("lab.commands.publish", "write the dashboards as static HTML pages into DIR"),
     "match": ("lab.commands.match", "match-win probabilities at a score (JSON)"),
     "ev": ("lab.commands.ev", "points EV of one hand in the full game with the truco ladder (JSON)"),
+    "advise": ("lab.commands.advise", "the solver's strategy and each action's exact value "
+               "at one point of a hand (JSON)"),
 }
 """Sub-command name -> (module implementing it, one-line help)."""
 
