@@ -5,6 +5,17 @@ and as tokens (``4c``, ``cover:4c``, ``raise``/``truco``, ``accept``, ``run``,
 ``surrender``); answer with the number or the token. A bad answer is refused with the
 reason and asked again. The mão alternates from hand to hand. End of input or Ctrl-C ends
 the session cleanly.
+
+``--coach``: after each of your decisions the solver's view of it (:mod:`lab.advice`):
+its strategy there for your hand and the exact expected value of each of your moves
+(you playing your best afterwards, the opponent playing the solved strategy), and what
+your move cost against the best one. At normal scores the values are points per hand
+from the stored full-game policy of the hand's vira; at mão de onze and 11 x 11 they are
+match-win probabilities from the exact solves. Once your own earlier choices leave the
+solver's path it says so and still gives each move's value. Where the solved game cannot
+say (no stored policy for the vira, or the bot did something the solved strategy never
+does), it says why and is silent for the rest of the hand. At the end of the match, a
+review of your costliest decisions.
 """
 
 from __future__ import annotations
@@ -36,6 +47,10 @@ def add_arguments(parser) -> None:
                              "at 12 - TARGET, so mão de onze and 11 x 11 stay as the rules say")
     parser.add_argument("--first", default="random", choices=FIRST,
                         help="who is mão in the first hand (default random)")
+    parser.add_argument("--coach", action="store_true",
+                        help="after each of your decisions, show the solver's strategy and "
+                             "what your move cost in expected points (needs the stored "
+                             "full-game policy of the hand's vira); a review at the end")
 
 
 class Quit(Exception):
@@ -131,8 +146,107 @@ def show_turn(term: Terminal, table: Table, seat: int, scores, names) -> None:
         for c in s.hands[seat]))
 
 
+class Coach:
+    """The solver's view of each of the person's decisions (module docstring), and the
+    review of the costliest ones at the end."""
+
+    REVIEW = 5
+    """Decisions listed in the review (per unit)."""
+
+    def __init__(self, term: Terminal):
+        self.term = term
+        self.decisions: list[dict] = []
+        self.silent = False
+
+    def new_hand(self) -> None:
+        self.silent = False
+
+    def after(self, number: int, hand, seat: int, state, history, chosen) -> None:
+        """Comment on ``chosen``, taken by ``seat`` holding ``hand`` (as dealt) in hand
+        ``number`` at rules state ``state`` after ``history`` ((seat, Action) pairs)."""
+        from ..advice import advice_for, build_position
+
+        if self.silent:
+            return
+        say = self.term.say
+        try:
+            position = build_position(state.vira, hand, seat, state.score,
+                                      [a for _, a in history])
+            advice = advice_for(position)
+        except ValueError as exc:
+            say(f"coach: no advice for the rest of this hand: {exc}")
+            self.silent = True
+            return
+        points = advice.unit.startswith("points")
+        fmt = (lambda v: f"{v:+.2f}") if points else (lambda v: f"{v:.3f}")
+        unit = "points" if points else "match-win probability"
+        moves = ", ".join(f"{a} {p:.0%} ({fmt(v)})" for a, p, v
+                          in zip(advice.legal, advice.strategy, advice.ev))
+        if advice.on_path:
+            say(f"coach: the solver's strategy for your hand (and each move's {unit}): "
+                f"{moves}")
+        else:
+            say("coach: your earlier choices left the solver's path, so it has no strategy "
+                f"for this hand here; each move's {unit} against it: {moves}")
+        if chosen not in advice.legal:
+            say(f"coach: {chosen} is outside the solved game (covering your last card is "
+                "never better than playing it face up)")
+            return
+        mine = advice.ev[advice.legal.index(chosen)]
+        best = advice.legal[advice.best]
+        cost = advice.ev[advice.best] - mine
+        if cost <= 1e-9:
+            say(f"coach: {chosen} is the best move here ({fmt(mine)})")
+        else:
+            amount = f"{cost:.2f} points" if points else f"{cost:.3f} in match-win probability"
+            say(f"coach: {chosen} costs {amount} against the best, {best} "
+                f"({fmt(advice.ev[advice.best])})")
+        self.decisions.append({"hand": number, "cards": " ".join(str(c) for c in hand),
+                               "vira": str(state.vira), "seat": seat,
+                               "situation": situation(state, seat), "chosen": str(chosen),
+                               "best": str(best), "cost": cost, "points": points,
+                               "on_path": advice.on_path})
+
+    def review(self) -> None:
+        """The costliest decisions of the match, per unit."""
+        say = self.term.say
+        say("")
+        costly = [d for d in self.decisions if d["cost"] > 1e-9]
+        if not costly:
+            say(f"Coach's review: none of your {len(self.decisions)} coached decisions cost "
+                "anything against the solver's best move.")
+            return
+        say(f"Coach's review: your costliest decisions (of {len(self.decisions)} coached):")
+        for points, unit in ((True, "points per hand"), (False, "match-win probability")):
+            group = sorted((d for d in costly if d["points"] == points),
+                           key=lambda d: -d["cost"])[:self.REVIEW]
+            for k, d in enumerate(group, 1):
+                cost = f"{d['cost']:.2f}" if points else f"{d['cost']:.3f}"
+                say(f"  {k}. hand {d['hand']} (vira {d['vira']}, you {SEATS[d['seat']]} with "
+                    f"{d['cards']}), {d['situation']}: you {d['chosen']}, best {d['best']}: "
+                    f"cost {cost} {unit}"
+                    + ("" if d["on_path"] else " (already off the solver's path)"))
+
+
+SEATS = ("mão", "pé")
+
+
+def situation(state, seat: int) -> str:
+    """Where a decision was taken, in words: round, value, raise, card on the table."""
+    if state.kind == "mao_de_onze" and not state.eleven_decided:
+        return "mão de onze: accept or run"
+    parts = [f"round {state.round_index + 1}", f"hand worth {state.value}"]
+    if state.pending:
+        parts.append(f"the bot raised to {state.pending}")
+    for p in state.table:
+        if p.seat != seat:
+            parts.append("the bot's card face down" if p.covered
+                         else f"the bot's {card_name(p.card, state.vira)} on the table")
+    return ", ".join(parts)
+
+
 def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_rng,
-              number: int) -> MatchState:
+              number: int, coach=None) -> MatchState:
     cards = deals.sample(DECK, 7)
     you_mao = match.mao == YOU
     mao_cards, pe_cards = (cards[1:4], cards[4:7])
@@ -145,16 +259,25 @@ def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_
     term.say(f"--- hand {number}: you are {'mão' if you_mao else 'pé'}"
              f"{kind.get(table.state.kind, '')} ---")
     hand_vira = cards[0]
+    history = []  # (seat, action) with the cards each covered: what the coach replays
+    if coach is not None:
+        coach.new_hand()
     while not table.over:
         seat = table.state.to_act
         if seat == you_seat:
             show_turn(term, table, seat, scores, names)
-            table.apply(choose(term, table.state))
+            before = table.state
+            action = choose(term, before)
+            table.apply(action)
             term.say(f"you: {shown(table.history[-1][1], hand_vira)}")
+            if coach is not None:
+                coach.after(number, mao_cards if you_mao else pe_cards, seat, before, history,
+                            action)
         else:
             action = bot.act(table.view(seat), bot_rng)
             table.apply(action)
             term.say(f"bot: {shown(table.history[-1][1], hand_vira)}")
+        history.append((seat, action))
     hand = table.state
     after = match.after(hand)
     how = {"cards": "on the cards", "run": "the other ran", "surrender": "surrender",
@@ -165,7 +288,8 @@ def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_
     return after
 
 
-def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str) -> int:
+def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str,
+               coach: bool = False) -> int:
     bot = make_bot(bot_name)
     deals = random.Random(stream_seed(seed, 0, 0))
     bot_rng = random.Random(stream_seed(seed, 0, 1))
@@ -182,14 +306,20 @@ def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str
                  "(a few seconds).")
     term.say("Answer with a move's number or its token (4c, cover:4c, truco, accept, run, "
              "surrender).")
+    if coach:
+        term.say("Coach on: after each of your moves, the solver's strategy and what your move "
+                 "cost (each can take a few seconds to tens of seconds).")
+    teacher = Coach(term) if coach else None
     number = 1
     while not match.over:
-        match = play_hand(term, match, deals, bot, bot_rng, number)
+        match = play_hand(term, match, deals, bot, bot_rng, number, teacher)
         number += 1
     winner = "You win" if match.winner == YOU else "The bot wins"
     term.say("")
     term.say(f"{winner} the match {max(match.scores)}-{min(match.scores)} "
              f"after {match.hands_played} hands.")
+    if teacher is not None:
+        teacher.review()
     return 0
 
 
@@ -202,7 +332,8 @@ def run(args, stdin=None, stdout=None) -> int:
         raise ValueError(f"--seed {seed}: the seed must be a non-negative integer")
     term = Terminal(stdin, stdout)
     try:
-        return play_match(term, args.bot, seed, args.target, args.first)
+        return play_match(term, args.bot, seed, args.target, args.first,
+                          getattr(args, "coach", False))
     except Quit as exc:
         term.say(f"\nbye ({exc})")
         return 0
