@@ -134,8 +134,9 @@ def load_full_policy(vira, directory: Optional[Path] = None):
     return policy
 
 
-def write_full_policy(vira, blob: bytes, info: dict, directory: Optional[Path] = None) -> Path:
-    """Store one vira's encoded policy and its manifest entry (atomic, locked)."""
+def write_full_policy(vira, blob: bytes, info: dict, directory: Optional[Path] = None) -> dict:
+    """Store one vira's encoded policy and its manifest entry (atomic, locked); returns
+    the entry."""
     v = RANKS[vira_rank_of(vira)]
     path = policy_path(v, directory)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -155,7 +156,7 @@ def write_full_policy(vira, blob: bytes, info: dict, directory: Optional[Path] =
         manifest["bytes"] = sum(e["bytes"] for e in manifest["viras"].values())
         os.replace(tmp, path)
         _write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
-    return path
+    return entry
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -238,5 +239,23 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge
             "threshold": float(threshold), "quant": QUANT, "merge": bool(merge),
             "pairs": int(kept), "slots": int(keys.n_slots), "ladder": list(config.ladder),
             "seconds": round(time.perf_counter() - start, 1)}
-    write_full_policy(v, blob, info, directory)
-    return info
+    return write_full_policy(v, blob, info, directory)
+
+
+def copy_policy(vira, same_as, directory: Optional[Path] = None) -> dict:
+    """Store ``vira``'s policy as ``same_as``'s when their decks have the same deal weights
+    (the same game, so the same solution); TableError otherwise."""
+    import numpy as np
+
+    from .classes import deal_weight_matrix
+
+    v, w = RANKS[vira_rank_of(vira)], RANKS[vira_rank_of(same_as)]
+    if not np.array_equal(deal_weight_matrix(vira_rank_of(v)), deal_weight_matrix(vira_rank_of(w))):
+        raise TableError(f"viras {v} and {w} have different deal weights: solve vira {v} "
+                         "itself")
+    info = dict(policy_info(w, directory))
+    blob = policy_path(w, directory).read_bytes()
+    for k in ("sha256", "bytes", "built"):
+        info.pop(k, None)
+    info.update(vira=v, same_as=w)
+    return write_full_policy(v, blob, info, directory)

@@ -16,6 +16,7 @@ BENCHES = {
     "cardplay": "lab.bench_cardplay:main",
     "full": "lab.solver.full_bench:main",
     "score": "lab.bench_score:main",
+    "policy": "lab.bench_policy:main",
 }
 """Benchmark target -> ``module:function`` running it."""
 

@@ -13,6 +13,9 @@ on the card-play tables (and the full game's, once all ten viras are solved),
 solving each vira's mão de onze exactly, and writes the ``match_equity`` and
 ``mao_de_onze`` tables.
 
+``lab solve policy --checkpoints DIR`` stores the full game's solved strategy as a compact
+policy (see :mod:`lab.commands.solve_policy`).
+
 ``lab solve score --score M,P --checkpoints DIR`` measures the points solution's
 leak at one score in match-win probability and re-solves that score with match
 payoffs (see :mod:`lab.commands.solve_score`).
@@ -46,6 +49,11 @@ def add_arguments(parser) -> None:
     score = games.add_parser("score", help="the points strategy's leak at a score (match-win "
                              "probability) and a score-aware re-solve")
     add_score_arguments(score)
+    from .solve_policy import add_arguments as add_policy_arguments
+
+    policy = games.add_parser("policy", help="store the full game's solved strategy as a "
+                              "compact policy (from the full solves' checkpoints)")
+    add_policy_arguments(policy)
 
 
 def chosen_viras(vira_options) -> list[str]:
@@ -122,6 +130,10 @@ def run(args) -> int:
         from .solve_score import run as run_score
 
         return run_score(args)
+    if args.game == "policy":
+        from .solve_policy import run as run_policy
+
+        return run_policy(args)
     viras = chosen_viras(args.vira)
     if args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: give at least 1")

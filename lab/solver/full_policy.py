@@ -427,34 +427,49 @@ def _quantise_keys(sums, threshold, quant, q_out, mask, kind, actor, nn, n_edges
 
 # ------------------------------------------------------------------ from a solver to a policy
 
-def _walk(job, keys: Keys, tree, layout, templates, src, scale, dst, threshold=0.0):
+def _walk(job, keys: Keys, tree, layout, templates, src, scale, dst):
     t, L, tm = tree, layout, templates
-    _public_walk(job, keys.merge, src, scale, dst, QUANT, float(threshold), t.kind, t.actor,
+    _public_walk(job, keys.merge, src, scale, dst, QUANT, 0.0, t.kind, t.actor,
                  t.n, t.n_edges, t.pair_start, t.pair_edge_start, t.pair_edge_count,
                  L.slot_base, L.node_base, keys.enter_start, keys.enter_states, tm.start,
                  tm.size, tm.kind, tm.value, tm.exit_state, tm.raiser.astype(np.int64),
                  tm.child_a, tm.child_b, tm.answerer, keys.start, keys.code, keys.slot)
 
 
-def _by_key(job, keys: Keys, tree, templates, sums, q, mask) -> int:
+def _by_key(threshold, quant, keys: Keys, tree, templates, sums, q, mask) -> int:
     t, tm = tree, templates
-    return int(_quantise_keys(sums, 0.0 if job is None else float(job), QUANT, q, mask,
+    return int(_quantise_keys(sums, float(threshold), int(quant), q, mask,
                               t.kind, t.actor, t.n, t.n_edges, t.pair_start,
                               t.pair_edge_start, t.pair_edge_count, tm.kind, tm.child_a,
                               tm.child_b, tm.answerer, keys.start, keys.gid, keys.slot))
 
 
-def quantised_average(solver, keys: Keys, threshold: float) -> np.ndarray:
-    """The solver's average strategy summed over each key's public nodes, thresholded and
-    quantised (no pruning yet): one byte per key slot, each pair summing to QUANT."""
+def key_sums(solver, keys: Keys) -> np.ndarray:
+    """The solver's average strategy sums added up over each key's public nodes (float)."""
     wide = solver.config.storage == "float32"
     cum = solver.cum32 if wide else solver.cum16
     scale = np.ones(1) if wide else solver.cscale.astype(np.float64)
     sums = np.zeros(keys.n_slots)
     _walk(0, keys, solver.tree, solver.layout, solver.templates, cum, scale, sums)
+    return sums
+
+
+def quantise(sums: np.ndarray, keys: Keys, tree, templates, threshold: float,
+             quant: int = QUANT) -> np.ndarray:
+    """Key sums thresholded and quantised: one byte per key slot, each pair summing to
+    ``quant`` (at most 255)."""
+    if not 1 <= quant <= 255:
+        raise ValueError(f"quant {quant}: between 1 and 255 steps")
     q = np.zeros(keys.n_slots, dtype=np.uint8)
-    _by_key(float(threshold), keys, solver.tree, solver.templates, sums, q, np.zeros(1))
+    _by_key(threshold, quant, keys, tree, templates, sums, q, np.zeros(1))
     return q
+
+
+def quantised_average(solver, keys: Keys, threshold: float, quant: int = QUANT) -> np.ndarray:
+    """The solver's average strategy summed over each key's public nodes, thresholded and
+    quantised (no pruning yet): one byte per key slot, each pair summing to ``quant``."""
+    return quantise(key_sums(solver, keys), keys, solver.tree, solver.templates, threshold,
+                    quant)
 
 
 def expand(keys: Keys, tree, layout, templates, q: np.ndarray) -> np.ndarray:
@@ -486,7 +501,7 @@ def prune_unreached(config, keys: Keys, q: np.ndarray, threads: int = 1) -> int:
     del full
     mask = np.zeros(keys.n_slots, dtype=np.uint8)
     _walk(2, keys, t, L, tm, wide.cum32, np.ones(1), mask)
-    return _by_key(None, keys, t, tm, np.zeros(1), q, mask)
+    return _by_key(0.0, QUANT, keys, t, tm, np.zeros(1), q, mask)
 
 
 def _wide(config):
@@ -496,12 +511,12 @@ def _wide(config):
 
 
 def compact_policy(solver, threshold: float = 0.01, merge: bool = True,
-                   threads: int = 1) -> tuple[np.ndarray, "Keys", int]:
+                   threads: int = 1, quant: int = QUANT) -> tuple[np.ndarray, "Keys", int]:
     """``(q, keys, pairs stored)``: the stored form of ``solver``'s average strategy (see
     the module docstring): merged over betting histories (``merge``), thresholded at
-    ``threshold`` (probability), quantised and pruned."""
+    ``threshold`` (probability), quantised to ``quant`` steps and pruned."""
     keys = build_keys(solver.tree, solver.layout, solver.templates, merge)
-    q = quantised_average(solver, keys, threshold)
+    q = quantised_average(solver, keys, threshold, quant)
     kept = prune_unreached(solver.config, keys, q, threads)
     return q, keys, kept
 

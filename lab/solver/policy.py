@@ -26,8 +26,6 @@ from typing import Optional
 
 import numpy as np
 
-from .full_policy import QUANT
-
 RAISE, ACCEPT, RUN = "raise", "accept", "run"
 
 
@@ -142,6 +140,23 @@ class FullPolicy(Policy):
                           in enumerate(zip(self.cards.state_class, self.cards.state_held))}
         self._solver = None
 
+    @classmethod
+    def from_solver(cls, solver, threshold: float = 0.01, merge: bool = True,
+                    threads: int = 1, measure: bool = True) -> "FullPolicy":
+        """The stored form of a :class:`~lab.solver.full.FullSolver`'s average strategy
+        (:func:`~lab.solver.full_policy.compact_policy`), with its exploitability measured
+        by an exact best response when ``measure`` (points per hand)."""
+        from .full_policy import compact_policy
+
+        q, keys, kept = compact_policy(solver, threshold, merge, threads)
+        policy = cls(solver.config, q, keys=keys,
+                     meta={"iterations": solver.iterations, "threshold": threshold,
+                           "merge": merge, "pairs": kept,
+                           "solver_exploitability": solver.final_exploitability})
+        if measure:
+            policy.exploitability = policy.solver(threads).exploitability()
+        return policy
+
     # ---------------------------------------------------------------- positions
     def root(self) -> Spot:
         a = int(self.tree.actor[0])
@@ -253,7 +268,8 @@ class FullPolicy(Policy):
             actions = (ACCEPT, RUN, RAISE)[:n_ans]
             block = self.q[slot:slot + n_ans * n].reshape(n, n_ans).T.astype(np.float64)
             stored = block.sum(axis=0) > 0
-            strategy = block / QUANT
+            with np.errstate(invalid="ignore", divide="ignore"):
+                strategy = block / block.sum(axis=0)
             strategy[:, ~stored] = np.nan
             return Decision(seat, actions, hands, held, strategy, stored)
         E = int(t.n_edges[c])
@@ -274,8 +290,10 @@ class FullPolicy(Policy):
                 strategy[index[edges[e]], i] += self.q[slot + e]
             if can_raise:
                 strategy[index[RAISE], i] = self.q[slot + E + i]
-        stored = strategy.sum(axis=0) > 0
-        strategy /= QUANT
+        total = strategy.sum(axis=0)
+        stored = total > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            strategy /= total
         strategy[:, ~stored] = np.nan
         return Decision(seat, actions, hands, held, strategy, stored)
 
@@ -293,7 +311,8 @@ class FullPolicy(Policy):
             x = self.q[slot + i * n_ans: slot + (i + 1) * n_ans]
             if not x.any():
                 raise PolicyError("not stored: the policy never reaches this state with this hand")
-            return dict(zip((ACCEPT, RUN, RAISE)[:n_ans], (float(v) / QUANT for v in x)))
+            total = float(x.sum())
+            return dict(zip((ACCEPT, RUN, RAISE)[:n_ans], (float(v) / total for v in x)))
         p = t.pairs(c, seat).start + i
         es, ec = int(t.pair_edge_start[p]), int(t.pair_edge_count[p])
         E = int(t.n_edges[c])
@@ -304,12 +323,13 @@ class FullPolicy(Policy):
             return {edges[es]: 1.0}
         out = {}
         for e in range(es, es + ec):
-            out[edges[e]] = out.get(edges[e], 0.0) + float(self.q[slot + e]) / QUANT
+            out[edges[e]] = out.get(edges[e], 0.0) + float(self.q[slot + e])
         if can_raise:
-            out[RAISE] = float(self.q[slot + E + i]) / QUANT
-        if sum(out.values()) <= 0:
+            out[RAISE] = float(self.q[slot + E + i])
+        total = sum(out.values())
+        if total <= 0:
             raise PolicyError("not stored: the policy never reaches this state with this hand")
-        return out
+        return {a: x / total for a, x in out.items()}
 
     # ---------------------------------------------------------------- moving on
     def child(self, spot: Spot, action):
@@ -530,7 +550,16 @@ class Line:
         sl = t.pairs(ch, seat)
         par = t.pair_parent[sl].astype(np.int64)
         edge = t.pair_edge[sl].astype(np.int64)
-        p_edge = np.ones(len(edge)) if forced else pol.q[slot + edge] / QUANT
+        if forced:
+            p_edge = np.ones(len(edge))
+        else:
+            asl = t.pairs(c, seat)
+            es = t.pair_edge_start[asl].astype(np.int64)
+            total = np.add.reduceat(pol.q[slot:slot + E].astype(np.float64), es)
+            if pol.templates.child_a[spot.node] >= 0:
+                total += pol.q[slot + E:slot + E + na]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                p_edge = np.where(total[par] > 0, pol.q[slot + edge] / total[par], 0.0)
         new = [None, None]
         new[seat] = self.reach[seat][par] * p_edge
         osl = t.pairs(ch, 1 - seat)

@@ -1,0 +1,144 @@
+"""``lab bench policy``: the stored full-game policies' size, load time, lookup latency and
+exploitability, side by side for every stored vira.
+
+Load time is measured twice per vira: *cold* (the shared card tree, layout and keys read
+from their disk cache, then the vira's file decoded) and *warm* (only the vira's file:
+what switching viras costs in a running process). Lookups are the decisions met on random
+walks down the policy (both seats sampling their stored strategies from random deals):
+each is one :meth:`~lab.solver.policy.FullPolicy.strategy` call, timed alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+import numpy as np
+
+
+def random_lookups(policy, n: int, seed: int) -> np.ndarray:
+    """Seconds of ``n`` decision lookups on random walks (sampled from the policy)."""
+    from .solver.policy import PolicyError
+
+    rng = random.Random(seed)
+    t = policy.tree
+    out = []
+    root_states = [t.pair_state[t.pairs(0, s)] for s in (0, 1)]
+    while len(out) < n:
+        states = [int(rng.choice(root_states[s])) for s in (0, 1)]
+        line = policy.start()
+        while not line.over and len(out) < n:
+            seat = policy.actor(line.spot)
+            start = time.perf_counter()
+            try:
+                strategy = policy.strategy(line.spot, states[seat])
+            except PolicyError:
+                break  # two dealt classes that cannot lie together here
+            out.append(time.perf_counter() - start)
+            actions = list(strategy)
+            action = rng.choices(actions, weights=[strategy[a] for a in actions])[0]
+            if isinstance(action, tuple):
+                lv = action[1]
+                states[seat] = int(policy.cards.remove[states[seat], lv])
+                public = "cover" if action[0] == "cover" else action
+            else:
+                public = action
+            try:
+                line = line.then(public)
+                if not line.over:
+                    policy.pair_of(line.spot.card, 1 - seat, states[1 - seat])
+            except PolicyError:
+                break  # the other seat's dealt cards clash with the card just shown
+    return np.array(out)
+
+
+def main(argv) -> int:
+    parser = argparse.ArgumentParser(prog="lab bench policy", description=__doc__)
+    parser.add_argument("--vira", action="append", metavar="V",
+                        help="a stored vira (default: every stored vira)")
+    parser.add_argument("--lookups", type=int, default=20_000, metavar="N",
+                        help="decision lookups timed per vira (default 20000)")
+    parser.add_argument("--seed", type=int, default=1)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        if exc.code:
+            raise ValueError("lab bench policy: see `lab bench policy --help`") from None
+        return 0
+    from . import policies
+    from .cards import RANKS
+    from .classes import vira_rank_of
+    from .solver import policy as policy_module
+
+    viras = ([RANKS[vira_rank_of(v)] for v in args.vira] if args.vira
+             else policies.stored_viras())
+    if not viras:
+        raise ValueError(f"no stored policy; build them with `{policies.rebuild_command()}`")
+    manifest = policies.read_policy_manifest()
+    total = manifest.get("bytes", 0)
+    print(f"stored policies: {len(manifest['viras'])} viras, {total / 1e6:.2f} MB on disk in all "
+          f"(budget 50 MB)")
+    print(f"{'vira':>4} {'MB':>6} {'pairs':>11} {'cold s':>7} {'warm s':>7} {'p50 ms':>7} "
+          f"{'p99 ms':>7} {'max ms':>7} {'expl':>7} {'solve':>7} {'its':>4}")
+    for i, v in enumerate(viras):
+        info = policies.policy_info(v)
+        if i == 0:
+            for cache in (policy_module._LAYOUTS, policy_module._KEYS):
+                cache.clear()
+            from .solver.full import _card_tree
+
+            _card_tree.cache_clear()
+        policies._CACHE.clear()
+        start = time.perf_counter()
+        pol = policies.load_full_policy(v)
+        cold = time.perf_counter() - start
+        policies._CACHE.clear()
+        start = time.perf_counter()
+        pol = policies.load_full_policy(v)
+        warm = time.perf_counter() - start
+        times = random_lookups(pol, args.lookups, args.seed) * 1e3
+        p50, p99, top = np.percentile(times, 50), np.percentile(times, 99), times.max()
+        print(f"{v:>4} {info['bytes'] / 1e6:6.2f} {info['pairs']:11,} "
+              f"{cold if i == 0 else float('nan'):7.2f} {warm:7.2f} {p50:7.3f} {p99:7.3f} "
+              f"{top:7.2f} {info['exploitability']:7.4f} {info['solver_exploitability']:7.4f} "
+              f"{info['iterations']:4d}")
+    print("cold: first vira of the process (tree, layout and keys from the disk cache); warm: "
+          "one more vira; lookups: FullPolicy.strategy on random walks; expl: the stored "
+          "policy's exploitability by exact best response, solve: the solver's own "
+          "(points per hand)")
+    return 0
+
+
+def frontier(vira, checkpoint_root, grid, threads: int = 1, out=print) -> list[dict]:
+    """Size against the stored policy's exploitability for each ``(threshold, quant)`` of
+    ``grid`` (merged keys), from one vira's checkpoint: one row per setting with the pairs
+    stored, the compressed megabytes and the exact exploitability (points per hand)."""
+    from dataclasses import replace
+
+    from .solver.full import FullSolver, checkpoint_path, config_for
+    from .solver.full_policy import build_keys, encode, expand, key_sums, prune_unreached, quantise
+
+    config = config_for(vira)
+    solver = FullSolver(config, threads=threads)
+    solver.load_checkpoint(checkpoint_path(checkpoint_root, config))
+    tree, layout, templates = solver.tree, solver.layout, solver.templates
+    keys = build_keys(tree, layout, templates, True)
+    sums = key_sums(solver, keys)
+    out(f"vira {config.vira}: checkpoint at {solver.iterations} iterations, solver's "
+        f"exploitability {solver.final_exploitability:.4f} points per hand")
+    del solver
+    rows = []
+    for threshold, quant in grid:
+        q = quantise(sums, keys, tree, templates, threshold, quant)
+        kept = prune_unreached(config, keys, q, threads)
+        blob = encode(q)
+        held = FullSolver(replace(config, storage="float32"), threads=threads).use_policy(
+            expand(keys, tree, layout, templates, q))
+        expl = held.exploitability()
+        rows.append({"threshold": threshold, "quant": quant, "pairs": kept,
+                     "mb": len(blob) / 1e6, "exploitability": expl})
+        out(f"threshold {threshold:.3f} quant {quant:3d}: {kept:,} pairs, "
+            f"{len(blob) / 1e6:.2f} MB, exploitability {expl:.4f}")
+        del held
+    return rows

@@ -1,0 +1,67 @@
+"""Store the full game's solved strategy as a compact policy in ``data/full_policy/``.
+
+``lab solve policy [--vira V ... | --all] --checkpoints DIR [--threshold 0.01] [--threads N]
+[--same-as V=W ...]`` loads each vira's ``lab solve full`` checkpoint from DIR, merges the
+average strategy over betting histories, drops probabilities below the threshold,
+quantises to bytes, prunes what each seat's own play never reaches, measures the stored
+policy's exploitability by an exact best response (points per hand) and writes the policy
+and its manifest (see :mod:`lab.policies`). About 3-4 minutes per vira on one core.
+
+``--same-as 3=2`` stores vira 3's policy as vira 2's when the two decks have the same deal
+weights (viras 2 and 3 do: the vira's own rank is the top plain level in both), after
+checking that they do.
+
+:mod:`lab.commands.solve` hands ``lab solve policy`` to this module.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..cli import UsageError
+
+
+def add_arguments(parser) -> None:
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--vira", action="append", metavar="V",
+                       help="a vira rank or card (4, Q, 7c ...); repeat for several")
+    which.add_argument("--all", action="store_true", help="all ten viras (the default)")
+    parser.add_argument("--checkpoints", required=True, metavar="DIR",
+                        help="the folder of `lab solve full --checkpoints DIR`")
+    parser.add_argument("--threshold", type=float, default=None, metavar="P",
+                        help="drop probabilities below P before quantising (default 0.01)")
+    parser.add_argument("--threads", type=int, default=1, metavar="N",
+                        help="numba threads for the traversals (default 1)")
+    parser.add_argument("--same-as", action="append", default=[], metavar="V=W",
+                        help="store vira V as vira W's policy (equal deal weights, checked)")
+
+
+def run(args) -> int:
+    from ..policies import THRESHOLD, build_full_policy, copy_policy
+    from .solve import chosen_viras
+
+    threshold = THRESHOLD if args.threshold is None else args.threshold
+    if not 0 <= threshold < 0.5:
+        raise UsageError(f"--threshold {args.threshold}: give a probability in [0, 0.5)")
+    if args.threads < 1:
+        raise UsageError(f"--threads {args.threads}: give at least 1")
+    same = {}
+    for item in args.same_as:
+        if "=" not in item:
+            raise UsageError(f"--same-as {item}: write V=W (store vira V as vira W's policy)")
+        v, w = (chosen_viras([x])[0] for x in item.split("=", 1))
+        same[v] = w
+    viras = chosen_viras(args.vira)
+    for v in viras:
+        if v in same:
+            info = copy_policy(v, same[v])
+            print(f"vira {v}: stored as vira {same[v]}'s policy (same deal weights), "
+                  f"exploitability {info['exploitability']:.4f} points per hand")
+            continue
+        info = build_full_policy(v, args.checkpoints, threshold, threads=args.threads,
+                                 progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+        print(f"vira {v}: {info['pairs']:,} pairs, {info['bytes'] / 1e6:.2f} MB, stored "
+              f"policy's exploitability {info['exploitability']:.4f} points per hand (the "
+              f"solve's {info['solver_exploitability']:.4f} at {info['iterations']} "
+              f"iterations), mão's value {info['value_mao']:+.4f}")
+    return 0

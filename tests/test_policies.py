@@ -1,0 +1,105 @@
+"""The stored full-game policies in data/: manifest, budget, loading, and every way a damaged
+or missing policy is refused with the command that rebuilds it."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from lab import RULES_VERSION, policies
+from lab.cards import RANKS
+from lab.tables import TableError
+
+BUDGET_BYTES = 100_000_000
+"""The issue's fallback budget for all ten viras (50 MB is the target)."""
+
+
+@pytest.fixture(scope="module")
+def manifest():
+    return policies.read_policy_manifest()
+
+
+def test_manifest_describes_every_stored_vira(manifest):
+    assert manifest["rules_version"] == RULES_VERSION
+    viras = manifest["viras"]
+    assert viras, "no stored policy"
+    on_disk = 0
+    for v, info in viras.items():
+        assert v in RANKS
+        path = policies.policy_path(v)
+        assert path.stat().st_size == info["bytes"]
+        on_disk += info["bytes"]
+        # the stored policy's exploitability is measured, positive and in points per hand
+        assert 0 < info["exploitability"] < 0.5
+        assert info["best_response"][0] + info["best_response"][1] == pytest.approx(
+            2 * info["exploitability"])
+        assert -0.5 < info["value_mao"] < 0.0
+    assert manifest["bytes"] == on_disk <= BUDGET_BYTES
+
+
+def test_a_stored_policy_loads_and_answers(manifest):
+    v = next(iter(manifest["viras"]))
+    pol = policies.load_full_policy(v)
+    assert pol.vira == v and pol.exploitability == manifest["viras"][v]["exploitability"]
+    d = pol.decision(pol.root())
+    assert d.seat == 0
+    stored = d.strategy[:, d.stored]
+    # every stored hand's strategy is a distribution over its own actions
+    np.testing.assert_allclose(stored.sum(axis=0), 1.0, atol=1e-12)
+    assert d.stored.all(), "every hand is dealt, so every hand's first decision is stored"
+
+
+@pytest.fixture
+def copy_of_data(tmp_path, manifest):
+    v = next(iter(manifest["viras"]))
+    (tmp_path / policies.NAME).mkdir()
+    shutil.copy(policies.manifest_path(), policies.manifest_path(tmp_path))
+    shutil.copy(policies.policy_path(v), policies.policy_path(v, tmp_path))
+    return tmp_path, v
+
+
+def refused(directory, v) -> str:
+    policies._CACHE.clear()
+    with pytest.raises(TableError) as exc:
+        policies.load_full_policy(v, directory)
+    return str(exc.value)
+
+
+def test_damaged_file_is_refused_with_the_rebuild_command(copy_of_data):
+    directory, v = copy_of_data
+    path = policies.policy_path(v, directory)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    assert "lab solve policy" in refused(directory, v)
+
+
+def test_missing_file_and_missing_vira_are_refused(copy_of_data):
+    directory, v = copy_of_data
+    other = next(x for x in RANKS if x not in policies.stored_viras(directory))
+    assert f"lab solve policy --vira {other}" in refused(directory, other)
+    policies.policy_path(v, directory).unlink()
+    assert "lab solve policy" in refused(directory, v)
+
+
+def test_manifest_of_other_rules_or_not_a_manifest_is_refused(copy_of_data):
+    directory, v = copy_of_data
+    path = policies.manifest_path(directory)
+    manifest = json.loads(path.read_text())
+    manifest["rules_version"] = "999_other"
+    path.write_text(json.dumps(manifest))
+    assert "rebuild" in refused(directory, v)
+    path.write_text("[]")
+    assert "rebuild" in refused(directory, v)
+    path.write_text("{not json")
+    assert "rebuild" in refused(directory, v)
+
+
+def test_a_wrong_slot_count_is_refused(copy_of_data):
+    directory, v = copy_of_data
+    path = policies.manifest_path(directory)
+    manifest = json.loads(path.read_text())
+    manifest["viras"][v]["slots"] += 1
+    path.write_text(json.dumps(manifest))
+    assert "lab solve policy" in refused(directory, v)
