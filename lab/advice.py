@@ -65,9 +65,8 @@ import numpy as np
 
 from .cards import DECK, Card, CardError, check_distinct, level
 from .classes import hand_classes
-from .rules import (ACCEPT, COVER, ELEVEN, ELEVEN_ELEVEN, NORMAL, PLAY, RAISE, RUN,
-                    SEAT_NAMES, SURRENDER, Action, HandState, IllegalAction, new_hand,
-                    parse_action)
+from .rules import (ACCEPT, COVER, ELEVEN, ELEVEN_ELEVEN, NORMAL, PLAY, RUN, SEAT_NAMES,
+                    SURRENDER, Action, HandState, IllegalAction, new_hand, parse_action)
 
 POINTS, MATCH_WIN = "points per hand", "match-win probability"
 
@@ -530,4 +529,4 @@ def parse_score(text: str) -> tuple:
 
 __all__ = ["Position", "Advice", "AdviceError", "build_position", "advise", "advice_for",
            "request", "parse_score", "parse_seat", "parse_tokens", "legal_moves", "outcome",
-           "cardplay_model", "RAISE", "POINTS", "MATCH_WIN"]
+           "cardplay_model", "POINTS", "MATCH_WIN"]

@@ -84,3 +84,90 @@ def test_ctrl_c_at_the_prompt_quits_cleanly():
     assert proc.returncode == 130
     assert (seen + out).decode().rstrip().endswith("bye (interrupted)")
     assert err == b""
+
+
+# ---------------------------------------------------------------- the coach
+
+
+def coached(answers: str, *args):
+    """(exit status, transcript) of ``lab play --coach ARGS`` run in this process (the
+    solves and the stored policy are loaded once for all the coach tests)."""
+    import io
+
+    from lab.cli import build_parser
+    from lab.commands import play as command
+
+    parsed = build_parser("play").parse_args(["play", "--coach", *args])
+    out = io.StringIO()
+    code = command.run(parsed, io.StringIO(answers), out)
+    return code, out.getvalue()
+
+
+def test_coach_at_eleven_eleven_comments_every_move_and_reviews_the_match():
+    # --target 1: both start at 11, one hand of 11 x 11 decides the match (vira 4s; you
+    # are mão with 5d Kh 6d and always take the first move)
+    code, out = coached("1\n" * 10, "--seed", "5", "--first", "you", "--target", "1")
+    assert code == 0
+    lines = out.splitlines()
+    moves = [k for k, line in enumerate(lines) if line.startswith("your move> you: ")]
+    assert len(moves) == 3
+    for k in moves:  # each decision: the strategy with every move's value, then the cost
+        assert lines[k + 1].startswith("coach: the solver's strategy for your hand (and each "
+                                       "move's match-win probability): ")
+        assert lines[k + 2].startswith("coach: ")
+    # the last card decides the hand, which the bot won: the rules make it worth 0
+    assert "bot won the hand: 3 points" in out and lines[moves[-1]] == "your move> you: 6d"
+    assert lines[moves[-1] + 1].endswith(": 6d 100% (0.000), surrender 0% (0.000)")
+    assert lines[moves[-1] + 2] == "coach: 6d is the best move here (0.000)"
+    # the review lists the costly decisions, costliest first, with the costs shown above
+    costs = [float(line.split(" costs ")[1].split()[0]) for line in lines
+             if line.startswith("coach: ") and " costs " in line]
+    review = lines[lines.index("The bot wins the match 12-11 after 1 hands.") + 2:]
+    assert review[0] == "Coach's review: your costliest decisions (of 3 coached):"
+    listed = [float(line.split("cost ")[-1].split()[0]) for line in review[1:]]
+    assert listed == sorted(costs, reverse=True) and len(listed) == len(costs) > 0
+    assert review[1].startswith("  1. hand 1 (vira 4s, you mão with 5d Kh 6d), round 1, hand "
+                                "worth 3: you 5d, best ")
+
+
+def test_coach_with_the_stored_policy_and_off_its_path():
+    from lab.cards import DECK, level
+    from lab.policies import load_full_policy
+    from lab.sim.match import stream_seed
+    from lab.solver.full_line import dealt_state
+    from lab.tables import TableError
+
+    from conftest import in_ci
+
+    import random
+
+    # seed 5: hand 1 has the vira 4s and you are mão (--first you) with the 2nd-4th cards
+    cards = random.Random(stream_seed(5, 0, 0)).sample(DECK, 7)
+    vira, mine = cards[0], cards[1:4]
+    try:
+        policy = load_full_policy(vira)
+    except TableError as exc:
+        if in_ci():
+            pytest.fail(f"stored policy needed: {exc}")
+        pytest.skip(f"stored policy needed: {exc}")
+    stored = policy.strategy(policy.root(), dealt_state(policy, mine, vira))
+    never = [a for a, p in stored.items() if p == 0]
+    assert never, f"the policy plays every move of {mine} at the root: {stored}"
+    move = never[0] if never[0] == "raise" else \
+        str(next(c for c in mine if level(c, vira) == never[0][1]))
+    code, out = coached(f"{move}\n" + "1\n" * 2, "--seed", "5", "--first", "you")
+    assert code == 0 and out.rstrip().endswith("bye (end of input)")
+    lines = out.splitlines()
+    k = next(k for k, line in enumerate(lines) if line.startswith("your move> you: "))
+    first = lines[k + 1]
+    assert first.startswith("coach: the solver's strategy for your hand (and each move's "
+                            "points): ")
+    for a, p in stored.items():  # the stored strategy, rounded as shown
+        token = a if a == "raise" else str(next(c for c in mine if level(c, vira) == a[1]))
+        assert f"{token} {p:.0%} (" in first
+    assert lines[k + 2].startswith(f"coach: {move} costs ") and "points against the best" \
+        in lines[k + 2]
+    # the next decision of the hand is off the solver's path for this hand
+    later = [line for line in lines[k + 3:] if line.startswith("coach: ")]
+    assert later and later[0].startswith("coach: your earlier choices left the solver's "
+                                         "path"), later
