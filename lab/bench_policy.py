@@ -132,7 +132,7 @@ def frontier(vira, checkpoint_root, grid, threads: int = 1, out=print) -> list[d
     for threshold, quant in grid:
         q = quantise(sums, keys, tree, templates, threshold, quant)
         kept = prune_unreached(config, keys, q, threads)
-        blob = encode(q)
+        blob = encode(q, keys, tree, templates)
         held = FullSolver(replace(config, storage="float32"), threads=threads).use_policy(
             expand(keys, tree, layout, templates, q))
         expl = held.exploitability()

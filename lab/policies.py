@@ -98,8 +98,9 @@ _CACHE: dict = {}
 def load_full_policy(vira, directory: Optional[Path] = None):
     """The stored :class:`~lab.solver.policy.FullPolicy` of ``vira`` (cached per process),
     checked against its manifest (file hash, size, layout)."""
-    from .solver.full import config_for
+    from .solver.full import card_tree, config_for
     from .solver.full_policy import decode
+    from .solver.full_tree import build_templates
     from .solver.policy import FullPolicy
 
     v = RANKS[vira_rank_of(vira)]
@@ -116,14 +117,18 @@ def load_full_policy(vira, directory: Optional[Path] = None):
     if hashlib.sha256(blob).hexdigest()[:16] != info.get("sha256"):
         raise TableError(f"stored policy of vira {v}: {path} is not the file its manifest "
                          f"describes; rebuild it with `{rebuild_command(v)}`")
+    config = config_for(v, ladder=tuple(info["ladder"]), storage="float32")
+    keys = policy_keys(config, bool(info.get("merge", True)))
+    if keys.n_slots != int(info["slots"]):
+        raise TableError(f"stored policy of vira {v} has {info['slots']} slots, the game has "
+                         f"{keys.n_slots}; rebuild it with `{rebuild_command(v)}`")
     try:
-        q = decode(blob, int(info["slots"]))
+        q = decode(blob, keys, card_tree(config), build_templates(config.ladder))
     except Exception as exc:  # pyarrow raises several kinds for damaged bytes
         raise TableError(f"stored policy of vira {v}: {path} is damaged ({exc}); rebuild it "
                          f"with `{rebuild_command(v)}`") from None
-    config = config_for(v, ladder=tuple(info["ladder"]), storage="float32")
     try:
-        policy = FullPolicy(config, q, keys=policy_keys(config, bool(info.get("merge", True))),
+        policy = FullPolicy(config, q, keys=keys,
                             exploitability=float(info["exploitability"]),
                             rules=RULES_VERSION, meta=dict(info))
     except ValueError as exc:
@@ -224,7 +229,7 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge
     solver_expl = float(solver.final_exploitability)
     iterations = int(solver.iterations)
     del solver
-    blob = encode(q)
+    blob = encode(q, keys, tree, templates)
     say(f"vira {v}: {kept:,} pairs stored, {len(blob) / 1e6:.2f} MB; measuring the stored "
         "policy's exploitability")
     from dataclasses import replace

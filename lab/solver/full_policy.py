@@ -10,7 +10,10 @@ Keys
     cards and the same state shares one strategy (about 11 times fewer entries in the
     real game); with ``merge=False`` a key is a public node (no merging, for tests and
     comparisons). A key has the slot layout of its public nodes (one slot per private
-    state of the actor and action).
+    state of the actor and action). Merged keys also share, in round 3, one strategy
+    among the deciding seat's private states that hold the same last card (they differ
+    only in the cards they played, which are public, or covered: what tells them apart
+    is card removal), and a file stores each such strategy once.
 
 What is stored
     One unsigned byte per key slot. The slots of one (key, private state) pair hold that
@@ -197,9 +200,11 @@ def _fill_keys(merge, kind, actor, nn, n_edges, enter_start, enter_flat, t_start
 class Keys:
     """The keys of a stored policy: card node ``c``'s are ``start[c]:start[c + 1]``, each
     with its ``code``, a template node ``gid`` of its kind and its first ``slot``;
-    ``n_slots`` stored slots in all; ``merge`` says which keys (module docstring)."""
+    ``n_slots`` stored slots in all; ``merge`` says which keys (module docstring), and
+    card nodes from ``group_depth`` on share one strategy per held level."""
 
     merge: bool
+    group_depth: int
     start: np.ndarray
     code: np.ndarray
     gid: np.ndarray
@@ -236,7 +241,8 @@ def build_keys(tree, layout, templates, merge: bool = True) -> Keys:
                          enter_states, tm.start, tm.size, tm.kind, tm.value, tm.exit_state,
                          tm.raiser.astype(np.int64), tm.child_a, tm.child_b, tm.answerer,
                          start, code, gid, slot)
-    return Keys(bool(merge), start, code, gid, slot, int(n_slots), enter_start, enter_states)
+    return Keys(bool(merge), ROUND3_DEPTH if merge else NO_GROUPS, start, code, gid, slot,
+                int(n_slots), enter_start, enter_states)
 
 
 # ------------------------------------------------------------------ walking every public node
@@ -314,6 +320,103 @@ def _public_walk(job, merge, src, src_scale, dst, quant, threshold, kind, actor,
                 node += 1
                 k += 1
     return 0
+
+
+# ------------------------------------------------------------------ round 3: hands by their last card
+
+ROUND3_DEPTH = 4
+"""Card nodes at this depth and below are round 3 (four cards played)."""
+NO_GROUPS = 1 << 30
+
+
+@njit(cache=True)
+def _round3_groups(job, arr, group_depth, depth, kind, actor, nn, n_edges, pair_start,
+                   pair_level, pair_edge_start, t_kind, t_child_a, t_child_b, t_answerer,
+                   key_start, key_gid, key_slot):
+    """In round 3 the deciding seat's private states are grouped by the level of the card
+    they hold (-1: none left); the group's first state represents it. For every key of a
+    card node at ``group_depth`` or deeper, on the slots of each non-representative state:
+
+    job 0: ``arr`` float sums: the representative gets the group's total, the others a copy;
+    job 1: ``arr`` a mask: a group with one marked state is marked throughout;
+    job 2: ``arr`` a mask: the other states' slots are cleared (what a file stores);
+    job 3: ``arr`` bytes: the other states get the representative's bytes.
+    """
+    first = np.empty(14, dtype=np.int64)
+    rep = np.empty(4096, dtype=np.int64)
+    for c in range(kind.shape[0]):
+        if kind[c] == END or depth[c] < group_depth:
+            continue
+        a = actor[c]
+        na = nn[c, a]
+        E = n_edges[c]
+        for y in range(key_start[c], key_start[c + 1]):
+            gid = key_gid[y]
+            ks = key_slot[y]
+            if t_kind[gid] == T_NODE:
+                if not (t_child_a[gid] >= 0 or E > na):
+                    continue
+                b = a
+                width = 0  # T: a state's slots are its card edge and its raise
+            else:
+                b = t_answerer[gid]
+                width = 3 if t_child_b[gid] >= 0 else 2
+            nb = nn[c, b]
+            pb = pair_start[c] + (nn[c, 0] if b == 1 else 0)
+            for x in range(14):
+                first[x] = -1
+            for i in range(nb):
+                lv = pair_level[pb + i] + 1
+                if first[lv] < 0:
+                    first[lv] = i
+                rep[i] = first[lv]
+            for sweep in range(2):
+                for i in range(nb):
+                    r = rep[i]
+                    if r == i:
+                        continue
+                    for j in range(2 if width == 0 else width):
+                        if width == 0:
+                            if j == 1 and t_child_a[gid] < 0:
+                                continue
+                            si = ks + (pair_edge_start[pb + i] if j == 0 else E + i)
+                            sr = ks + (pair_edge_start[pb + r] if j == 0 else E + r)
+                        else:
+                            si = ks + i * width + j
+                            sr = ks + r * width + j
+                        if job == 0:
+                            if sweep == 0:
+                                arr[sr] += arr[si]
+                            else:
+                                arr[si] = arr[sr]
+                        elif job == 1:
+                            if sweep == 0:
+                                if arr[si] > 0:
+                                    arr[sr] = 1
+                            else:
+                                arr[si] = arr[sr]
+                        elif job == 2:
+                            arr[si] = 0
+                        elif sweep == 1:
+                            arr[si] = arr[sr]
+    return 0
+
+
+def _groups(job, keys: Keys, tree, templates, arr) -> None:
+    if keys.group_depth >= NO_GROUPS:
+        return
+    t, tm = tree, templates
+    _round3_groups(job, arr, keys.group_depth, t.depth.astype(np.int64), t.kind, t.actor,
+                   t.n, t.n_edges, t.pair_start, t.pair_level, t.pair_edge_start, tm.kind,
+                   tm.child_a, tm.child_b, tm.answerer, keys.start, keys.gid, keys.slot)
+
+
+def stored_slots(keys: Keys, tree, templates) -> np.ndarray:
+    """Which key slots a file holds: all but those of round-3 states represented by
+    another (the same strategy)."""
+    mask = np.ones(keys.n_slots, dtype=np.uint8)
+    _groups(2, keys, tree, templates, mask)
+    return mask.view(bool)
 
 
 # ------------------------------------------------------------------ normalise, threshold, quantise
@@ -451,6 +554,7 @@ def key_sums(solver, keys: Keys) -> np.ndarray:
     scale = np.ones(1) if wide else solver.cscale.astype(np.float64)
     sums = np.zeros(keys.n_slots)
     _walk(0, keys, solver.tree, solver.layout, solver.templates, cum, scale, sums)
+    _groups(0, keys, solver.tree, solver.templates, sums)
     return sums
 
 
@@ -501,6 +605,7 @@ def prune_unreached(config, keys: Keys, q: np.ndarray, threads: int = 1) -> int:
     del full
     mask = np.zeros(keys.n_slots, dtype=np.uint8)
     _walk(2, keys, t, L, tm, wide.cum32, np.ones(1), mask)
+    _groups(1, keys, t, tm, mask)
     return _by_key(0.0, QUANT, keys, t, tm, np.zeros(1), q, mask)
 
 
@@ -521,17 +626,22 @@ def compact_policy(solver, threshold: float = 0.01, merge: bool = True,
     return q, keys, kept
 
 
-def encode(q: np.ndarray, level: int = 9) -> bytes:
-    """The bytes of a stored policy, compressed (zstd at ``level``)."""
+def encode(q: np.ndarray, keys: Keys, tree, templates, level: int = 9) -> bytes:
+    """The bytes of a stored policy: its stored slots (:func:`stored_slots`), compressed
+    (zstd at ``level``)."""
     import pyarrow as pa
 
-    return pa.Codec("zstd", compression_level=level).compress(
-        np.ascontiguousarray(q, dtype=np.uint8), asbytes=True)
+    held = np.ascontiguousarray(q, dtype=np.uint8)[stored_slots(keys, tree, templates)]
+    return pa.Codec("zstd", compression_level=level).compress(held, asbytes=True)
 
 
-def decode(blob: bytes, n_slots: int) -> np.ndarray:
-    """Inverse of :func:`encode` (``n_slots`` bytes), writable."""
+def decode(blob: bytes, keys: Keys, tree, templates) -> np.ndarray:
+    """Inverse of :func:`encode`: one byte per key slot, writable."""
     import pyarrow as pa
 
-    raw = pa.Codec("zstd").decompress(blob, decompressed_size=int(n_slots), asbytes=True)
-    return np.frombuffer(raw, dtype=np.uint8).copy()
+    mask = stored_slots(keys, tree, templates)
+    raw = pa.Codec("zstd").decompress(blob, decompressed_size=int(mask.sum()), asbytes=True)
+    q = np.zeros(keys.n_slots, dtype=np.uint8)
+    q[mask] = np.frombuffer(raw, dtype=np.uint8)
+    _groups(3, keys, tree, templates, q)
+    return q

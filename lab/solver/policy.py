@@ -460,7 +460,8 @@ def _keys(tree, layout, templates, merge: bool):
     if key not in _KEYS:
         if tree.n_nodes > 100_000:
             name = f"keys-{'-'.join(map(str, templates.ladder))}-{int(merge)}"
-            _KEYS[key] = disk_cached(name, lambda: build_keys(tree, layout, templates, merge))
+            _KEYS[key] = disk_cached(name, lambda: build_keys(tree, layout, templates, merge),
+                                     ("solver/full_policy.py",))
         else:
             _KEYS[key] = build_keys(tree, layout, templates, merge)
     return _KEYS[key]
