@@ -220,6 +220,35 @@ def test_the_last_card_is_worth_what_the_rules_say(policy):
                                             else -state.points)
 
 
+def never_led(policy, line, seen) -> list:
+    """Levels with a free card that the seat to act plays with probability zero for
+    every hand it may hold."""
+    d = policy.decision(line.spot)
+    mass = {a[1]: float(np.nan_to_num(row) @ line.reach[d.seat])
+            for a, row in zip(d.actions, d.strategy) if a[0] == "card"}
+    return [lv for lv in range(13) if mass.get(lv, 0.0) == 0 and free(lv, seen)]
+
+
+def test_an_opponent_lead_the_policy_never_plays_cannot_be_valued(policy):
+    # the mão leads round 1, or else round 2 (after the pé lost round 1 with 6s), with a
+    # card that no hand of his leads with there: the pé's values have nothing to weigh
+    pe = parse_cards("7d,6s,Qh", 3)
+    line = policy.start()
+    tokens, seen = [], pe
+    never = never_led(policy, line, seen)
+    if not never:
+        lead = next(lv for lv in possible_cards(policy, line, pe) if lv > 1)  # beats 6s
+        tokens = [card_of_level(lead, pe), "6s"]
+        seen += (parse_card(tokens[0]),)
+        line = line.then(("card", lead)).then(("card", 1))
+        never = never_led(policy, line, seen)
+    assert never, "the mão leads every level in rounds 1 and 2"
+    tokens.append(card_of_level(never[0], seen))
+    code, out, err = advise("--vira", VIRA, "--hand", "7d,6s,Qh", "--seat", "pe", *tokens)
+    assert code == 2 and out == "", out
+    assert len(err.splitlines()) == 1 and "probability zero" in err, err
+
+
 # ---------------------------------------------------------------- no policy needed
 
 
