@@ -1,254 +1,326 @@
-"""The solver bot (lab.sim.solver_bot): its moves are the solver's, and self-play reproduces
-the solved card-play value (cross-check A).
+"""The solver bot (lab.sim.solver_bot): it plays the stored full-game policy in normal hands
+(raises, answers and cards), the mão de onze and 11 x 11 as solved, and nothing illegal.
 
-Solves use target exploitability 1e-3 (win probability; about 16 iterations, a second or
-two per vira) instead of the tables' 1e-4: the value of a strategy that far from the
-equilibrium differs from the equilibrium value by at most about 1e-3, a tenth of the
-sampling interval of the cross-check (+-0.01). The bot's solves are cached per process,
-keyed by their settings, and tests/test_sim_vs_tables.py uses the same settings: run
-together, the two files solve each vira once.
+Normal hands use vira 4's stored policy from the data dir the suite reads (``LAB_DATA_DIR``,
+or ``data/``), loaded once for the module; without it the tests fail and say so. The mão
+de onze decisions come from the ``mao_de_onze`` table and its payoffs from
+``match_equity`` in the same data dir. Card-play solves (mão de onze after "accept", 11 x
+11) use target exploitability 1e-3 (a second or two each) instead of the tables' 1e-4 /
+1e-5, as tests/test_sim_vs_tables.py does.
+
+Runtime: about 10 s to load the policy, 20 s of card-play solves, 40 s of hands (most of
+it the self-play check, 1,500 hands).
 """
 
 import json
 import random
 import subprocess
 import sys
+from collections import Counter
+from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from lab.cards import DECK, level, parse_card, parse_cards
+from lab.cards import DECK, RANKS, SUITS, level, parse_card, parse_cards
 from lab.classes import hand_classes
-from lab.rules import ACCEPT, PLAY, RAISE, RUN, SURRENDER, Action, new_hand, parse_action
-from lab.sim.bots import RandomBot, SolverBot, make_bot
-from lab.sim.hands import hand_summary, sample_hands
-from lab.sim.solver_bot import (CHECK_EVERY, RAISE_ACCEPT_EQUITY, SolverStrategy,
-                                cardplay_policy, dealt_levels, eleven_policy,
-                                match_equity_array, solver_bot)
+from lab.rules import (ACCEPT, COVER, NORMAL, PLAY, RAISE, RUN, SURRENDER, Action, new_hand,
+                       parse_action)
+from lab.sim.bots import SolverBot, make_bot
 from lab.sim.view import Table
-from lab.solver.cardplay import COVER as COVERED
-from lab.solver.cardplay import solve_cardplay
-from lab.tables import load_table
+from lab.solver.policy import PolicyError
+from lab.tables import TableError
 
 ROOT = Path(__file__).parent.parent
 TARGET = 1e-3
-"""Target exploitability of every solve here (keep equal to test_sim_vs_tables.TARGET)."""
+"""Target exploitability of the card-play solves here (keep equal to test_sim_vs_tables)."""
+VIRA = "4"
 
 
 @pytest.fixture(scope="module")
-def strategy():
-    return SolverStrategy(cardplay_target=TARGET, eleven_target=TARGET, progress=False)
+def policy():
+    from lab.policies import load_full_policy
+    from lab.tables import data_dir
+
+    try:
+        return load_full_policy(VIRA)
+    except TableError as exc:
+        pytest.fail(f"the solver bot's tests need vira {VIRA}'s stored full-game policy in "
+                    f"{data_dir()} (set LAB_DATA_DIR to a data dir that has it): {exc}")
 
 
 @pytest.fixture(scope="module")
-def solution():
-    """The full card-play solution of vira 4 (solver kept), with the bot's solve settings."""
-    return solve_cardplay("4", target_exploitability=TARGET, first_check=CHECK_EVERY,
-                          check_every=CHECK_EVERY)
+def strategy(policy):
+    from lab.policies import load_full_policy
+    from lab.ranking import eleven_accept, match_equity
+    from lab.sim.solver_bot import SolverStrategy
+
+    return SolverStrategy(load_full_policy, eleven_accept, match_equity,
+                          cardplay_target=TARGET, eleven_target=TARGET, progress=False)
 
 
-@pytest.fixture(scope="module")
-def eleven_solution():
-    """The mão de onze of vira 4 at 11,10 (the mão holds 11) with the table's match payoffs,
-    solver kept."""
-    from lab.match import eleven_payoffs
-    from lab.solver.eleven import solve_eleven
-
-    pay = eleven_payoffs(match_equity_array(), (11, 10))
-    return solve_eleven("4", pay.holder, pay.mao_wins, pay.pe_wins, pay.holder_runs,
-                        target_exploitability=TARGET, keep_solution=True)
+def deal(rng, vira):
+    cards = rng.sample([c for c in DECK if c != vira], 6)
+    return cards[:3], cards[3:]
 
 
-def true_history(state):
-    """The card-play history from the full state (the test's own mapping, not the bot's)."""
-    return tuple(COVERED if p.covered else level(p.card, state.vira) for p in state.plays)
+def public_name(action: Action, vira):
+    """The policy's name of a rules action (the test's own mapping)."""
+    if action.kind == PLAY:
+        return ("card", level(action.card, vira))
+    if action.kind == COVER:
+        return ("cover", level(action.card, vira))
+    return action.kind
 
 
-def by_move(dist, view):
-    """{(play|cover, level): probability} of a distribution over rules actions."""
-    out = {}
-    for action, p in dist.items():
-        key = ("play" if action.kind == PLAY else "cover", view.level(action.card))
-        out[key] = out.get(key, 0.0) + p
-    return out
+# ---------------------------------------------------------------- legal, always
 
 
-def same(a, b, tol=1e-6):
-    keys = {k for k in set(a) | set(b) if a.get(k, 0.0) > tol or b.get(k, 0.0) > tol}
-    return all(abs(a.get(k, 0.0) - b.get(k, 0.0)) <= tol for k in keys)
+SCORES = [(0, 0), (7, 4), (10, 10), (11, 6), (3, 11), (11, 11)]
+"""Normal, mão de onze (each seat holding 11) and 11 x 11 scores."""
 
 
-def walk(strategy, vira, hands, score, seed, opponents):
-    """Deal ``hands`` hands of ``vira`` at ``score``; the solver strategy plays one or both
-    seats against ``opponents``. Yields (view, the solver's distribution, dealt class of the
-    seat, full state) at each solver turn."""
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), score=st.sampled_from(SCORES),
+       suit=st.integers(0, 3), opponent=st.sampled_from(["solver", "random", "cautious",
+                                                          "aggressive"]),
+       seat=st.integers(0, 1))
+def test_the_bot_only_takes_legal_actions(strategy, seed, score, suit, opponent, seat):
+    """Either seat, any opponent (the random bot raises, covers in round 3 and surrenders):
+    the bot's distribution is over legal actions and sums to 1; it never surrenders and
+    never covers its last card."""
     rng = random.Random(seed)
+    vira = parse_card(VIRA + SUITS[suit])
     bot = SolverBot(strategy)
-    rest = [c for c in DECK if c != vira]
-    hc = hand_classes(vira.rank)
-    for k in range(hands):
-        cards = rng.sample(rest, 6)
-        state = new_hand(vira, cards[:3], cards[3:], score)
-        dealt = [hc.class_of_cards(cards[:3], vira), hc.class_of_cards(cards[3:], vira)]
-        players = [bot, bot]
-        other = opponents[k % len(opponents)]
-        if other is not None:
-            players[(k // 2) % 2] = other
-        table = Table(state)
+    players = [bot, bot]
+    if opponent != "solver":
+        players[1 - seat] = make_bot(opponent)
+    table = Table(new_hand(vira, *deal(rng, vira), score))
+    while not table.over:
+        s = table.state.to_act
+        view = table.view(s)
+        if players[s] is bot:
+            dist = strategy(view)
+            assert set(dist) <= set(view.legal)
+            assert abs(sum(dist.values()) - 1.0) < 1e-9 and min(dist.values()) >= 0
+            assert SURRENDER not in {a.kind for a in dist}
+            if view.round_index == 2:
+                assert COVER not in {a.kind for a in dist}
+        table.apply(players[s].act(view, rng))
+
+
+# ---------------------------------------------------------------- the policy, as stored
+
+
+def test_normal_hands_play_the_stored_policy(strategy, policy):
+    """At every turn of a normal hand the bot's distribution is the policy's strategy of
+    its dealt class and held cards at the public state the test walks to itself; over the
+    hands it raises, re-raises, accepts, runs and covers. Where the opponent led round 3
+    face down (outside the solved game) it raises while it may, else accepts, else plays
+    its card open."""
+    rng = random.Random(12)
+    vira = parse_card("4c")
+    hc = hand_classes(VIRA)
+    bot = SolverBot(strategy)
+    taken, compared, off_tree = Counter(), 0, 0
+    for k in range(300):
+        cards = deal(rng, vira)
+        opponent = make_bot(("random", "aggressive", "cautious")[k % 3]) if k % 4 else bot
+        players = [bot, opponent] if k % 2 else [opponent, bot]
+        table = Table(new_hand(vira, *cards))
+        spot = policy.root()
         while not table.over:
-            seat = table.state.to_act
-            view = table.view(seat)
-            if players[seat] is bot:
+            s = table.state.to_act
+            view = table.view(s)
+            if players[s] is bot:
                 dist = strategy(view)
-                yield view, dist, dealt[seat], table.state
-            table.apply(players[seat].act(view, rng))
+                shown = [p for p in table.state.table if p.seat != s and p.covered]
+                if view.round_index == 2 and shown:
+                    off_tree += 1
+                    want = RAISE if view.can_raise else ACCEPT if view.pending else PLAY
+                    assert len(dist) == 1 and next(iter(dist)).kind == want
+                else:
+                    dealt = hc.class_of_cards(cards[s], vira)
+                    state = policy.state_of(dealt, [level(c, vira) for c in view.hand])
+                    want = {a: p for a, p in policy.strategy(spot, state).items() if p > 0}
+                    got = {public_name(a, vira): p for a, p in dist.items()}
+                    assert got.keys() == want.keys()
+                    assert all(abs(got[a] - want[a]) < 1e-12 for a in want)
+                    compared += 1
+            action = players[s].act(view, rng)
+            if players[s] is bot:
+                taken[action.kind if action.kind != RAISE or view.pending is None
+                      else "re-raise"] += 1
+            table.apply(action)
+            if spot is not None and not table.over:
+                try:
+                    spot = policy.child(spot, "cover" if action.kind == COVER
+                                        else public_name(action, vira))
+                except PolicyError:
+                    spot = None  # off the solved game (a round-3 cover): the bot needs none
+    assert compared > 500
+    assert all(taken[k] > 5 for k in (PLAY, COVER, RAISE, ACCEPT, RUN)), taken
+    assert taken["re-raise"] > 0 and off_tree > 0 and taken[SURRENDER] == 0, (taken, off_tree)
 
 
-def test_moves_are_legal_and_are_the_solvers_strategy_at(strategy, solution):
-    """At every turn of the bot (against itself and against the random bot, which covers,
-    raises and runs), its distribution is over legal moves, never raises nor surrenders,
-    and is CardplaySolution.strategy_at for the true history and dealt class (rounds 1-2);
-    in round 3 it plays its last card face up, as strategy_at says."""
-    compared = covered = round3 = answers = 0
-    for view, dist, dealt, state in walk(strategy, parse_card("4c"), 300, (0, 0), 5,
-                                         [None, RandomBot()]):
-        assert set(dist) <= set(view.legal)
-        assert abs(sum(dist.values()) - 1.0) < 1e-9 and min(dist.values()) >= 0
-        assert not {a.kind for a in dist} & {RAISE, SURRENDER}
-        if view.pending is not None:
-            answers += 1
-            assert len(dist) == 1 and next(iter(dist)).kind in (ACCEPT, RUN)
-            continue
-        hist = true_history(state)
-        held = tuple(sorted((view.level(c) for c in view.hand), reverse=True))
-        expected = solution.strategy_at(hist, view.seat, dealt, held=held)
-        assert same(by_move(dist, view), expected), (hist, view.seat, dealt, held)
-        compared += 1
-        covered += COVERED in hist
-        round3 += len(view.hand) == 1
-    assert compared > 900 and covered > 20 and round3 > 50 and answers > 20
+def find_spot(policy, vira, line, seat, test, tries=3000):
+    """A seeded deal whose ``seat`` holding has a strategy satisfying ``test`` after the
+    public ``line`` of actions; (cards, strategy)."""
+    from lab.solver.full_line import dealt_state
+
+    rng = random.Random(5)
+    spot = policy.root()
+    for action in line:
+        spot = policy.child(spot, action)
+    for _ in range(tries):
+        cards = deal(rng, vira)
+        sigma = policy.strategy(spot, dealt_state(policy, cards[seat], vira))
+        if test(sigma):
+            return cards, sigma
+    pytest.fail(f"no holding of seat {seat} after {line} passes the test in {tries} deals")
 
 
-def test_strategy_at_without_held_agrees(strategy, solution):
-    """Before any cover the held levels follow from the class: strategy_at without ``held``."""
-    hc = hand_classes("4")
-    policy = cardplay_policy("4", TARGET)
-    for cls in range(0, hc.n, 7):
-        held = tuple(int(x) for x in hc.levels[cls])
-        assert same(policy.strategy((), 0, cls, held), solution.strategy_at([], 0, cls))
-    assert policy.value == pytest.approx(solution.value, abs=1e-9)  # the same solve
+def frequencies(strategy, view, n=2000, seed=9):
+    bot, rng = SolverBot(strategy), random.Random(seed)
+    picks = Counter(bot.act(view, rng).kind for _ in range(n))
+    return {k: v / n for k, v in picks.items()}
 
 
-def test_mao_de_onze_decision_and_card_play(strategy, eleven_solution):
-    """At 11,10 (the mão holds 11) the bot accepts with the solved probability of its class
-    and both seats then play the solved game's strategy after "accept"; its accept rate is
-    the table's (mao_de_onze, solved to 1e-5) within 0.01."""
-    sol = eleven_solution
-    solver, tree = sol.cardplay.solver, sol.cardplay.solver.tree
-    from lab.solver.cardplay import _game, game_state_id
-
-    game = _game("4")
-    decisions = plays = 0
-    for view, dist, dealt, state in walk(strategy, parse_card("4c"), 200, (11, 10), 9, [None]):
-        if view.deciding_eleven:
-            assert view.seat == 0
-            assert dist[Action(ACCEPT)] == pytest.approx(sol.accept[dealt], abs=1e-6)
-            decisions += 1
-            continue
-        if len(view.hand) == 1:
-            continue
-        hist = true_history(state)
-        held = tuple(sorted((view.level(c) for c in view.hand), reverse=True))
-        node = tree.node_of(("accept",) + hist)
-        moves = solver.strategy_of(node, view.seat, game_state_id(game, dealt, held))
-        expected = {}
-        for action, nxt, p in moves:
-            if action == COVERED:
-                rest = list(held)
-                for lv in game.state_held[nxt]:
-                    rest.remove(lv)
-                key = ("cover", rest[0])
-            else:
-                key = ("play", int(action))
-            expected[key] = expected.get(key, 0.0) + p
-        assert same(by_move(dist, view), expected)
-        plays += 1
-    assert decisions == 200 and plays > 150
-    table = load_table("mao_de_onze", viras=["4"])
-    rows = table[(table["score"] == "11,10") & (table["seat"] == "mao")]
-    hc = hand_classes("4")
-    ours = float(hc.weight @ eleven_policy("4", (11, 10), TARGET).accept)
-    theirs = float((rows["weight"] * rows["accept"]).sum())
-    assert abs(ours - theirs) < 0.01
+def close(freq, p, n=2000):
+    return abs(freq - p) <= 4 * np.sqrt(p * (1 - p) / n) + 1e-9
 
 
-def raise_answer(strategy, vira, mao, pe, before=()):
-    t = Table(new_hand(parse_card(vira), parse_cards(mao), parse_cards(pe)))
-    for token in before:
-        t.apply(parse_action(token))
+def test_it_raises_and_answers_by_the_policys_probabilities(strategy, policy):
+    """Seeded sampling at spots where the policy mixes: the mão's opening truco, the pé's
+    accept / run against it, and a re-raise; each within 4 standard errors."""
+    vira = parse_card("4c")
+    cards, sigma = find_spot(policy, vira, [], 0, lambda s: 0.2 < s.get(RAISE, 0) < 0.8)
+    view = Table(new_hand(vira, *cards)).view()
+    f = frequencies(strategy, view)
+    assert close(f.get(RAISE, 0.0), sigma[RAISE])
+    cards, sigma = find_spot(policy, vira, [RAISE], 1,
+                             lambda s: 0.2 < s[ACCEPT] < 0.8 and 0.2 < s[RUN] < 0.8)
+    t = Table(new_hand(vira, *cards))
     t.apply(Action(RAISE))
-    view = t.view()
-    return view, strategy(view)
+    f = frequencies(strategy, t.view())
+    assert close(f.get(ACCEPT, 0.0), sigma[ACCEPT]) and close(f.get(RUN, 0.0), sigma[RUN])
+    cards, sigma = find_spot(policy, vira, [RAISE], 1, lambda s: s.get(RAISE, 0) > 0.05)
+    t = Table(new_hand(vira, *cards))
+    t.apply(Action(RAISE))
+    f = frequencies(strategy, t.view())
+    assert f.get(RAISE, 0.0) > 0 and close(f.get(RAISE, 0.0), sigma[RAISE])
 
 
-def test_the_answer_to_a_raise_is_the_documented_heuristic(strategy):
-    """Not solved: accept when the card-play equity of the dealt class for the seat is at
-    least 0.5, else run; a covered card counts as level 0."""
-    policy = cardplay_policy("4", TARGET)
-    hc = hand_classes("4")
-    # the pé holds zap, copas, espadilha (vira 4: the 5s are manilhas): accept
-    view, dist = raise_answer(strategy, "4c", "4h,4s,6d", "5c,5h,5s")
-    assert view.pending == 3 and dist == {Action(ACCEPT): 1.0}
-    # the pé holds two 4s and a 6: run
-    view, dist = raise_answer(strategy, "4c", "5c,5h,5s", "4h,4s,6d")
-    assert dist == {Action(RUN): 1.0}
-    assert policy.equity[1, hc.index_of((0, 0, 2))] < RAISE_ACCEPT_EQUITY
-    # the pé won round 1 with a K, covered the 6 in round 2; the mão raises in round 3
-    view, dist = raise_answer(strategy, "4c", "Qd,3h,7s", "Ks,2d,6h",
-                              before=("Qd", "Ks", "cover:6h", "7s"))
-    levels, exact = dealt_levels(view)
-    assert not exact and levels == (view.level(parse_card("2d")), view.level(parse_card("Ks")), 0)
-    equity = policy.equity[1, hc.index_of(levels)]
-    assert dist == {Action(ACCEPT if equity >= RAISE_ACCEPT_EQUITY else RUN): 1.0}
+def test_self_play_reproduces_the_policys_value(policy):
+    """lab.sim.solver_bot.self_play_value, 1,000 hands of vira 4 (about 30 s): the mão's
+    mean points per hand has a 95% interval of about +-0.12 and must hold the policy's
+    value_mao (exact, from its manifest)."""
+    from lab.policies import load_full_policy, policy_info
+    from lab.sim.solver_bot import self_play_value
+
+    result = self_play_value(load_full_policy, parse_card("4h"), 1000, seed=3)
+    lo, hi = result["ci95"]
+    value = policy_info(VIRA)["value_mao"]
+    assert hi - lo < 0.35
+    assert lo <= value <= hi, (result, value)
+    assert result["how"].get("run", 0) > 100  # the betting is played, not only the cards
 
 
-def test_self_play_reproduces_the_solved_card_play_value(strategy):
-    """Cross-check A: the bot against itself, 10,000 hands of vira 4 and of vira K; the
-    mão's win rate has a 95% Wilson interval of about +-0.0097 and must contain the value
-    of the solve the bot plays and the cardplay_summary table's value (solved to 1e-4).
+# ---------------------------------------------------------------- mão de onze and 11 x 11
 
-    Measured (seed 11): vira 4: 0.4440 in [0.4343, 0.4538], solved 0.4458 (exploitability
-    9.9e-4; table 0.4460); vira K: 0.4458 in [0.4361, 0.4556], solved 0.4465 (table 0.4467)."""
-    bot = SolverBot(strategy)
-    summary = load_table("cardplay_summary").set_index("vira")["value_mao"]
-    for vira in ("4c", "Kc"):
-        frame = sample_hands(bot, bot, 10_000, seed=11, vira=parse_card(vira))
-        assert (frame["how"] == "cards").all() and (frame["points"] == 1).all()
-        result = hand_summary(frame)
-        lo, hi = result["mao_win_ci95"]
-        assert hi - lo < 0.02
-        solved = cardplay_policy(vira[0], TARGET).value
-        assert lo <= solved <= hi, (vira, result, solved)
-        assert lo <= summary[vira[0]] <= hi
+
+def test_mao_de_onze_decision_comes_from_the_table(strategy):
+    """The holder (either seat) accepts with the mao_de_onze table's probability for its
+    class; without the table provider the bot solves it (the same game, to 1e-3)."""
+    from lab.ranking import eleven_accept
+    from lab.sim.solver_bot import SolverStrategy, class_of, eleven_policy
+
+    rng = random.Random(4)
+    vira = parse_card("4d")
+    solving = SolverStrategy(cardplay_target=TARGET, eleven_target=TARGET, progress=False)
+    gaps = []
+    for score in ((11, 6), (3, 11)):
+        accept = eleven_accept(VIRA, score)
+        solved = eleven_policy(VIRA, score, TARGET).accept
+        for _ in range(30):
+            view = Table(new_hand(vira, *deal(rng, vira), score)).view()
+            assert view.deciding_eleven and view.seat == (0 if score[0] == 11 else 1)
+            dist = strategy(view)
+            assert dist[Action(ACCEPT)] == pytest.approx(accept[class_of(view)], abs=1e-12)
+            own = solving(view)
+            assert own[Action(ACCEPT)] == pytest.approx(solved[class_of(view)], abs=1e-12)
+            gaps.append(abs(own[Action(ACCEPT)] - dist[Action(ACCEPT)]))
+    assert np.mean(gaps) < 0.05  # the table's solve (1e-5) and the test's (1e-3) agree
+
+
+def test_card_play_after_accepting_and_at_11_11_is_the_card_play_solve(strategy):
+    """After "accept", and at 11 x 11, the bot plays the card-play strategy of the solved
+    game (the mão de onze game of the score, or the vira's card-play game)."""
+    from lab.sim.solver_bot import cardplay_history, cardplay_policy, eleven_policy
+
+    rng = random.Random(6)
+    vira = parse_card("4s")
+    hc = hand_classes(VIRA)
+    checked = 0
+    for score in ((11, 6), (11, 11)):
+        for _ in range(20):
+            cards = deal(rng, vira)
+            table = Table(new_hand(vira, *cards, score))
+            if table.view().deciding_eleven:
+                table.apply(Action(ACCEPT))
+            view = table.view()
+            solved = eleven_policy(VIRA, score, TARGET).policy if score != (11, 11) else \
+                cardplay_policy(VIRA, TARGET)
+            held = tuple(sorted((level(c, vira) for c in view.hand), reverse=True))
+            want = solved.strategy(cardplay_history(view), 0,
+                                   hc.class_of_cards(cards[0], vira), held)
+            got = {("play" if a.kind == PLAY else "cover", level(a.card, vira)): p
+                   for a, p in strategy(view).items()}
+            assert got == pytest.approx({k: p for k, p in want.items() if p > 0})
+            checked += 1
+    assert checked == 40
+
+
+# ---------------------------------------------------------------- errors
+
+
+def test_a_missing_policy_is_an_error_naming_the_command(tmp_path):
+    from lab.policies import load_full_policy
+    from lab.sim.solver_bot import solver_bot
+
+    table = Table(new_hand(parse_card("4c"), parse_cards("Kd,6h,2h"), parse_cards("Jd,7s,3s")))
+    view = table.view()
+    bot = solver_bot(partial(load_full_policy, directory=tmp_path), progress=False)
+    with pytest.raises(TableError, match="lab solve policy"):
+        bot.act(view, random.Random(1))
+    with pytest.raises(ValueError, match="without full-game policies"):
+        solver_bot(progress=False).act(view, random.Random(1))
 
 
 def test_make_bot_knows_the_solver():
+    from lab.sim.solver_bot import SolverStrategy
+
     bot = make_bot("solver")
     assert isinstance(bot, SolverBot) and isinstance(bot.strategy, SolverStrategy)
     assert bot.strategy.cardplay_target == 1e-4 and bot.strategy.eleven_target == 1e-5
     with pytest.raises(ValueError, match="random, cautious, aggressive, solver"):
         make_bot("smart")
-    assert isinstance(solver_bot(TARGET).strategy, SolverStrategy)
 
 
-def lab(*args, stdin=""):
+# ---------------------------------------------------------------- the commands
+
+
+def lab(*args, stdin="", env=None):
     proc = subprocess.run([sys.executable, "-m", "lab", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+                          capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
     return proc.returncode, proc.stdout, proc.stderr
 
 
 def test_lab_simulate_with_the_solver_bot():
-    """At 11 x 11 a match is one hand, so the run needs one solve."""
+    """At 11 x 11 a match is one hand, so the run needs one card-play solve."""
     code, out, err = lab("simulate", "--a", "solver", "--b", "random", "--matches", "2",
                          "--seed", "3", "--start", "11,11", "--quiet")
     assert code == 0, err
@@ -257,13 +329,23 @@ def test_lab_simulate_with_the_solver_bot():
     assert result["a_wins"] + result["b_wins"] == 2
 
 
+def test_lab_simulate_without_a_policy_names_the_command(tmp_path):
+    import os
+
+    env = dict(os.environ, LAB_DATA_DIR=str(tmp_path))
+    code, out, err = lab("simulate", "--a", "solver", "--b", "random", "--matches", "2",
+                         "--seed", "1", "--quiet", env=env)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("error: ") and "lab solve policy" in err
+
+
 def test_lab_play_against_the_solver_bot():
     """The bot leads an 11 x 11 hand (one solve), says what it is, and the person gives up."""
     code, out, err = lab("play", "--bot", "solver", "--target", "1", "--first", "bot",
                          "--seed", "5", stdin="surrender\n")
     assert code == 0, err
-    assert "heuristic, NOT solved" in out
+    assert "stored full-game policy" in out
     assert out.count("bot: ") == 1 and "you: surrender" in out
     assert out.rstrip().endswith("The bot wins the match 12-11 after 1 hands.")
     code, out, _ = lab("play", "--help")
-    assert "solver" in out and "NOT" in out and "solved" in out
+    assert "solver" in out and "stored full-game policy" in out

@@ -290,7 +290,9 @@ def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_
 
 def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str,
                coach: bool = False) -> int:
-    bot = make_bot(bot_name)
+    from ..ranking import command_bot  # the solver bot on the stored policies and tables
+
+    bot = command_bot(bot_name)
     deals = random.Random(stream_seed(seed, 0, 0))
     bot_rng = random.Random(stream_seed(seed, 0, 1))
     if first == "random":
@@ -302,8 +304,8 @@ def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str
     term.say(f"Truco against the {bot_name} bot (seed {seed}). "
              f"First to {TARGET} points wins; you start at {start}.")
     if bot_name == "solver":
-        term.say(f"The {SOLVER_DESCRIPTION}. It solves each vira the first time it meets it "
-                 "(a few seconds).")
+        term.say(f"The {SOLVER_DESCRIPTION}. It loads each vira's policy the first time it "
+                 "meets it, and solves mão de onze and 11 x 11 card play (a few seconds).")
     term.say("Answer with a move's number or its token (4c, cover:4c, truco, accept, run, "
              "surrender).")
     if coach:

@@ -70,7 +70,10 @@ def run(args) -> int:
         folder = os.path.dirname(os.path.abspath(args.out))
         if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
             raise ValueError(f"--out {args.out!r}: {folder} is not a writable folder")
-    frame, _ = run_matches(args.a, args.b, matches, seed, first=args.first, start=start,
+    from ..ranking import command_bot  # the solver bot on the stored policies and tables
+
+    bots = [command_bot(name) if name == "solver" else name for name in (args.a, args.b)]
+    frame, _ = run_matches(*bots, matches, seed, first=args.first, start=start,
                            workers=workers, scheduler=args.scheduler,
                            progress=not args.quiet)
     from ..sim.stats import summary

@@ -19,8 +19,11 @@ The fixed bots, in words ("strong" cards are judged on the cards still in hand):
   round, else its weakest; never covers, never surrenders.
 - :class:`SolverBot`: plays a strategy given as a callable ``strategy(view) ->
   {Action: probability}`` (the card-play solver's per-vira strategies plug in here).
-- ``solver``: a SolverBot playing the solved card-play equilibrium and mão de onze
-  (:mod:`lab.sim.solver_bot`); never raises; its answer to a raise is a heuristic, not solved.
+- ``solver``: a SolverBot playing what the lab has solved (:mod:`lab.sim.solver_bot`): the
+  stored full-game policy in normal hands (truco, answers and cards), the solved mão de
+  onze and 11 x 11 card play; it never surrenders. It takes the stored policies as a
+  provider: ``make_bot("solver")`` has none and plays only mão de onze and 11 x 11 hands;
+  the commands build it on the stored data (:func:`lab.ranking.command_bot`).
 """
 
 from __future__ import annotations
@@ -169,7 +172,8 @@ BOTS = {"random": RandomBot, "cautious": CautiousBot, "aggressive": AggressiveBo
 
 BOT_NAMES = (*BOTS, "solver")
 """Bots that can be named on the command line: the fixed bots and ``solver`` (a SolverBot
-playing the solved equilibria, :mod:`lab.sim.solver_bot`; it solves each vira on first use)."""
+playing the stored full-game policies and the solved mão de onze and 11 x 11,
+:mod:`lab.sim.solver_bot`)."""
 
 
 def make_bot(name) -> Bot:

@@ -1,0 +1,355 @@
+"""Bots ranked by the points they lose: exploitability and expected points against the solver.
+
+For each bot and each vira with a stored full-game policy (:mod:`lab.policies`), at 0-0
+(normal hands, the game the policy solves), in **points per hand**:
+
+``exploitability``
+    What a best responder wins per hand against the bot, averaged over the two seats
+    (the bot plays both seats of the hand): ``(BR_mao + BR_pe) / 2``, where ``BR_mao`` is
+    the mão's best-response value against a pé playing the bot and ``BR_pe`` the pé's
+    against a mão playing the bot. Exact (one best-response traversal per seat of
+    :class:`~lab.solver.full.FullSolver`) for a bot that is a table of the solved game, a
+    :class:`~lab.solver.policy.FullPolicy`: the ``solver`` (its stored policy; the figure
+    measured when it was stored, in the policy's manifest) and ``uniform`` (every
+    (public node, private state) plays each of its solved actions with equal
+    probability; no policy byte set, which the kernels read as uniform). The rule bots
+    (``random``, ``cautious``, ``aggressive``) are not tabulated (playing them through every
+    public node and private state of a real vira is too slow), so theirs is not given.
+``ev_vs_solver``
+    The bot's expected points per hand against the solver, over the two seats:
+    ``(v(bot mão, solver pé) - v(solver mão, bot pé)) / 2`` with ``v`` the mão's value.
+    Exact for a tabulated bot: one AVERAGE traversal of a policy whose mão slots are one
+    policy's and whose pé slots are the other's (each slot belongs to one seat, so no
+    kernel change is needed, :func:`seat_mixed`). Simulated otherwise: mirrored hand pairs
+    (one deal, the bot as mão then as pé with the same cards) against the solver bot
+    (:mod:`lab.sim.solver_bot`), the pair as the unit of a normal 95% interval.
+
+Figures over several viras are plain means over the viras (each vira equally likely).
+The ``bot_ranking`` table holds one row per (vira, bot); ``lab rank --write`` rebuilds it.
+
+This module also wires the solver bot to the stored tables for the commands (the sim
+layer takes providers and never reads ``data/``): :func:`match_equity`,
+:func:`eleven_accept`, :func:`stored_solver_bot`, :func:`command_bot`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+import time
+from dataclasses import replace
+from functools import lru_cache
+from typing import Iterable, Optional
+
+import numpy as np
+import pandas as pd
+
+from .cards import DECK, RANKS, Card
+from .classes import hand_classes, vira_rank_of
+from .sim.stats import Z95
+
+NAME = "bot_ranking"
+UNIFORM = "uniform"
+SOLVER = "solver"
+DEFAULT_HANDS = 1000
+"""Simulated hand pairs per vira and bot (two hands each: the bot as mão, then as pé)."""
+DEFAULT_SEED = 0
+
+COLUMNS = ("vira", "bot", "exploitability", "ev_vs_solver", "exact", "ci95_lo", "ci95_hi",
+           "hands", "method")
+
+
+# ---------------------------------------------------------------- the solver bot on stored data
+
+
+def match_equity(directory=None) -> np.ndarray:
+    """(12, 12) ``p_mao`` of the ``match_equity`` table (the mão de onze payoffs), read
+    once per process from ``directory`` (default: the data dir)."""
+    return _match_equity(None if directory is None else str(directory))
+
+
+@lru_cache(maxsize=2)
+def _match_equity(directory) -> np.ndarray:
+    from .match import equity_array
+    from .tables import load_table
+
+    return equity_array(load_table("match_equity", directory=directory))
+
+
+@lru_cache(maxsize=2)
+def _eleven_table(directory) -> dict:
+    from .tables import load_table
+
+    table = load_table("mao_de_onze", directory=directory)
+    out = {}
+    for (vira, score, seat), rows in table.groupby(["vira", "score", "seat"], sort=False):
+        labels = hand_classes(vira).labels
+        accept = np.full(len(labels), np.nan)
+        index = {label: i for i, label in enumerate(labels)}
+        accept[[index[h] for h in rows["hand"]]] = rows["accept"].to_numpy()
+        out[(vira, score, seat)] = accept
+    return out
+
+
+def eleven_accept(vira, score, directory=None) -> np.ndarray:
+    """The mão de onze holder's probability of accepting with each hand class
+    (:mod:`lab.classes` order) from the ``mao_de_onze`` table in ``directory`` (default:
+    the data dir); ``score`` = mão's, pé's points, exactly one of them 11."""
+    from .tables import TableError
+
+    a, b = int(score[0]), int(score[1])
+    if (a == 11) == (b == 11):
+        raise ValueError(f"{a},{b}: not a mão de onze score")
+    v = RANKS[vira_rank_of(vira)]
+    key = (v, f"{a},{b}", "mao" if a == 11 else "pe")
+    accept = _eleven_table(None if directory is None else str(directory)).get(key)
+    if accept is None or np.isnan(accept).any():
+        raise TableError(f"table 'mao_de_onze' lacks vira {v} at {a},{b}; rebuild it with "
+                         "`lab solve match`")
+    return accept
+
+
+def stored_solver_bot(progress: Optional[bool] = None):
+    """The solver bot on the stored data: full-game policies (:mod:`lab.policies`), the
+    mão de onze decisions of the ``mao_de_onze`` table and the ``match_equity`` payoffs."""
+    from .policies import load_full_policy
+    from .sim.solver_bot import solver_bot
+
+    return solver_bot(load_full_policy, eleven_accept, match_equity, progress=progress)
+
+
+def command_bot(name):
+    """A bot named on the command line; ``solver`` is :func:`stored_solver_bot`."""
+    from .sim.bots import make_bot
+
+    if name == SOLVER:
+        return stored_solver_bot()
+    return make_bot(name)
+
+
+# ---------------------------------------------------------------- tabulated bots, exactly
+
+
+def slot_seats(policy) -> np.ndarray:
+    """The seat (0 mão, 1 pé) whose decision each stored slot of ``policy`` holds: a T key's
+    slots are the card player's (cards and raise), a Q key's the answerer's."""
+    t, tm, keys = policy.tree, policy.templates, policy.keys
+    card = np.repeat(np.arange(t.n_nodes), np.diff(keys.start))
+    gid = keys.gid
+    owner = np.where(tm.kind[gid] == 0, t.actor[card], tm.answerer[gid]).astype(np.int8)
+    width = np.diff(np.append(keys.slot, keys.n_slots))
+    return np.repeat(owner, width)
+
+
+def seat_mixed(policy, q_mao: np.ndarray, q_pe: np.ndarray) -> np.ndarray:
+    """A stored policy of ``policy``'s game whose mão plays ``q_mao`` and whose pé plays
+    ``q_pe`` (each slot belongs to one seat, :func:`slot_seats`)."""
+    return np.where(slot_seats(policy) == 0, q_mao, q_pe).astype(np.uint8)
+
+
+def uniform_q(policy) -> np.ndarray:
+    """The uniform policy of ``policy``'s game: no byte set (the kernels play an all-zero
+    pair uniformly over its actions)."""
+    return np.zeros(policy.keys.n_slots, dtype=np.uint8)
+
+
+def _solver_on(policy, q: np.ndarray):
+    """A FullSolver playing the stored policy ``q`` (in ``policy``'s keys) for both seats."""
+    from .solver.full import FullSolver
+    from .solver.full_policy import expand
+
+    full = expand(policy.keys, policy.tree, policy.layout, policy.templates, q)
+    return FullSolver(replace(policy.config, storage="float32")).use_policy(full)
+
+
+def best_response_values(policy, q: np.ndarray) -> tuple[float, float]:
+    """(mão's best-response value against a pé playing ``q``, pé's against a mão playing
+    ``q``), points per hand, exact."""
+    return _solver_on(policy, q).best_response_values()
+
+
+def exploitability(policy, q: np.ndarray) -> float:
+    """Mean of both seats' best-response values against ``q``: points per hand, exact."""
+    br = best_response_values(policy, q)
+    return 0.5 * (br[0] + br[1])
+
+
+def value_mao(policy, q_mao: np.ndarray, q_pe: np.ndarray) -> float:
+    """The mão's expected points per hand when the mão plays ``q_mao`` and the pé ``q_pe``."""
+    return _solver_on(policy, seat_mixed(policy, q_mao, q_pe)).value()
+
+
+def ev_against(policy, q_bot: np.ndarray, q_solver: np.ndarray) -> float:
+    """The bot's expected points per hand against the solver, the seats averaged."""
+    return 0.5 * (value_mao(policy, q_bot, q_solver) - value_mao(policy, q_solver, q_bot))
+
+
+# ---------------------------------------------------------------- the other bots, simulated
+
+
+def simulated_ev(bot, solver, vira: Card, pairs: int, seed: int) -> tuple[float, float]:
+    """(mean, half-width of the 95% interval) of ``bot``'s points per hand against
+    ``solver`` on ``pairs`` mirrored deals of ``vira`` at 0-0: each deal is played with
+    the bot as mão, then with the bot as pé holding the same cards."""
+    from .rules import new_hand
+    from .sim.hands import play_hand
+    from .sim.match import stream_seed
+
+    rest = [c for c in DECK if c != vira]
+    means = np.empty(pairs)
+    for k in range(pairs):
+        cards = random.Random(stream_seed(seed, vira.rank, k, 0)).sample(rest, 6)
+        mine, theirs = cards[:3], cards[3:]
+        total = 0
+        for bot_seat in (0, 1):
+            rng = random.Random(stream_seed(seed, vira.rank, k, 1 + bot_seat))
+            hands = (mine, theirs) if bot_seat == 0 else (theirs, mine)
+            bots = (bot, solver) if bot_seat == 0 else (solver, bot)
+            end = play_hand(new_hand(vira, *hands), bots, (rng, rng))
+            total += end.points if end.winner == bot_seat else -end.points
+        means[k] = total / 2
+    half = Z95 * float(means.std(ddof=1)) / math.sqrt(pairs) if pairs > 1 else math.inf
+    return float(means.mean()), half
+
+
+# ---------------------------------------------------------------- the ranking
+
+
+def ranked_bots() -> tuple[str, ...]:
+    """Every bot the ranking knows: the registry of :mod:`lab.sim.bots` and ``uniform``."""
+    from .sim.bots import BOT_NAMES
+
+    return tuple(BOT_NAMES) + (UNIFORM,)
+
+
+TABULATED = (SOLVER, UNIFORM)
+
+
+def check_bots(bots: Optional[Iterable[str]]) -> tuple[str, ...]:
+    known = ranked_bots()
+    if not bots:
+        return known
+    bad = [b for b in bots if b not in known]
+    if bad:
+        raise ValueError(f"{bad[0]!r}: unknown bot (choose from {', '.join(known)})")
+    return tuple(dict.fromkeys(bots))
+
+
+def check_viras(viras: Optional[Iterable]) -> list[str]:
+    """Rank characters of ``viras`` (default: every vira with a stored policy); TableError
+    naming the rebuild command for a vira without one."""
+    from .policies import policy_info, rebuild_command, stored_viras
+    from .tables import TableError
+
+    if not viras:
+        out = stored_viras()
+        if not out:
+            raise TableError("no stored full-game policy; build one with "
+                             f"`{rebuild_command()}`")
+        return out
+    out = list(dict.fromkeys(RANKS[vira_rank_of(v)] for v in viras))
+    for v in out:
+        policy_info(v)
+    return out
+
+
+def vira_rows(vira: str, bots: Iterable[str], hands: int, seed: int,
+              say=None) -> list[dict]:
+    """The ranking rows of one vira (see the module docstring); ``say(text)`` reports
+    progress."""
+    from tqdm import tqdm
+
+    from .policies import load_full_policy, policy_info
+    from .sim.bots import make_bot
+
+    say = say or (lambda text: None)
+    info = policy_info(vira)
+    policy = load_full_policy(vira)
+    card = Card(RANKS.index(vira), 0)
+    rows = []
+    solver = stored_solver_bot(progress=False)
+    for name in bots:
+        start = time.perf_counter()
+        row = {"vira": vira, "bot": name, "exact": name in TABULATED, "hands": 0}
+        if name == SOLVER:
+            row.update(exploitability=float(info["exploitability"]), ev_vs_solver=0.0,
+                       method="stored policy: exploitability measured when stored; "
+                              "ev 0 by symmetry")
+        elif name == UNIFORM:
+            q = uniform_q(policy)
+            row.update(exploitability=exploitability(policy, q),
+                       ev_vs_solver=ev_against(policy, q, policy.q),
+                       method="uniform policy: exact best response and value")
+        else:
+            bot = make_bot(name)
+            with tqdm(total=1, desc=f"vira {vira}: {name} vs solver, {hands} pairs",
+                      file=sys.stderr, leave=False, disable=not sys.stderr.isatty()) as bar:
+                mean, half = simulated_ev(bot, solver, card, hands, seed)
+                bar.update()
+            row.update(exploitability=None, ev_vs_solver=mean, hands=int(hands),
+                       ci95_lo=mean - half, ci95_hi=mean + half,
+                       method="simulated: mirrored hand pairs against the solver bot")
+        if row["exact"]:
+            row.update(ci95_lo=None, ci95_hi=None)
+        rows.append(row)
+        say(f"vira {vira}: {name} done in {time.perf_counter() - start:.1f} s")
+    return rows
+
+
+def rank_bots(viras=None, bots=None, hands: int = DEFAULT_HANDS, seed: int = DEFAULT_SEED,
+              say=None) -> pd.DataFrame:
+    """One row per (vira, bot): COLUMNS (points per hand). Viras one at a time (a real
+    policy holds about 1 GB)."""
+    if isinstance(hands, bool) or not isinstance(hands, int) or hands < 2:
+        raise ValueError(f"{hands!r}: --hands must be an integer of at least 2")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"{seed!r}: the seed must be a non-negative integer")
+    bots = check_bots(bots)
+    viras = check_viras(viras)
+    rows = []
+    for v in viras:
+        rows += vira_rows(v, bots, hands, seed, say)
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def summary(frame: pd.DataFrame) -> list[dict]:
+    """One entry per bot, averaged over the frame's viras, best ``ev_vs_solver`` first:
+    ``bot``, ``exploitability`` (None unless exact), ``ev_vs_solver``, ``exact``,
+    ``ci95`` (None when exact), ``viras``, ``hands`` (simulated pairs per vira)."""
+    out = []
+    for bot, rows in frame.groupby("bot", sort=False):
+        n = len(rows)
+        exact = bool(rows["exact"].all())
+        ev = float(rows["ev_vs_solver"].mean())
+        expl = rows["exploitability"]
+        entry = {"bot": bot,
+                 "exploitability": float(expl.mean()) if exact and expl.notna().all() else None,
+                 "ev_vs_solver": ev, "exact": exact, "ci95": None,
+                 "viras": list(rows["vira"]), "hands": int(rows["hands"].iloc[0])}
+        if not exact:
+            # the mean of independent per-vira estimates: half-widths add in quadrature / n
+            half = math.sqrt(float(((rows["ci95_hi"] - rows["ci95_lo"]) / 2).pow(2).sum())) / n
+            entry["ci95"] = [ev - half, ev + half]
+        out.append(entry)
+    return sorted(out, key=lambda e: -e["ev_vs_solver"])
+
+
+# ---------------------------------------------------------------- the table
+
+
+def write_ranking(frame: pd.DataFrame, seconds: float = 0.0, directory=None):
+    """Write ``frame`` (from :func:`rank_bots` with the default hands and seed) as the
+    ``bot_ranking`` table; per vira the manifest records the policy it ranked against."""
+    from .policies import policy_info
+    from .tables import spec_of, write_table
+
+    settings = spec_of(NAME).settings
+    viras = {}
+    for v in frame["vira"].unique():
+        info = policy_info(v)
+        viras[v] = {"iterations": int(info["iterations"]),
+                    "exploitability": float(info["exploitability"]),
+                    "policy_sha256": info.get("sha256"),
+                    "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    return write_table(NAME, frame.reset_index(drop=True), settings, viras, directory, seconds)
