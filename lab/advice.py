@@ -300,6 +300,10 @@ def note(text: str, progress=None):
 
 # ---------------------------------------------------------------- the full game, points
 
+_VALUED: list = []
+"""Not empty once this process has computed values (numba is compiled)."""
+
+
 
 def _full_game(position: Position, progress) -> Advice:
     from .match import FULL_MODEL
@@ -327,9 +331,11 @@ def _full_game(position: Position, progress) -> Advice:
             strategy = policy.strategy(spot, own)
         except PolicyError:
             on_path = False
+    slow = int(policy.tree.depth[spot.card]) <= 1 or not _VALUED  # round 1 or compiling
     with note("exact values of each action (a best-response traversal of the rest of "
-              "the hand)", progress):
+              "the hand)", progress if slow else False):
         acts, values = line.action_values(seat)
+    _VALUED.append(True)
     column = values[:, i]
     if not np.isfinite(column).any():
         raise AdviceError("the opponent's actions so far have probability zero under the "

@@ -25,6 +25,8 @@ COMMANDS = {
     "ev": ("lab.commands.ev", "points EV of one hand in the full game with the truco ladder (JSON)"),
     "advise": ("lab.commands.advise", "the solver's strategy and each action's exact value "
                "at one point of a hand (JSON)"),
+    "rank": ("lab.commands.rank", "rank the bots: exploitability and points per hand against "
+             "the solver"),
 }
 """Sub-command name -> (module implementing it, one-line help)."""
 

@@ -152,6 +152,16 @@ TABLES = {
                             "lab solve score --score M,P --checkpoints DIR",
                             FULL_SOURCES + ("lab/match.py", "lab/score.py"),
                             ("match_equity", "full_summary")),
+    # one row per (vira, bot): exploitability and ev_vs_solver in points per hand, exact or
+    # simulated (lab/ranking.py); built on the stored full-game policies of data/full_policy
+    "bot_ranking": TableSpec("bot_ranking", 1,
+                             {"hands": 1000, "seed": 0, "score": "0,0",
+                              "policies": "full_policy (stored)"},
+                             "ranking", "lab rank --write",
+                             ("lab/ranking.py", "lab/sim/solver_bot.py", "lab/sim/bots.py",
+                              "lab/sim/hands.py", "lab/rules.py", "lab/solver/policy.py",
+                              "lab/solver/full_line.py", "lab/solver/full_policy.py",
+                              "lab/solver/full.py", "lab/solver/full_kernels.py")),
 }
 
 
