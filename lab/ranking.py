@@ -338,13 +338,14 @@ def summary(frame: pd.DataFrame) -> list[dict]:
 # ---------------------------------------------------------------- the table
 
 
-def write_ranking(frame: pd.DataFrame, seconds: float = 0.0, directory=None):
-    """Write ``frame`` (from :func:`rank_bots` with the default hands and seed) as the
-    ``bot_ranking`` table; per vira the manifest records the policy it ranked against."""
+def write_ranking(frame: pd.DataFrame, seconds: float = 0.0, directory=None) -> pd.DataFrame:
+    """Write ``frame`` (from :func:`rank_bots` with the default hands and seed) into the
+    ``bot_ranking`` table, keeping the rows of other viras already there (the table grows
+    one vira at a time); per vira the manifest records the policy it was ranked against.
+    Returns the table written."""
     from .policies import policy_info
-    from .tables import spec_of, write_table
+    from .tables import spec_of, write_merged
 
-    settings = spec_of(NAME).settings
     viras = {}
     for v in frame["vira"].unique():
         info = policy_info(v)
@@ -352,4 +353,5 @@ def write_ranking(frame: pd.DataFrame, seconds: float = 0.0, directory=None):
                     "exploitability": float(info["exploitability"]),
                     "policy_sha256": info.get("sha256"),
                     "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-    return write_table(NAME, frame.reset_index(drop=True), settings, viras, directory, seconds)
+    return write_merged(NAME, frame.reset_index(drop=True), spec_of(NAME).settings, viras,
+                        directory, seconds)

@@ -246,3 +246,27 @@ def test_rank_without_a_policy_names_the_command_that_builds_it(tmp_path):
     env = dict(os.environ, LAB_DATA_DIR=str(tmp_path))
     code, out, err = lab("rank", "--json", env=env)
     assert code == 2 and out == "" and "lab solve policy" in err and err.count("\n") == 1
+
+
+def test_the_table_is_written_and_read_back(stored, tmp_path):
+    """``lab rank --write`` writes through write_ranking: the rows read back through
+    lab.tables (manifest checked), and a later vira's rows would be kept beside them."""
+    import pandas as pd
+
+    from lab.ranking import COLUMNS, summary, write_ranking
+    from lab.tables import load_table, read_manifest
+
+    frame = pd.DataFrame([
+        {"vira": "4", "bot": "solver", "exploitability": 0.07, "ev_vs_solver": 0.0,
+         "exact": True, "ci95_lo": None, "ci95_hi": None, "hands": 0, "method": "exact"},
+        {"vira": "4", "bot": "random", "exploitability": None, "ev_vs_solver": -1.0,
+         "exact": False, "ci95_lo": -1.1, "ci95_hi": -0.9, "hands": 1000,
+         "method": "simulated"}], columns=list(COLUMNS))
+    write_ranking(frame, directory=tmp_path)
+    back = load_table("bot_ranking", viras=["4"], directory=tmp_path)
+    assert list(back["bot"]) == ["solver", "random"] and back["exact"].tolist() == [True, False]
+    manifest = read_manifest("bot_ranking", tmp_path)
+    assert manifest["rebuild"] == "lab rank --write" and list(manifest["viras"]) == ["4"]
+    entries = summary(back)
+    assert [e["bot"] for e in entries] == ["solver", "random"]
+    assert entries[1]["ci95"] == pytest.approx([-1.1, -0.9])

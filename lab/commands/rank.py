@@ -16,8 +16,8 @@ full-game policy (default: all of them), at 0-0, in points per hand (see lab/ran
 Figures over several viras are means over the viras. ``--json`` prints one JSON list of
 ``{"bot", "exploitability", "ev_vs_solver", "exact", "ci95", "viras", "hands"}``, best
 ``ev_vs_solver`` first; otherwise a table. ``--write`` also writes the ``bot_ranking``
-table (every bot, the default hands and seed). A vira without a stored policy is an
-error naming the command that builds it.
+table (every bot, the default hands and seed; rows of viras not ranked now are kept). A
+vira without a stored policy is an error naming the command that builds it.
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
 
-def number(x, width: int = 8) -> str:
-    return f"{'-':>{width}}" if x is None else f"{x:>+{width}.4f}"
+def number(x, width: int = 8, sign: str = "+") -> str:
+    return f"{'-':>{width}}" if x is None else f"{x:>{sign}{width}.4f}"
 
 
 def table(entries: list) -> str:
@@ -69,7 +69,7 @@ def table(entries: list) -> str:
         ci = "exact" if e["ci95"] is None else f"[{e['ci95'][0]:+.3f}, {e['ci95'][1]:+.3f}]"
         how = "best response and value" if e["exact"] else \
             f"simulated, {e['hands']} hand pairs per vira"
-        lines.append(f"{e['bot']:<11}{number(e['exploitability'], 15)}"
+        lines.append(f"{e['bot']:<11}{number(e['exploitability'], 15, '')}"
                      f"{number(e['ev_vs_solver'], 14)}  {ci:<21}{how}")
     lines.append(f"viras: {', '.join(entries[0]['viras'])}" if entries else "no bots")
     return "\n".join(lines)
@@ -93,6 +93,9 @@ def run(args) -> int:
     if args.write:
         from ..ranking import write_ranking
 
-        path = write_ranking(frame, time.perf_counter() - start)
-        print(f"wrote {path}", file=sys.stderr)
+        from ..tables import table_paths
+
+        written = write_ranking(frame, time.perf_counter() - start)
+        print(f"wrote {table_paths('bot_ranking')[0]} ({written['vira'].nunique()} viras)",
+              file=sys.stderr)
     return 0
