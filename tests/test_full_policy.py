@@ -18,6 +18,7 @@ from lab.solver import full_kernels as K
 from lab.solver import full_policy as P
 from lab.solver.cardplay_game import COVER, decided
 from lab.solver.full import FullSolver, config_for
+from lab.solver.full_tree import LAST, T_NODE
 from lab.solver.full_game import FullGame
 from lab.solver.policy import FullPolicy, PolicyError, Spot, Terminal
 
@@ -278,7 +279,7 @@ def solver_sums(solver, policy, spot, cache):
     FullSolver.t_strategy); None where the node has no slots (a forced card)."""
     c = spot.card
     if c not in cache:
-        cache[c] = {(r["h"], r["gid"]): r for r in solver.intra_nodes(c, policy.entering(c))}
+        cache[c] = {(r["h"], r["gid"]): r for r in intra_nodes(solver, c, policy.entering(c))}
     rec = cache[c][(spot.history, spot.node)]
     if rec["n_slots"] == 0:
         return None
@@ -289,7 +290,7 @@ def solver_sums(solver, policy, spot, cache):
     if rec["kind"] == 0:
         sl = t.pairs(c, int(t.actor[c]))
         E = int(t.n_edges[c])
-        names = solver.edge_actions(c)
+        names = edge_actions(solver, c)
         for i in range(sl.stop - sl.start):
             es = int(t.pair_edge_start[sl.start + i])
             ec = int(t.pair_edge_count[sl.start + i])
@@ -352,8 +353,8 @@ def test_stored_probabilities_are_the_solver_average_quantised(toy_solver, merge
             continue
         if not merge:  # this reader agrees with the solver's own
             rec = cache[spot.card][(spot.history, spot.node)]
-            own = (toy_solver.t_strategy if rec["kind"] == 0 else toy_solver.q_strategy)(
-                spot.card, rec)
+            own = (t_strategy if rec["kind"] == 0 else q_strategy)(
+                toy_solver, spot.card, rec)
             for i, x in sums.items():
                 for a, p in normalised(x).items():
                     assert abs(own[i][a] - p) < 1e-12
@@ -608,3 +609,121 @@ def test_encode_decode_round_trip(toy_policy, toy_solver):
     where = (keys, policy.tree, policy.templates)
     noise = np.random.default_rng(0).integers(0, 256, keys.n_slots, dtype=np.uint8)
     np.testing.assert_array_equal(P.decode(P.encode(noise, *where), *where), noise)
+
+
+# ---------------------------------------------------------------- the solver's sums, read directly
+# A reader of FullSolver's strategy sums written independently of lab.solver.policy: it
+# numbers each card node's public nodes as the kernels do (``self`` is the solver).
+
+def intra_nodes(self, c: int, entering) -> list:
+    """The public nodes of card node ``c``'s turn for the entering betting states
+    ``entering`` (in order), as the kernel numbers them: dicts with the template
+    node, kind, history, slot offset, public node id and T index."""
+    tm, t = self.templates, self.tree
+    a = int(t.actor[c])
+    na = int(t.n[c, a])
+    E = int(t.n_edges[c])
+    choice = E > na
+    slot, node, tcount = int(self.layout.slot_base[c]), int(self.layout.node_base[c]), 0
+    out = []
+    for h, s in enumerate(entering):
+        st, sz = int(tm.start[a, s]), int(tm.size[a, s])
+        base = len(out)
+        for g in range(sz):
+            gid = st + g
+            rec = {"gid": gid, "kind": int(tm.kind[gid]), "h": h, "slot": slot, "node": node,
+                   "parent": base + int(tm.parent[gid]) if tm.parent[gid] >= 0 else -1,
+                   "child_a": base + int(tm.child_a[gid]) if tm.child_a[gid] >= 0 else -1,
+                   "child_b": base + int(tm.child_b[gid]) if tm.child_b[gid] >= 0 else -1,
+                   "value": int(tm.value[gid]), "exit": int(tm.exit_state[gid]),
+                   "answerer": int(tm.answerer[gid]), "t": -1}
+            node += 1
+            if tm.kind[gid] == T_NODE:
+                rec["t"] = tcount
+                tcount += 1
+                rec["n_slots"] = (E + na) if tm.child_a[gid] >= 0 else (E if choice else 0)
+            else:
+                nb = int(t.n[c, tm.answerer[gid]])
+                rec["n_ans"] = 3 if tm.child_b[gid] >= 0 else 2
+                rec["n_slots"] = rec["n_ans"] * nb
+            slot += rec["n_slots"]
+            out.append(rec)
+    return out
+
+def _avg(self, slots: np.ndarray, node: int) -> np.ndarray:
+    if self.config.storage == "float32":
+        x = self.cum32[slots].astype(np.float64)
+    else:
+        x = self.cum16[slots].astype(np.float64)
+    return x
+
+def t_strategy(self, c: int, rec: dict) -> dict:
+    """Average strategy of the player to play at T node ``rec`` of card node ``c``:
+    ``{state: {action: p}}`` with actions ``("card", level)``, ``("cover", child)``,
+    ``"raise"``; states are positions in the actor's list at ``c``."""
+    t = self.tree
+    a = int(t.actor[c])
+    sl = t.pairs(c, a)
+    na = sl.stop - sl.start
+    E = int(t.n_edges[c])
+    edge_action = edge_actions(self, c)
+    out = {}
+    can_raise = rec["child_a"] >= 0
+    for i in range(na):
+        es = int(t.pair_edge_start[sl.start + i])
+        ec = int(t.pair_edge_count[sl.start + i])
+        acts = [edge_action[e] for e in range(es, es + ec)]
+        slots = list(range(rec["slot"] + es, rec["slot"] + es + ec))
+        if can_raise:
+            acts.append("raise")
+            slots.append(rec["slot"] + E + i)
+        if rec["n_slots"] == 0:
+            probs = np.ones(len(acts)) / len(acts)
+        else:
+            x = _avg(self, np.array(slots), rec["node"])
+            probs = x / x.sum() if x.sum() > 0 else np.ones(len(acts)) / len(acts)
+        d: dict = {}
+        for act, p in zip(acts, probs):
+            d[act] = d.get(act, 0.0) + float(p)
+        out[i] = d
+    return out
+
+def q_strategy(self, c: int, rec: dict) -> dict:
+    """Average strategy of the answerer at Q node ``rec``: ``{state: {accept, run, raise}}``."""
+    t = self.tree
+    b = rec["answerer"]
+    nb = int(t.n[c, b])
+    names = ("accept", "run", "raise")[: rec["n_ans"]]
+    out = {}
+    for i in range(nb):
+        slots = rec["slot"] + i * rec["n_ans"] + np.arange(rec["n_ans"])
+        x = _avg(self, slots, rec["node"])
+        probs = x / x.sum() if x.sum() > 0 else np.ones(len(names)) / len(names)
+        out[i] = dict(zip(names, (float(p) for p in probs)))
+    return out
+
+def edge_actions(self, c: int) -> tuple:
+    """The public card action of each card edge of ``c``: ``("card", level)`` or
+    ``("cover", level covered)``, or ``("card", last level)`` at a LAST node."""
+    t = self.tree
+    a = int(t.actor[c])
+    E = int(t.n_edges[c])
+    acts = [None] * E
+    if t.kind[c] == LAST:
+        sl = t.pairs(c, a)
+        return tuple(("card", int(t.pair_level[sl.start + i])) for i in range(E))
+    held = self.cards.state_held
+    parent_sl = t.pairs(c, a)
+    for ch in t.children(c):
+        sl = t.pairs(ch, a)
+        act = int(t.action[ch])
+        for p in range(sl.start, sl.stop):
+            e = int(t.pair_edge[p])
+            if act == COVER:
+                before = list(held[t.pair_state[parent_sl.start + t.pair_parent[p]]])
+                for lv in held[t.pair_state[p]]:
+                    before.remove(lv)
+                acts[e] = ("cover", int(before[0]))
+            else:
+                acts[e] = ("card", act)
+    return tuple(acts)

@@ -38,6 +38,7 @@ from ..cards import RANKS, level_name
 from ..classes import hand_classes, vira_rank_of
 from ..tables import FULL_SETTINGS
 from .full import FullSolver, checkpoint_path, config_for
+from .policy import FullPolicy
 from .full_game import LADDER
 
 SEATS = ("mao", "pe")
@@ -53,49 +54,41 @@ def _name(action, vira_rank) -> str:
     return f"{'play' if kind == 'card' else 'cover'} {label}"
 
 
-def first_decisions(solver: FullSolver):
-    """The average strategy at the first decisions, per class.
+def first_decisions(policy):
+    """The strategy of a :class:`~lab.solver.policy.FullPolicy` at the first decisions, per
+    class.
 
     Returns ``(mao_first, pe_vs_truco, pe_first)``: dicts class -> {action: p}. ``pe_first``
     averages the pé's first move over the mão's opening cards, each weighted by the
     probability (deal and the mão's strategy) of reaching it with that class.
     """
-    t = solver.tree
-    rank = vira_rank_of(solver.config.vira) if solver.config.vira else None
-    recs = solver.intra_nodes(0, [0])
-    root = recs[0]
-    mao_states = solver.t_strategy(0, root)
-    mao_cls = t.pair_hand[t.pairs(0, 0)]
-    mao_first = {int(mao_cls[i]): {_name(a, rank): p for a, p in d.items()}
-                 for i, d in mao_states.items()}
-    q = recs[root["child_a"]]
-    pe_cls = t.pair_hand[t.pairs(0, 1)]
-    pe_vs = {int(pe_cls[i]): d for i, d in solver.q_strategy(0, q).items()}
+    rank = vira_rank_of(policy.config.vira) if policy.config.vira else None
+    root = policy.root()
+    first = policy.decision(root)
+    mao_first = {int(first.hands[i]): {_name(a, rank): p for a, p in first.of_hand(i).items()}
+                 for i in range(len(first.hands))}
+    answer = policy.decision(policy.child(root, "raise"))
+    pe_vs = {int(answer.hands[i]): answer.of_hand(i) for i in range(len(answer.hands))}
     # the pé's first move after each opening card of the mão (no truco before it)
-    entering = [r["exit"] for r in recs if r["kind"] == 0]
-    W = solver.weights[0]
+    W = policy.solver_weights(0)
     acc: dict = {}
     tot: dict = {}
-    for ch in t.children(0):
-        lv = int(t.action[ch])
-        # the mão's probability of opening with lv, per mão class (root list order)
-        p_open = np.zeros(len(mao_cls))
-        for i in range(len(mao_cls)):
-            p_open[i] = mao_states[i].get(("card", lv), 0.0)
+    for action in first.actions:
+        if not isinstance(action, tuple):
+            continue
+        row_of = first.actions.index(action)
         reach_by_class = np.zeros(W.shape[0])
-        reach_by_class[mao_cls] = p_open
-        weight_pe = reach_by_class @ W  # per pé class: P(deal and the mão opens lv)
-        node = solver.intra_nodes(ch, entering)[0]
-        strat = solver.t_strategy(ch, node)
-        cls = t.pair_hand[t.pairs(ch, 1)]
-        for j, d in strat.items():
-            c = int(cls[j])
+        reach_by_class[first.hands] = np.nan_to_num(first.strategy[row_of])
+        weight_pe = reach_by_class @ W  # per pé class: P(deal and the mão opens this card)
+        then = policy.decision(policy.child(root, action))
+        for j in range(len(then.hands)):
+            c = int(then.hands[j])
             w = weight_pe[c]
-            if w <= 0:
+            if w <= 0 or not then.stored[j]:
                 continue
             tot[c] = tot.get(c, 0.0) + w
             row = acc.setdefault(c, {})
-            for a, p in d.items():
+            for a, p in then.of_hand(j).items():
                 key = _name(a, rank)
                 row[key] = row.get(key, 0.0) + w * p
     pe_first = {c: {a: v / tot[c] for a, v in row.items()} for c, row in acc.items()}
@@ -121,7 +114,7 @@ def summarise(solver: FullSolver, seconds: float) -> dict:
             rows.append({"vira": vira, "seat": seat, "hand": label, "weight": float(weights[c]),
                          "ev": float(ev[s, c]), "exploitability": expl})
     ev_df = pd.DataFrame(rows)
-    mao_first, pe_vs, pe_first = first_decisions(solver)
+    mao_first, pe_vs, pe_first = first_decisions(FullPolicy.average_of(solver))
     srows = []
     for seat, situation, table in (("mao", "first", mao_first), ("pe", "vs_truco", pe_vs),
                                    ("pe", "first_after_card", pe_first)):

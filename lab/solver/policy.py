@@ -157,6 +157,24 @@ class FullPolicy(Policy):
             policy.exploitability = policy.solver(threads).exploitability()
         return policy
 
+    @classmethod
+    def average_of(cls, solver) -> "FullPolicy":
+        """A solver's own average strategy, exactly: its strategy sums read in place, one
+        key per public node (nothing merged, thresholded or pruned), for summaries of a
+        solve. Pairs the solver never reached are not stored."""
+        from .full_policy import build_keys
+
+        keys = build_keys(solver.tree, solver.layout, solver.templates, merge=False)
+        sums = solver.cum32 if solver.config.storage == "float32" else solver.cum16
+        return cls(solver.config, sums, keys=keys,
+                   exploitability=float(solver.final_exploitability),
+                   meta={"iterations": int(solver.iterations)})
+
+    def solver_weights(self, seat: int) -> np.ndarray:
+        """Deal weights ``W[own class, other class]`` of ``seat`` (joint probability)."""
+        w = np.asarray(self.cards.deal_weights(), dtype=np.float64)
+        return w if seat == 0 else w.T
+
     # ---------------------------------------------------------------- positions
     def root(self) -> Spot:
         a = int(self.tree.actor[0])
