@@ -49,10 +49,14 @@ def test_views_never_show_the_opponents_hand_or_a_covered_card():
         while not t.over:
             seat = t.state.to_act
             view = t.view()
-            hidden = set(t.state.hands[1 - seat]) | {p.card for p in t.state.plays if p.covered}
+            hidden = set(t.state.hands[1 - seat]) | {p.card for p in t.state.plays
+                                                     if p.covered and p.seat != seat}
             seen = {c for f in fields(view) for c in cards_in(getattr(view, f.name))}
             assert not seen & hidden
             assert view.hand == t.state.hands[seat]
+            # a seat's own covered cards are its own knowledge, in view.covered only
+            assert view.covered == tuple(p.card for p in t.state.plays
+                                         if p.covered and p.seat == seat)
             checked += 1
             action = seat_bots[seat].act(view, rng)
             assert action in view.legal
