@@ -438,35 +438,73 @@ def eleven_chart(thresholds: pd.DataFrame, title: str) -> Figure:
     return fig
 
 
-def strategy_chart(strategy: pd.DataFrame, cardplay: pd.DataFrame, vira: str, seat: str,
-                   situation: str, bins: int = 10) -> Figure:
-    """Action frequencies by hand strength for one vira, seat and decision situation.
+def percent(p: float) -> str:
+    """A probability as people read it: ``37%``; ``<1%`` and ``>99%`` near the ends, so
+    that what happens never reads 0% and what may not happen never reads 100%."""
+    if p is None or np.isnan(p):
+        return "—"
+    if p <= 0:
+        return "0%"
+    if p >= 1:
+        return "100%"
+    if p < 0.005:
+        return "<1%"
+    if p > 0.995:
+        return ">99%"
+    return f"{100 * p:.0f}%"
 
-    ``strategy`` is tidy: vira, seat, hand, situation, action, frequency (probability of
-    taking the action). Hands are binned by card-play equity percentile (deal-weighted)
-    and each bin shows the deal-weighted mean frequency of every action, stacked.
+
+ACTION_COLORS = {
+    "play the highest card": "#08519c", "play the middle card": "#4292c6",
+    "play the lowest card": "#9ecae1", "play the last card": "#6baed6",
+    "cover a card": "#969696", "accept": "#41ab5d", "run": "#f16913",
+    "truco": "#cb181d", "seis": "#a50f15", "nove": "#67000d", "doze": "#3f007d",
+}
+"""Colours of the strategy chart's actions (calls in reds, cards in blues)."""
+
+
+def spot_strategy_chart(hands: pd.DataFrame, actions, title: str) -> Figure:
+    """The strategy of every hand at one decision point, weakest hand on the left.
+
+    ``hands`` has one row per hand class, weakest first (as
+    :func:`lab.dashboards.spots.class_strategy` gives them): ``share`` (the probability
+    of holding it there, summing to 1), ``best`` (its strongest card, to label groups of
+    hands) and one column per name in ``actions`` (the probability of taking it). Each
+    hand is a column as wide as its share, stacked by its action probabilities (%).
     """
-    cp = cardplay[(cardplay["vira"] == vira) & (cardplay["seat"] == seat)].copy()
-    cp["pct"] = weighted_rank(cp["equity"], cp["weight"])
-    cp["bin"] = np.minimum((cp["pct"] * bins).astype(int), bins - 1)
-    rows = strategy[(strategy["vira"] == vira) & (strategy["seat"] == seat)
-                    & (strategy["situation"] == situation)]
-    both = rows.merge(cp[["hand", "weight", "bin"]], on="hand")
-    both["wf"] = both["frequency"] * both["weight"]
-    freq = both.groupby(["bin", "action"])["wf"].sum().unstack("action").fillna(0.0)
-    weight = cp.groupby("bin")["weight"].sum()
-    freq = freq.div(weight.reindex(freq.index), axis=0)
-    fig = Figure(figsize=(7.5, 3.6), layout="constrained")
+    fig = Figure(figsize=(9.0, 3.9), layout="constrained")
     ax = fig.subplots()
-    bottom = np.zeros(len(freq))
-    x = (freq.index.to_numpy() + 0.5) * 100 / bins
-    for action in freq.columns:
-        ax.bar(x, freq[action] * 100, width=100 / bins * 0.9, bottom=bottom * 100, label=action)
-        bottom += freq[action].to_numpy()
+    share = hands["share"].to_numpy(dtype=float)
+    edges = np.concatenate([[0.0], np.cumsum(share)]) * 100
+    xs = np.column_stack([edges[:-1], edges[1:]]).ravel()
+    bottom = np.zeros(len(hands))
+    for name in actions:
+        y = hands[name].to_numpy(dtype=float)
+        if not (y > 0).any():
+            continue
+        ax.fill_between(xs, np.repeat(bottom, 2) * 100, np.repeat(bottom + y, 2) * 100,
+                        color=ACTION_COLORS.get(name, None), label=name, lw=0)
+        bottom = bottom + y
+    groups = []
+    for k, best in enumerate(hands["best"]):
+        if not groups or groups[-1][0] != best:
+            groups.append([best, edges[k], edges[k + 1]])
+        else:
+            groups[-1][2] = edges[k + 1]
+    for best, lo, hi in groups:
+        if lo > 0:
+            ax.axvline(lo, color="white", lw=1.2)
+    shown = [(best, lo, hi) for best, lo, hi in groups if hi - lo >= 2.0]
+    top = ax.secondary_xaxis("top")
+    top.set_xticks([(lo + hi) / 2 for _, lo, hi in shown], [best for best, _, _ in shown])
+    top.tick_params(length=0, labelsize=8)
+    for label, (best, lo, hi) in zip(top.get_xticklabels(), shown):
+        label.set_rotation(0 if hi - lo >= 1.4 * len(best) + 1 else 90)
     ax.set_xlim(0, 100)
     ax.set_ylim(0, 100)
-    ax.set_xlabel("hand strength: percentile of card-play equity")
+    ax.set_xlabel("hands that can be here, weakest to strongest (% of them); "
+                  "on top: the best card held")
     ax.set_ylabel("% of the time")
-    ax.set_title(f"{situation}: the {SEATS.get(seat, seat)}, vira {vira}", fontsize=11)
-    ax.legend(loc="upper left", fontsize=8)
+    ax.set_title(title, fontsize=11)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
     return fig

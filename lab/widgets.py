@@ -1,10 +1,12 @@
-"""ipywidgets composites: the dashboards behind the notebooks in ``notebooks/``.
+"""ipywidgets composites: the dashboards behind the notebooks in ``notebooks/``, and the
+pieces they share.
 
 Each composite is a ``VBox`` built from the solved tables (:func:`lab.tables.load_table`)
 and the figures of :mod:`lab.charts`. Charts are PNG images in an ``Image`` widget whose
 value is replaced on every change, so a dashboard redraws in place. A table that is not
 built yet is never an error: the dashboard (or the section that needs it) says which
-command builds it.
+command builds it. The equity-by-vira and match-equity dashboards live here; the hand
+and strategy explorers, built on the stored full-game policy, in :mod:`lab.dashboards`.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from . import charts
-from .cards import DECK, RANKS, Card, level
-from .classes import hand_classes, hand_label
+from .cards import RANKS, Card
+from .classes import hand_classes
 from .rules import ELEVEN, ELEVEN_ELEVEN, hand_kind
 
 
@@ -48,16 +50,18 @@ def labeled(text: str, widget: W.Widget) -> W.HBox:
 class TableMissing(Exception):
     """A table the dashboard needs is not built (or is stale)."""
 
-    def __init__(self, name: str, detail: str):
+    def __init__(self, name: str, detail: str, command: str | None = None):
         super().__init__(f"{name}: {detail}")
-        self.name, self.detail = name, detail
+        self.name, self.detail, self._command = name, detail, command
 
     @property
     def command(self) -> str:
-        """The command that builds the table (from lab.tables' registry)."""
+        """The command that builds the table (from lab.tables' registry, unless given)."""
         from .tables import TABLES
 
-        return TABLES[self.name].rebuild
+        if self._command is None and self.name in TABLES:
+            return TABLES[self.name].rebuild
+        return self._command or f"lab solve {self.name}"
 
 
 def load(name: str, solved_only: bool = False) -> pd.DataFrame:
@@ -112,6 +116,22 @@ def show_png(image: W.Image, data: bytes) -> None:
     with image.hold_sync():  # one message, so the browser draws the image once
         image.width = str(int.from_bytes(data[16:20], "big"))  # the PNG header's width
         image.value = data
+
+
+def replace_children(box: W.Box, children) -> None:
+    """Put ``children`` in ``box`` in one message (the page never shows half of a
+    redraw), then close the widgets they replace."""
+    old = box.children
+    box.children = tuple(children)
+    for widget in old:
+        if widget not in box.children:
+            _close(widget)
+
+
+def _close(widget: W.Widget) -> None:
+    for child in getattr(widget, "children", ()):
+        _close(child)
+    widget.close()
 
 
 class Dashboard(W.VBox):
@@ -292,31 +312,7 @@ def equity_by_vira() -> EquityByVira:
     return EquityByVira()
 
 
-# --------------------------------------------------------------------- hand explorer
-
-
-SECTIONS = (
-    ("Points EV (points per hand, full game with the truco ladder)", "full_ev", ()),
-    ("Strategy at the first decision", "full_strategy", ("first", "first_after_card")),
-    ("Answer to a truco", "full_strategy", ("vs_truco",)),
-    ("Outcome distribution of this vira's hands (probability each seat scores 1, 3, 6, 9, 12)",
-     "full_summary", ()),
-)
-"""Hand-explorer sections from the full game's tables: (title, table, situations)."""
-
-
-def pick_problem(vira: Card, cards) -> str | None:
-    """Why three picked cards cannot be a hand with this vira, or None when they can."""
-    for card in cards:
-        if card == vira:
-            return (f"{card_label(card)} is the vira: it is turned face up and out of play, "
-                    f"so it cannot be in a hand. Pick another card.")
-    for i, card in enumerate(cards):
-        if card in cards[:i]:
-            return (f"{card_label(card)} is picked twice: each card exists once in the deck. "
-                    f"Pick another card.")
-    return None
-
+# --------------------------------------------------------------------- hands and scores
 
 def hand_kind_text(score: tuple[int, int]) -> str:
     """What kind of hand is played at (mão, pé) ``score``, in words."""
@@ -328,160 +324,6 @@ def hand_kind_text(score: tuple[int, int]) -> str:
         return (f"mão de onze: the {who} (11 points) sees his cards and accepts (the hand is "
                 f"worth 3, raises locked) or runs (the other side scores 1).")
     return "a normal hand: worth 1, truco raises it to 3, 6, 9, 12."
-
-
-class HandExplorer(Dashboard):
-    """Pick the vira, three cards, the seat and the score; see what the tables know about
-    that hand."""
-
-    def __init__(self):
-        super().__init__()
-        try:
-            self.table = load("cardplay")
-        except TableMissing as exc:
-            self.children = [W.HTML(table_missing_html(exc))]
-            self.missing = exc
-            return
-        self.missing = None
-        options = [(card_label(c), c) for c in sorted(DECK, key=lambda c: (c.rank, -c.suit))]
-        by_name = {card_label(c): c for c in DECK}
-        narrow = W.Layout(width="150px")
-        self.vira = W.Dropdown(options=options, value=by_name["4♣"], description="vira",
-                               layout=narrow)
-        self.cards = [W.Dropdown(options=options, value=by_name[name], description=f"card {i + 1}",
-                                 layout=narrow) for i, name in enumerate(("5♣", "3♥", "K♦"))]
-        self.seat = seat_buttons()
-        points = list(range(12))
-        self.score_mao = W.Dropdown(options=points, value=0, description="mão's points",
-                                    layout=W.Layout(width="170px"),
-                                    style={"description_width": "initial"})
-        self.score_pe = W.Dropdown(options=points, value=0, description="pé's points",
-                                   layout=W.Layout(width="170px"),
-                                   style={"description_width": "initial"})
-        self.message = W.HTML()
-        self.facts = W.HTML()
-        self.image = _image()
-        self.sections = W.HTML()
-        for control in (self.vira, *self.cards, self.seat, self.score_mao, self.score_pe):
-            control.observe(lambda change: self.redraw(), names="value")
-        self.children = [
-            W.HBox([self.vira, *self.cards]),
-            W.HBox([labeled("seat", self.seat), self.score_mao, self.score_pe], layout=WRAP),
-            self.message, W.HBox([self.facts, self.image], layout=WRAP), self.sections,
-        ]
-        self.redraw()
-
-    @property
-    def hand(self) -> tuple[Card, Card, Card]:
-        return tuple(c.value for c in self.cards)
-
-    def hand_row(self) -> pd.Series:
-        """The card-play row of the picked hand (for the picked vira and seat)."""
-        vira = self.vira.value
-        label = hand_label([level(c, vira) for c in self.hand], vira.rank)
-        rows = self.table[(self.table["vira"] == vira.rank_char)
-                          & (self.table["seat"] == self.seat.value)
-                          & (self.table["hand"] == label)]
-        if rows.empty:
-            raise TableMissing("cardplay", f"no row for vira {vira.rank_char}, "
-                               f"{self.seat.value}, {label}: the table is incomplete")
-        return rows.iloc[0]
-
-    def redraw(self) -> None:
-        start = time.perf_counter()
-        problem = pick_problem(self.vira.value, self.hand)
-        if problem:
-            self.message.value = (f'<div class="lab-pick-error" style="color:#a00;padding:6px 0">'
-                                  f"<b>Not a possible hand.</b> {html.escape(problem)}</div>")
-            self.facts.value = ""
-            self.image.layout.visibility = "hidden"
-            self.sections.value = ""
-            return
-        self.message.value = ""
-        self.image.layout.visibility = "visible"
-        try:
-            row = self.hand_row()
-        except TableMissing as exc:
-            self.facts.value = table_missing_html(exc)
-            return
-        vira, seat = self.vira.value, self.seat.value
-        rows = self.table[(self.table["vira"] == vira.rank_char) & (self.table["seat"] == seat)]
-        pct = charts.weighted_rank(rows["equity"], rows["weight"])
-        percentile = float(pct[rows["hand"] == row["hand"]].iloc[0])
-        score = (self.score_mao.value, self.score_pe.value)
-        seat_name = charts.SEATS[seat]
-        self.facts.value = (
-            TABLE_STYLE +
-            f"<h3 style='margin:6px 0'>{html.escape(row['hand'])}"
-            f" <small>({' '.join(card_label(c) for c in self.hand)}, vira {card_label(vira)}, "
-            f"{seat_name})</small></h3>"
-            "<table class='lab-table'>"
-            f"<tr><th>equity at the card-play equilibrium</th><td>{100 * row['equity']:.1f}%</td>"
-            "<td>win probability</td></tr>"
-            f"<tr><th>double-dummy equity</th><td>{100 * row['double_dummy']:.1f}%</td>"
-            "<td>win probability, both hands face up</td></tr>"
-            f"<tr><th>chance of being dealt this class</th><td>{100 * row['weight']:.3f}%</td>"
-            f"<td>1 deal in {1 / row['weight']:,.0f}</td></tr>"
-            f"<tr><th>stronger than</th><td>{100 * percentile:.0f}%</td>"
-            "<td>of dealt hands (by equilibrium equity)</td></tr>"
-            f"<tr><th>exploitability</th><td>{row['exploitability']:.2g}</td>"
-            "<td>win probability, this vira</td></tr></table>"
-            f"<p>At {score[0]}–{score[1]} (mão–pé): {html.escape(hand_kind_text(score))}</p>")
-        key = (vira.rank_char, seat, row["hand"])
-        self.draw(self.image, key, lambda: charts.equity_curve(rows, row["hand"]))
-        self.sections.value = self.sections_html(vira.rank_char, seat, row["hand"], score)
-        self.redraw_seconds = time.perf_counter() - start
-
-    def sections_html(self, vira: str, seat: str, hand: str, score: tuple[int, int]) -> str:
-        parts = []
-        for title, name, situations in SECTIONS:
-            parts.append(f"<h4 style='margin:10px 0 2px'>{title}</h4>"
-                         + section_rows(name, situations=situations, vira=vira, seat=seat,
-                                        hand=hand))
-        parts.append("<h4 style='margin:10px 0 2px'>Match equity at this score</h4>"
-                     + match_equity_html(score, seat))
-        if hand_kind(score)[0] == ELEVEN:
-            parts.append("<h4 style='margin:10px 0 2px'>Mão de onze</h4>"
-                         + section_rows("mao_de_onze", vira=vira, seat=seat, hand=hand,
-                                        score=score))
-        return TABLE_STYLE + "".join(parts)
-
-
-def section_rows(name: str, score: tuple[int, int] | None = None, situations=(),
-                 **match) -> str:
-    """The rows of table ``name`` matching ``match`` (columns present in the table) and one
-    of ``situations`` (when given), as HTML; the not-solved message while the table, or
-    this vira's part of a full-game table, is missing."""
-    try:
-        table = load(name, solved_only=name.startswith("full_"))
-    except TableMissing as exc:
-        return missing_html(exc)
-    vira = match.get("vira")
-    if vira is not None and "vira" in table and vira not in set(table["vira"]):
-        return missing_html(TableMissing(name, f"solved so far for vira "
-                                               f"{', '.join(dict.fromkeys(table['vira']))} only; "
-                                               f"vira {vira} is not solved yet"))
-    rows = table
-    if situations and "situation" in rows:
-        rows = rows[rows["situation"].isin(situations)]
-        seat = match.get("seat")
-        if seat is not None and seat not in set(rows["seat"]):
-            deciders = " and ".join(charts.SEATS[s] for s in dict.fromkeys(rows["seat"]))
-            return (f"<p><i>in the solved table only the {deciders} decides here "
-                    f"({html.escape(', '.join(SITUATIONS.get(s, s) for s in situations))})"
-                    "</i></p>")
-    for column, value in match.items():
-        if column in rows:
-            rows = rows[rows[column] == value]
-    if score is not None:
-        if {"score_mao", "score_pe"} <= set(rows.columns):
-            rows = rows[(rows["score_mao"] == score[0]) & (rows["score_pe"] == score[1])]
-        elif "score" in rows:
-            rows = rows[rows["score"].astype(str).isin([f"{score[0]},{score[1]}",
-                                                        str(min(score))])]
-    if rows.empty:
-        return "<p><i>no row for this hand</i></p>"
-    return frame_html(rows.head(20))
 
 
 def match_equity_html(score: tuple[int, int], seat: str) -> str:
@@ -504,11 +346,6 @@ def match_equity_html(score: tuple[int, int], seat: str) -> str:
         note = (f"<p><small>— the full game's points play is not a match equilibrium: "
                 f"{html.escape(leak_text(score))}.</small></p>")
     return frame_html(shown) + note
-
-
-def hand_explorer() -> HandExplorer:
-    """The hand-explorer dashboard."""
-    return HandExplorer()
 
 
 # --------------------------------------------------------------------- match equity
@@ -732,97 +569,5 @@ def match_equity() -> MatchEquity:
     return MatchEquity()
 
 
-# --------------------------------------------------------------------- strategy explorer
-
-
-class StrategyExplorer(Dashboard):
-    """Truco, accept, run and re-raise frequencies by hand strength, per vira and seat.
-
-    Built on the full game's ``full_strategy`` table (the viras solved so far): tidy rows
-    vira, seat, hand, situation, action, probability. Playing any card (open or covered)
-    is one action here, "play a card"; the hand explorer shows which card.
-    """
-
-    def __init__(self):
-        super().__init__()
-        try:
-            self.table = strategy_frequencies(load("full_strategy", solved_only=True))
-            self.summary = load("full_summary", solved_only=True)
-            self.cardplay = load("cardplay")
-        except TableMissing as exc:
-            self.children = [W.HTML(missing_html(exc))]
-            self.missing = exc
-            return
-        self.missing = None
-        viras = [v for v in RANKS if v in set(self.table["vira"])]
-        self.vira = W.Dropdown(options=viras, value=viras[0], description="vira")
-        self.seat = seat_buttons()
-        self.situation = W.Dropdown(options=self.situations(), description="situation",
-                                    layout=W.Layout(width="420px"))
-        self.image = _image()
-        self.details = W.HTML()
-        self.switching_seat = False
-        self.seat.observe(lambda change: self.seat_changed(), names="value")
-        for control in (self.vira, self.situation):
-            control.observe(lambda change: self.switching_seat or self.redraw(), names="value")
-        self.children = [W.HBox([self.vira, labeled("seat", self.seat), self.situation],
-                                layout=WRAP), self.image, self.details]
-        self.redraw()
-
-    def situations(self) -> list[tuple[str, str]]:
-        """(label, situation) of the chosen seat's decisions."""
-        here = self.table[self.table["seat"] == self.seat.value]
-        return [(SITUATIONS.get(s, s), s) for s in dict.fromkeys(here["situation"])]
-
-    def seat_changed(self) -> None:
-        """The other seat decides in other situations: offer those, then redraw once."""
-        self.switching_seat = True
-        try:
-            options = self.situations()
-            self.situation.options = options
-            self.situation.value = options[0][1]
-        finally:
-            self.switching_seat = False
-        self.redraw()
-
-    def redraw(self) -> None:
-        start = time.perf_counter()
-        key = (self.vira.value, self.seat.value, self.situation.value)
-        self.draw(self.image, key, lambda: charts.strategy_chart(
-            self.table, self.cardplay, *key))
-        row = self.summary[self.summary["vira"] == self.vira.value].iloc[0]
-        seat = self.seat.value
-        self.details.value = (
-            f"<p>Vira {row['vira']}: {int(row['iterations'])} iterations, exploitability "
-            f"{row['exploitability']:.3g} points per hand; the mão's value "
-            f"{row['value_mao']:+.3f} points per hand. Bluff frequency of the "
-            f"{charts.SEATS[seat]} (truco at the first decision with a hand whose points EV is "
-            f"below the median): {100 * row['bluff_' + seat]:.1f}%.</p>")
-        self.redraw_seconds = time.perf_counter() - start
-
-
-SITUATIONS = {
-    "first": "the mão's first move (truco or a card)",
-    "vs_truco": "the pé's answer to the mão's opening truco",
-    "first_after_card": "the pé's first move after the mão's card",
-}
-"""Readable names of the full_strategy situations."""
-
-
-def strategy_frequencies(strategy: pd.DataFrame) -> pd.DataFrame:
-    """full_strategy rows as (vira, seat, hand, situation, action, frequency), every card
-    play (open or covered) summed into one action "play a card"."""
-    action = strategy["action"].where(~strategy["action"].str.match(r"(play|cover) "),
-                                      "play a card")
-    out = strategy.assign(action=action).groupby(
-        ["vira", "seat", "hand", "situation", "action"], sort=False)["probability"].sum()
-    return out.rename("frequency").reset_index()
-
-
-def strategy_explorer() -> StrategyExplorer:
-    """The strategy-explorer dashboard."""
-    return StrategyExplorer()
-
-
-__all__ = ["equity_by_vira", "hand_explorer", "match_equity", "strategy_explorer", "load",
-           "TableMissing", "pick_problem"]
+__all__ = ["equity_by_vira", "match_equity", "load", "TableMissing", "missing_html",
+           "table_missing_html", "card_label", "Dashboard"]

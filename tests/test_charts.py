@@ -11,6 +11,9 @@ import pandas as pd
 import pytest
 
 from lab import charts, widgets
+from lab.dashboards import hand_explorer
+from lab.dashboards.background import Background
+from lab.dashboards.hand_play import HandPlayer
 from lab.cards import parse_card
 from lab.cli import main as lab_main
 
@@ -163,20 +166,6 @@ def test_eleven_thresholds_share_and_weakest_accepted_hand():
     assert charts.eleven_chart(out, "t").axes[0].patches  # one bar per vira
 
 
-def test_strategy_chart_stacks_frequencies_by_strength():
-    cardplay = tiny_cardplay()
-    strategy = pd.DataFrame({"vira": "4", "seat": "mao",
-                             "hand": ["zap 3 K", "zap 3 K", "zap 2 2", "3 3 K"],
-                             "situation": "first decision",
-                             "action": ["raise", "play", "play", "play"],
-                             "frequency": [0.25, 0.75, 1.0, 1.0]})
-    fig = charts.strategy_chart(strategy, cardplay, "4", "mao", "first decision", bins=2)
-    heights = sorted(p.get_height() for p in fig.axes[0].patches)
-    # deal percentiles: 3 3 K 1/6 (weaker half); zap 2 2 7/12, zap 3 K 11/12 (stronger half).
-    # stronger half raises 0.25 * 0.1 / 0.4 = 6.25 % of the time, plays 93.75 %.
-    assert heights == pytest.approx([0.0, 6.25, 93.75, 100.0])
-
-
 def test_png_is_a_png():
     data = charts.png(charts.equity_curve(tiny_cardplay().query("vira == '4' and seat == 'mao'"),
                                           "zap 2 2"))
@@ -195,21 +184,22 @@ def test_after_hand_swaps_the_seats_and_stops_at_twelve():
 
 def test_impossible_picks_are_explained():
     vira = parse_card("4c")
-    assert "is the vira" in widgets.pick_problem(vira, (parse_card("4c"), parse_card("5c"),
+    assert "is the vira" in hand_explorer.pick_problem(vira, (parse_card("4c"), parse_card("5c"),
                                                         parse_card("3h")))
-    assert "picked twice" in widgets.pick_problem(vira, (parse_card("5c"), parse_card("3h"),
+    assert "picked twice" in hand_explorer.pick_problem(vira, (parse_card("5c"), parse_card("3h"),
                                                          parse_card("3h")))
-    assert widgets.pick_problem(vira, (parse_card("4h"), parse_card("5c"), parse_card("3h"))) \
+    assert hand_explorer.pick_problem(vira, (parse_card("4h"), parse_card("5c"), parse_card("3h"))) \
         is None
 
 
-@pytest.mark.parametrize("make", [widgets.EquityByVira, widgets.HandExplorer])
-def test_a_missing_table_is_a_message_not_an_error(make, monkeypatch):
+@pytest.mark.parametrize("module, make", [(widgets, "EquityByVira"),
+                                          (hand_explorer, "HandExplorer")])
+def test_a_missing_table_is_a_message_not_an_error(module, make, monkeypatch):
     def missing(name):
         raise widgets.TableMissing(name, f"table {name!r} is missing")
 
-    monkeypatch.setattr(widgets, "load", missing)
-    dashboard = make()
+    monkeypatch.setattr(module, "load", missing)
+    dashboard = getattr(module, make)()
     text = dashboard.children[0].value
     assert "table missing" in text and "lab solve cardplay --all" in text
 
@@ -224,9 +214,16 @@ def test_sections_say_not_solved_yet_with_the_command(monkeypatch):
     dashboard = widgets.MatchEquity()
     assert "not solved yet" in dashboard.children[0].value
     assert "lab solve match" in dashboard.children[1].value
-    explorer = widgets.StrategyExplorer()
-    assert "not solved yet" in explorer.children[0].value
-    assert "lab solve full --all" in explorer.children[0].value
+
+
+def test_the_strategy_explorer_without_a_policy_says_how_to_store_one(tmp_path, monkeypatch):
+    from lab.dashboards.strategy_explorer import StrategyExplorer
+
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
+    explorer = StrategyExplorer()
+    assert explorer.missing is not None
+    assert "lab solve policy --vira V --checkpoints DIR" in explorer.children[0].value
+    assert "lab rank --write" in explorer.ranking.children[0].value
 
 
 def test_equity_by_vira_redraws_when_a_control_changes():
@@ -248,7 +245,7 @@ def test_hand_explorer_shows_the_tables_numbers_and_explains_bad_picks():
     table = real_table("cardplay")
     row = table[(table["vira"] == "4") & (table["seat"] == "mao")
                 & (table["hand"] == "zap 3 K")].iloc[0]
-    dashboard = widgets.HandExplorer()               # default: vira 4♣, 5♣ 3♥ K♦, mão
+    dashboard = hand_explorer.HandExplorer(HandPlayer(Deferred()))  # 4♣; 5♣ 3♥ K♦; mão
     assert "zap 3 K" in dashboard.facts.value
     assert f"{100 * row['equity']:.1f}%" in dashboard.facts.value
     assert f"{100 * row['double_dummy']:.1f}%" in dashboard.facts.value
@@ -264,6 +261,20 @@ def test_hand_explorer_shows_the_tables_numbers_and_explains_bad_picks():
     dashboard.score_mao.value = 11
     assert "mão de onze" in dashboard.facts.value
     assert "Mão de onze" in dashboard.sections.value
+    assert "does not apply" in dashboard.player.stage.children[0].value
+    dashboard.cards[1].value = parse_card("Kd")
+    assert dashboard.player.layout.display == "none"   # no hand to play
+
+
+class Deferred(Background):
+    """Runs loads at once and leaves the exact values (seconds of work) undone."""
+
+    def __init__(self):
+        super().__init__(threaded=False)
+
+    def submit(self, kind, work, done, failed=None):
+        if kind == "load":
+            super().submit(kind, work, done, failed)
 
 
 # ------------------------------------------------------------------ lab publish
@@ -423,39 +434,17 @@ def test_sections_of_an_unsolved_vira_say_so(tmp_path, monkeypatch):
     info = {"iterations": 1, "exploitability": 0.01}
     write_table("full_ev", some, FULL_SETTINGS, {"4": info, "7": info}, tmp_path)
     monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
-    html = widgets.section_rows("full_ev", vira="5", seat="mao", hand="zap 3 K")
+    html = hand_explorer.section_rows("full_ev", vira="5", seat="mao", hand="zap 3 K")
     assert "solved so far for vira 4, 7 only; vira 5 is not solved yet" in html
     assert "lab solve full --all" in html
-    assert "zap 3 K" in widgets.section_rows("full_ev", vira="7", seat="mao", hand="zap 3 K")
-
-
-def test_strategy_explorer_offers_each_seat_its_own_situations():
-    table = real_table("full_strategy", solved_only=True)
-    dashboard = widgets.StrategyExplorer()
-    assert dashboard.missing is None
-    first = dashboard.image.value
-    assert first[:4] == b"\x89PNG" and "exploitability" in dashboard.details.value
-    mao = {value for _, value in dashboard.situation.options}
-    assert mao == set(table[table.seat == "mao"].situation)
-    dashboard.seat.value = "pe"
-    pe = {value for _, value in dashboard.situation.options}
-    assert pe == set(table[table.seat == "pe"].situation) and not pe & mao
-    assert dashboard.image.value != first
-
-
-def test_strategy_frequencies_sum_card_plays_into_one_action():
-    rows = pd.DataFrame({"vira": "4", "seat": "mao", "hand": "zap 3 K", "situation": "first",
-                         "action": ["play zap", "cover 3", "play K", "truco"],
-                         "probability": [0.25, 0.125, 0.5, 0.125]})
-    out = widgets.strategy_frequencies(rows).set_index("action")["frequency"]
-    assert out.to_dict() == {"play a card": 0.875, "truco": 0.125}
+    assert "zap 3 K" in hand_explorer.section_rows("full_ev", vira="7", seat="mao", hand="zap 3 K")
 
 
 def test_a_section_says_which_seat_decides_when_the_other_is_asked():
     real_table("full_strategy", solved_only=True)
-    html = widgets.section_rows("full_strategy", situations=("vs_truco",), vira="4",
+    html = hand_explorer.section_rows("full_strategy", situations=("vs_truco",), vira="4",
                                 seat="mao", hand="zap A K")
     assert "only the pé decides here" in html
-    html = widgets.section_rows("full_strategy", situations=("vs_truco",), vira="4",
+    html = hand_explorer.section_rows("full_strategy", situations=("vs_truco",), vira="4",
                                 seat="pe", hand="zap A K")
     assert "<table" in html and "accept" in html

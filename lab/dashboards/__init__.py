@@ -1,0 +1,16 @@
+"""Dashboards on the full game's stored policy (:mod:`lab.policies`).
+
+* :mod:`~lab.dashboards.spots`: decision points of the policy in a player's words: who
+  acts, what each public action is called, how every hand class plays there and how likely
+  each is to be there; preset situations.
+* :mod:`~lab.dashboards.background`: slow work (loading a policy, exact action values)
+  off the kernel's main thread, so that a dashboard draws first and fills in after.
+* :mod:`~lab.dashboards.hand_play`: one hand played forward against the policy, move by
+  move (the hand explorer's play section).
+* :mod:`~lab.dashboards.hand_explorer`, :mod:`~lab.dashboards.strategy_explorer`: the
+  two dashboards of ``notebooks/hand_explorer.ipynb`` and ``strategy_explorer.ipynb``.
+* :mod:`~lab.dashboards.ranking`: the ``bot_ranking`` table.
+
+The helpers they share with the other dashboards (missing-table messages, images, seat
+buttons) live in :mod:`lab.widgets`.
+"""

@@ -1,0 +1,112 @@
+"""Slow work for a dashboard (loading a policy, exact action values), off the kernel's
+main thread.
+
+A dashboard must draw its first state at once and fill in what takes seconds afterwards:
+a Voila page shows nothing until its notebook's cells have run, and a kernel busy in a
+cell answers no widget. :class:`Background` runs such work on one worker thread and hands
+the result back on the kernel's event loop, the only place that touches widgets. Jobs
+have a *kind*; a job not started yet is replaced by a newer one of its kind (the user
+moved on), and jobs run one at a time in the order they were asked for.
+
+Outside a kernel (plain Python, the tests) there is no running event loop, and the work
+runs at once, in the caller.
+
+Numba kernels hold the interpreter lock while they run, so while an exact-values
+traversal runs (seconds at the start of a hand) the kernel answers no click; the clicks
+wait and are handled in order afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import weakref
+from collections import OrderedDict
+
+_ALL: "weakref.WeakSet[Background]" = weakref.WeakSet()
+
+
+class Background:
+    """One worker thread for a dashboard's slow jobs (see the module docstring)."""
+
+    def __init__(self, threaded: bool | None = None):
+        try:
+            self.loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.loop = None
+        self.threaded = (self.loop is not None) if threaded is None else threaded
+        self._lock = threading.Lock()
+        self._pending: OrderedDict = OrderedDict()
+        self._running = False
+        self._unfinished: dict = {}   # kind: jobs asked for whose callback has not run yet
+        _ALL.add(self)
+
+    def idle(self, kinds=None) -> bool:
+        """No job (of ``kinds``, default any) waiting, running, or waiting to hand its
+        result back."""
+        with self._lock:
+            return not any(n for k, n in self._unfinished.items() if kinds is None or k in kinds)
+
+    def submit(self, kind: str, work, done, failed=None) -> None:
+        """Run ``work()``, then ``done(result)`` (or ``failed(exception)``) where widgets
+        may be touched. A job of ``kind`` not started yet is dropped for this one."""
+        if not self.threaded:
+            self._finish(work, done, failed)
+            return
+        with self._lock:
+            if kind in self._pending:
+                self._unfinished[kind] -= 1    # the dropped job never calls back
+                del self._pending[kind]
+            self._pending[kind] = (work, done, failed)
+            self._unfinished[kind] = self._unfinished.get(kind, 0) + 1
+            if self._running:
+                return
+            self._running = True
+        threading.Thread(target=self._drain, name="lab-dashboard-work", daemon=True).start()
+
+    def _drain(self) -> None:
+        while True:
+            with self._lock:
+                if not self._pending:
+                    self._running = False
+                    return
+                kind, (work, done, failed) = self._pending.popitem(last=False)
+            try:
+                outcome = (True, work())
+            except Exception as exc:  # handed to ``failed`` on the loop
+                outcome = (False, exc)
+            self.loop.call_soon_threadsafe(self._deliver, kind, outcome, done, failed)
+
+    def _deliver(self, kind, outcome, done, failed) -> None:
+        ok, value = outcome
+        try:
+            if ok:
+                done(value)
+            elif failed is not None:
+                failed(value)
+        finally:
+            with self._lock:
+                self._unfinished[kind] -= 1
+
+    def _finish(self, work, done, failed) -> None:
+        try:
+            value = work()
+        except Exception as exc:
+            if failed is None:
+                raise
+            failed(exc)
+            return
+        done(value)
+
+
+async def settle(timeout: float = 300.0, kinds=None) -> bool:
+    """Wait (in a kernel, letting the event loop run) until every dashboard's background
+    work (of ``kinds``, default any) is done; False if ``timeout`` seconds pass first.
+    For notebooks run headless: ``await settle()`` in a last cell."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        if all(b.idle(kinds) for b in list(_ALL)):
+            return True
+        await asyncio.sleep(0.1)
+    return False

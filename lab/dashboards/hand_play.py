@@ -1,0 +1,498 @@
+"""One hand played forward against the full game's stored policy, move by move.
+
+The user holds three cards in one seat; the other seat's cards stay hidden and are
+chosen as he plays them: a card of the level he plays that nobody has seen yet. At every
+step the user picks the next move of either seat, or lets the policy pick it: for the
+user's hand from its own strategy, for the opponent from his strategy averaged over the
+hands he can hold given the user's cards (:func:`lab.dashboards.spots.opponent_mix`).
+
+Shown at each step: whose turn it is, the strategy of the user's hand there (or that the
+policy never gets there with it), the exact expected points of each of its moves
+(:meth:`~lab.solver.policy.Line.action_values`, worked out in the background: seconds at
+the start of a hand), and the value of the hand at each of its decisions so far.
+Points are points per hand for the user's side: won positive, lost negative.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+import weakref
+from collections import OrderedDict
+from typing import Optional
+
+import ipywidgets as W
+import numpy as np
+
+from .. import charts
+from ..cards import DECK, SUITS, Card, level
+from ..rules import COVER, ELEVEN, ELEVEN_ELEVEN, PLAY, Action, hand_kind
+from ..solver.full_line import dealt_state, follow, policy_action, rules_action
+from ..solver.policy import FullPolicy, PolicyError
+from ..widgets import LIVE_ONLY, card_label, replace_children
+from . import spots
+from .background import Background
+
+SHOW_ORDER = sorted(DECK, key=lambda c: (c.rank, -SUITS.index(c.suit_char)))
+"""Which copy of a plain rank the opponent shows first: clubs, hearts, spades, diamonds."""
+
+
+# ------------------------------------------------------------------ the hand
+
+
+class HandPlay:
+    """A hand walked from the deal: the user holds ``hand`` (three Cards) in ``seat`` (0
+    mão, 1 pé) with ``vira``; ``moves`` are ``(seat, lab.rules.Action)`` pairs. Immutable:
+    :meth:`then` and :meth:`back` return new hands."""
+
+    def __init__(self, policy: FullPolicy, vira: Card, hand, seat: int, moves=()):
+        self.policy, self.vira, self.hand, self.seat = policy, vira, tuple(hand), int(seat)
+        self.moves = tuple(moves)
+        followed = follow(policy, vira, self.moves, {self.seat: self.hand})
+        self.line = followed.line
+        self.state = followed.states[self.seat]
+        self.hand_class = int(policy.cards.state_class[dealt_state(policy, self.hand, vira)])
+
+    # ---------------------------------------------------------------- where it stands
+    @property
+    def over(self) -> bool:
+        return self.line.over
+
+    @property
+    def actor(self) -> Optional[int]:
+        return None if self.over else self.policy.actor(self.line.spot)
+
+    @property
+    def your_turn(self) -> bool:
+        return self.actor == self.seat
+
+    @property
+    def in_hand(self) -> tuple:
+        """The user's cards not played yet."""
+        gone = {a.card for s, a in self.moves if s == self.seat and a.kind in (PLAY, COVER)}
+        return tuple(c for c in self.hand if c not in gone)
+
+    def unseen(self) -> list[Card]:
+        """Cards the opponent may still show: not the vira, not the user's, not shown
+        already (a covered card stays unknown)."""
+        seen = {self.vira, *self.hand}
+        seen |= {a.card for s, a in self.moves if s != self.seat and a.kind == PLAY}
+        return [c for c in SHOW_ORDER if c not in seen]
+
+    def points(self) -> int:
+        """At the end: the points the user's side scores (negative when the other does)."""
+        end = self.line.spot
+        return end.points if end.winner == self.seat else -end.points
+
+    # ---------------------------------------------------------------- moving on
+    def then(self, action: Action) -> "HandPlay":
+        return HandPlay(self.policy, self.vira, self.hand, self.seat,
+                        self.moves + ((self.actor, action),))
+
+    def back(self) -> "HandPlay":
+        return HandPlay(self.policy, self.vira, self.hand, self.seat, self.moves[:-1])
+
+    def restart(self) -> "HandPlay":
+        return HandPlay(self.policy, self.vira, self.hand, self.seat)
+
+    # ---------------------------------------------------------------- the choices
+    def options(self) -> list[tuple[Action, object, str]]:
+        """``(rules action, policy action, button text)`` of each move the player to act
+        can make (for the opponent: each public move some hand of his could make)."""
+        if self.over:
+            return []
+        if self.your_turn:
+            return self._your_options()
+        return self._opponent_options()
+
+    def _your_options(self):
+        d = self.policy.decision(self.line.spot)
+        i = self.policy.pair_of(self.line.spot.card, self.seat, self.state)
+        out = []
+        for move in d.actions:
+            if not d.legal_for(i, move):
+                continue
+            if isinstance(move, tuple):
+                action = rules_action(move, self.in_hand, self.vira)
+                verb = "play" if action.kind == PLAY else "cover"
+                out.append((action, move, f"{verb} {card_label(action.card)}"))
+            else:
+                out.append((Action(move), move, self._call_text(move)))
+        return out
+
+    def _opponent_options(self):
+        out = []
+        unseen = self.unseen()
+        for move in spots.possible_actions(self.policy, self.line, self.hand_class):
+            if isinstance(move, tuple):
+                card = next(c for c in unseen if level(c, self.vira) == move[1])
+                out.append((Action(PLAY, card), move, f"plays {card_label(card)}"))
+            elif move == spots.COVER:
+                out.append((Action(COVER, unseen[0]), move, "covers a card"))
+            else:
+                out.append((Action(move), move, self._call_text(move)))
+        return out
+
+    def _call_text(self, move) -> str:
+        """``truco!`` ...; ``accept`` / ``run`` for the user, ``accepts`` / ``runs`` for
+        the opponent."""
+        if self.your_turn and move in ("accept", "run"):
+            return move
+        return spots.short_words(self.policy, self.line.spot, move)
+
+    def strategy(self) -> Optional[dict]:
+        """The user's hand's strategy here ``{policy action: probability}``; None off the
+        policy's path (it never gets here with this hand)."""
+        try:
+            return self.policy.strategy(self.line.spot, self.state)
+        except PolicyError:
+            return None
+
+    def opponent_mix(self) -> tuple[dict, bool]:
+        """The opponent's public moves here and their probabilities given the user's cards
+        (:func:`lab.dashboards.spots.opponent_mix`)."""
+        return spots.opponent_mix(self.policy, self.line, self.hand_class)
+
+    def policy_choice(self, rng: random.Random) -> Optional[Action]:
+        """A move drawn from the policy: the hand's strategy on the user's turn (None off
+        the path), the opponent's averaged strategy on his."""
+        options = self.options()
+        if self.your_turn:
+            mix = self.strategy()
+            if mix is None:
+                return None
+            by_move = {move: action for action, move, _ in options}
+        else:
+            mix, _ = self.opponent_mix()
+            by_move = {move: action for action, move, _ in options}
+        moves = [m for m in mix if mix[m] > 0 and m in by_move]
+        if not moves:
+            return None
+        weights = np.array([mix[m] for m in moves])
+        pick = rng.choices(range(len(moves)), weights=weights / weights.sum())[0]
+        return by_move[moves[pick]]
+
+    # ---------------------------------------------------------------- words
+    def history(self) -> list[tuple[int, str]]:
+        """``(seat, words)`` of each move so far, cards named as played."""
+        out = []
+        spot = self.policy.root()
+        for seat, action in self.moves:
+            if action.kind == PLAY:
+                words = f"plays {card_label(action.card)}"
+            elif action.kind == COVER:
+                words = (f"covers {card_label(action.card)} (face down)" if seat == self.seat
+                         else "covers a card (face down)")
+            else:
+                words = spots.action_words(self.policy, spot, action.kind)
+            out.append((seat, words))
+            spot = self.policy.child(spot, policy_action(action, self.vira))
+        return out
+
+
+# ------------------------------------------------------------------ exact values
+
+_VALUES: dict = {}
+
+
+def cached_values(policy: FullPolicy, actions: tuple):
+    """``(actions, values [action][pair])`` of the actor at the line ``actions`` if
+    worked out already, else None."""
+    entry = _VALUES.get(id(policy))
+    if entry is None or entry[0]() is not policy:
+        return None
+    return entry[1].get(tuple(actions))
+
+
+def compute_values(policy: FullPolicy, line) -> tuple:
+    """:meth:`Line.action_values` of the player to act at ``line``, remembered per line
+    (the last 256 lines of the policy in use)."""
+    found = cached_values(policy, line.actions)
+    if found is not None:
+        return found
+    result = line.action_values(policy.actor(line.spot))
+    entry = _VALUES.get(id(policy))
+    if entry is None or entry[0]() is not policy:
+        _VALUES.clear()   # one policy in memory at a time
+        entry = _VALUES[id(policy)] = (weakref.ref(policy), OrderedDict())
+    table = entry[1]
+    table[tuple(line.actions)] = result
+    while len(table) > 256:
+        table.popitem(last=False)
+    return result
+
+
+def hand_values(play: HandPlay) -> Optional[dict]:
+    """``{policy action: expected points}`` of the user's hand's moves at ``play``'s spot
+    (his turn), or None while not worked out."""
+    found = cached_values(play.policy, play.line.actions)
+    if found is None:
+        return None
+    acts, vals = found
+    i = play.policy.pair_of(play.line.spot.card, play.seat, play.state)
+    return {a: float(v) for a, v in zip(acts, vals[:, i]) if not np.isnan(v)}
+
+
+def value_here(strategy: Optional[dict], values: Optional[dict]) -> Optional[float]:
+    """The hand's expected points at a spot under the policy: its strategy's mix of the
+    moves' values (None off the path or while the values are not known)."""
+    if strategy is None or values is None:
+        return None
+    moves = [m for m, p in strategy.items() if p > 0]
+    if any(m not in values for m in moves):
+        return None
+    total = sum(strategy[m] for m in moves)
+    return sum(strategy[m] * values[m] for m in moves) / total
+
+
+def path_values(play: HandPlay) -> list[tuple[str, Optional[float]]]:
+    """``(where, value)`` at each of the user's decisions on the way to here (the
+    current one included): the hand's expected points under the policy there."""
+    out = []
+    for k in range(len(play.moves) + 1):
+        step = play if k == len(play.moves) else HandPlay(play.policy, play.vira, play.hand,
+                                                            play.seat, play.moves[:k])
+        if step.over or not step.your_turn:
+            continue
+        rnd, _ = spots.round_of(play.policy, step.line.spot)
+        where = "now" if step is play else f"move {k + 1} (round {rnd})"
+        out.append((where, value_here(step.strategy(), hand_values(step))))
+    return out
+
+
+# ------------------------------------------------------------------ the widget
+
+LOADING = '<p class="lab-loading"><i>{}</i></p>'
+
+
+def points_text(x: Optional[float]) -> str:
+    return "—" if x is None or np.isnan(x) else f"{x:+.2f}"
+
+
+class HandPlayer(W.VBox):
+    """The hand explorer's play section: :class:`HandPlay` with buttons. The whole
+    section is replaced at once on every change (never half redrawn)."""
+
+    def __init__(self, background: Optional[Background] = None,
+                 rng: Optional[random.Random] = None):
+        super().__init__()
+        self.add_class("lab-play")
+        self.add_class(LIVE_ONLY)   # a published page cannot play
+        self.background = background or Background()
+        self.rng = rng or random.Random()
+        self.policy: Optional[FullPolicy] = None
+        self.play: Optional[HandPlay] = None
+        self.pick = None
+        self.failures: dict = {}
+        self.stage = W.VBox()
+        self.children = [W.HTML("<h3 style='margin:12px 0 4px'>Play the hand forward</h3>"
+                                "<small>Pick each move of either side, or let the solved "
+                                "strategy pick it; the other side's cards stay hidden and "
+                                "show as he plays them.</small>"), self.stage]
+
+    # ---------------------------------------------------------------- from the explorer
+    def show(self, vira: Card, hand, seat: int, score: tuple[int, int]) -> None:
+        """Start the hand over for these picks (or say why it cannot be played)."""
+        self.pick = (vira, tuple(hand), int(seat))
+        self.play = None
+        kind = hand_kind(score)[0]
+        if kind in (ELEVEN, ELEVEN_ELEVEN):
+            what = "a mão de onze" if kind == ELEVEN else "11 x 11"
+            self._replace([W.HTML(
+                f"<p class='lab-play-note'>At {score[0]}–{score[1]} the hand is {what}: it is "
+                "worth 3 and nobody may raise, so the full game's solved strategy (the "
+                "truco ladder, played for points) does not apply. See the mão de onze "
+                "section below.</p>")])
+            return
+        v = vira.rank_char
+        if self.policy is not None and self.policy.vira == v:
+            self._start(self.policy)
+            return
+        from ..policies import load_full_policy
+
+        self._replace([W.HTML(LOADING.format(
+            f"loading the solved strategy of vira {html.escape(v)}…"))])
+        pick = self.pick
+        self.background.submit("load", lambda: load_full_policy(v),
+                               lambda policy: pick == self.pick and self._start(policy),
+                               lambda exc: pick == self.pick and self._missing(exc))
+
+    def _missing(self, exc: Exception) -> None:
+        from ..policies import rebuild_command
+
+        vira = self.pick[0].rank_char
+        self._replace([W.HTML(policy_missing_html(exc, rebuild_command(vira)))])
+
+    def _start(self, policy: FullPolicy) -> None:
+        self.policy = policy
+        vira, hand, seat = self.pick
+        self.play = HandPlay(policy, vira, hand, seat)
+        self.render()
+
+    # ---------------------------------------------------------------- moves
+    def act(self, action: Action) -> None:
+        self.play = self.play.then(action)
+        self.render()
+
+    def policy_moves(self) -> None:
+        action = self.play.policy_choice(self.rng)
+        if action is not None:
+            self.act(action)
+
+    def back(self) -> None:
+        if self.play.moves:
+            self.play = self.play.back()
+            self.render()
+
+    def restart(self) -> None:
+        self.play = self.play.restart()
+        self.render()
+
+    # ---------------------------------------------------------------- drawing
+    def render(self) -> None:
+        """Draw the current step (with its values when known; asks for them if not)."""
+        play = self.play
+        waiting = play.your_turn and hand_values(play) is None
+        key = play.line.actions
+        if waiting and key not in self.failures:
+            self.background.submit(
+                "values", lambda: compute_values(play.policy, play.line),
+                lambda _: self.play is play and self.render(),
+                lambda exc: self._values_failed(play, exc))
+        buttons = []
+        for action, _, text in play.options():
+            button = W.Button(description=text, layout=W.Layout(width="auto"))
+            button.on_click(lambda _, a=action: self.act(a))
+            buttons.append(button)
+        choose = W.Button(description="let the policy choose", icon="random",
+                          button_style="info", layout=W.Layout(width="auto"))
+        choose.on_click(lambda _: self.policy_moves())
+        choose.disabled = play.over or (play.your_turn and play.strategy() is None)
+        back = W.Button(description="back", icon="undo", layout=W.Layout(width="auto"),
+                        disabled=not play.moves)
+        back.on_click(lambda _: self.back())
+        restart = W.Button(description="restart", icon="refresh",
+                           layout=W.Layout(width="auto"), disabled=not play.moves)
+        restart.on_click(lambda _: self.restart())
+        who = "your" if play.your_turn else "his"
+        row = W.HBox([W.Label(f"{who} move:" if not play.over else ""), *buttons, choose],
+                     layout=W.Layout(flex_flow="row wrap", align_items="center"))
+        self._replace([W.HTML(step_html(play, self.failures.get(key))), row,
+                       W.HBox([back, restart])])
+
+    def _values_failed(self, play: HandPlay, exc: Exception) -> None:
+        self.failures[play.line.actions] = f"{type(exc).__name__}: {exc}"
+        if self.play is play:
+            self.render()
+
+    def _replace(self, children) -> None:
+        replace_children(self.stage, children)
+
+
+def policy_missing_html(exc: Exception, fallback: str) -> str:
+    """A missing or unreadable stored policy: the command that builds it (from the
+    TableError's message) and the message."""
+    text = str(exc)
+    command = text.split("`")[1] if text.count("`") >= 2 else fallback
+    return (f'<div class="lab-missing" style="padding:8px 12px;border-left:4px solid #d98c00;'
+            f'background:#fff8e6;margin:4px 0"><b>solved strategy missing</b>: run '
+            f"<code>{html.escape(command)}</code><br><small style='color:#666'>"
+            f"{html.escape(text)}</small></div>")
+
+
+def step_html(play: HandPlay, failure: Optional[str] = None) -> str:
+    """The current step as HTML: the hand, the moves so far, whose turn, the strategy
+    table and the values."""
+    you = spots.SEAT_WORDS[play.seat]
+    other = spots.SEAT_WORDS[1 - play.seat]
+    cards = " ".join(card_label(c) for c in play.hand)
+    label = play.policy.cards.labels[play.hand_class]
+    parts = [f"<p>You are the <b>{you}</b> with {cards} ({html.escape(label)}), vira "
+             f"{card_label(play.vira)}.</p>"]
+    history = play.history()
+    if history:
+        items = "".join(f"<li>{f'you ({you})' if s == play.seat else 'the ' + other}: "
+                        f"{html.escape(w)}</li>" for s, w in history)
+        parts.append(f"<ol class='lab-play-history' style='margin:2px 0'>{items}</ol>")
+    parts.append(f"<p class='lab-play-turn'><b>{turn_text(play)}</b> "
+                 f"{html.escape(spots.spot_words(play.policy, play.line))}</p>")
+    if play.over:
+        points = play.points()
+        parts.append(f"<p class='lab-play-result'>You {'win' if points > 0 else 'lose'} "
+                     f"<b>{abs(points)}</b> point{'s' if abs(points) != 1 else ''}.</p>")
+    elif play.your_turn:
+        parts.append(your_table(play, failure))
+    else:
+        parts.append(opponent_table(play))
+    parts.append(path_html(play))
+    return charts_style() + "".join(parts)
+
+
+def turn_text(play: HandPlay) -> str:
+    if play.over:
+        return "Over."
+    return "Your turn." if play.your_turn else f"The {spots.SEAT_WORDS[play.actor]}'s turn."
+
+
+def your_table(play: HandPlay, failure: Optional[str]) -> str:
+    strategy = play.strategy()
+    values = hand_values(play)
+    best = max(values.values()) if values else None
+    rows = []
+    for _, move, text in play.options():
+        p = "—" if strategy is None else charts.percent(strategy.get(move, 0.0))
+        if values is not None:
+            v = values.get(move)
+            shown = points_text(v)
+            if v is not None and best is not None and v >= best - 1e-9:
+                shown = f"<b>{shown}</b>"
+        elif failure:
+            shown = "failed"
+        else:
+            shown = "<span class='lab-computing'>computing…</span>"
+        rows.append(f"<tr><td style='text-align:left'>{html.escape(text)}</td><td>{p}</td>"
+                    f"<td>{shown}</td></tr>")
+    note = ""
+    if strategy is None:
+        note = ("<p class='lab-off-path'><i>Off the equilibrium path: the solved strategy "
+                "never gets here with this hand, so it stores no strategy for it here. The "
+                "values still hold.</i></p>")
+    if failure:
+        note += f"<p style='color:#a00'>values failed: {html.escape(failure)}</p>"
+    return ("<table class='lab-table lab-strategy'><tr><th style='text-align:left'>your move"
+            "</th><th>the strategy plays it</th><th>expected points</th></tr>"
+            + "".join(rows) + "</table>" + note +
+            "<p><small>Expected points: what the hand scores on average (won +, lost −) "
+            "after this move, playing its best from then on while the other side plays "
+            "the solved strategy; his hands weighted by how likely he holds each given your "
+            "cards and his moves so far. Exact.</small></p>")
+
+
+def opponent_table(play: HandPlay) -> str:
+    mix, on_path = play.opponent_mix()
+    rows = "".join(f"<tr><td style='text-align:left'>{html.escape(text)}</td>"
+                   f"<td>{charts.percent(mix.get(move, 0.0))}</td></tr>"
+                   for _, move, text in play.options())
+    note = ("his strategy averaged over the hands he can hold, each weighted by how likely "
+            "he holds it given your cards and his moves so far")
+    if not on_path:
+        note = ("his moves so far are off the solved strategy's path (no hand of his plays "
+                "them): his hands are weighted by the deal only")
+    return ("<table class='lab-table lab-strategy'><tr><th style='text-align:left'>his move"
+            "</th><th>how often</th></tr>" + rows + f"</table><p><small>How often: {note}."
+            "</small></p>")
+
+
+def path_html(play: HandPlay) -> str:
+    values = path_values(play)
+    if not values:
+        return ""
+    items = " · ".join(f"{html.escape(where)} {points_text(v)}" for where, v in values)
+    return (f"<p class='lab-play-value'>Value so far (expected points of your hand under "
+            f"the solved strategy at each of your moves): {items}</p>")
+
+
+def charts_style() -> str:
+    from ..widgets import TABLE_STYLE
+
+    return TABLE_STYLE

@@ -1,0 +1,392 @@
+"""The policy dashboards' logic: decision points in words, how every hand plays there and
+how likely it is there, preset situations, a hand played forward, background work and
+the bot ranking.
+
+Expected numbers are worked out here: deal probabilities by counting cards of a small
+deck, weights from the policy's own strategy lookups (``FullPolicy.strategy``, another
+path than the ``Decision`` arrays the dashboards use), values from
+``Line.action_values`` called directly. The hand played with real cards needs a stored
+vira-4 policy in data/ (skipped without one, failed under CI).
+"""
+
+import asyncio
+import random
+import threading
+from math import comb
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import in_ci
+from lab import charts
+from lab.cards import level, parse_card
+from lab.dashboards import spots
+from lab.dashboards.background import Background, settle
+from lab.dashboards.hand_play import HandPlay, HandPlayer, compute_values, hand_values
+from lab.dashboards.ranking import BotRanking, ranking_summary
+from lab.rules import Action
+
+TOY = (2, 2, 2, 1)
+"""A 7-card deck: two cards of each of levels 0, 1, 2 and one of level 3."""
+
+
+@pytest.fixture(scope="module")
+def toy():
+    from lab.solver.full import FullSolver, config_for
+    from lab.solver.full_policy import compact_policy
+    from lab.solver.policy import FullPolicy
+
+    config = config_for(toy_cap=TOY, ladder=(1, 3, 6))
+    solver = FullSolver(config).allocate()
+    solver.iterate(30)
+    q, keys, _ = compact_policy(solver, 0.01)
+    return FullPolicy(config, q, keys=keys)
+
+
+def class_of(policy, label: str) -> int:
+    return policy.cards.labels.index(label)
+
+
+def root_strategy(policy, cls: int) -> dict:
+    """The mão's strategy at the deal with class ``cls``, by the state lookup."""
+    levels = policy.cards.class_levels[cls]
+    return policy.strategy(policy.root(), policy.state_of(cls, levels))
+
+
+# ------------------------------------------------------------------ words
+
+
+def test_calls_and_cards_in_player_words():
+    assert [spots.raise_word(v) for v in (3, 6, 9, 12)] == ["truco", "seis", "nove", "doze"]
+    assert spots.card_phrase("zap") == "the zap"
+    assert spots.card_phrase("A") == "an A" and spots.card_phrase("3") == "a 3"
+    assert charts.percent(0.0) == "0%" and charts.percent(1.0) == "100%"
+    assert charts.percent(0.004) == "<1%" and charts.percent(0.996) == ">99%"
+    assert charts.percent(0.374) == "37%" and charts.percent(float("nan")) == "—"
+
+
+@pytest.mark.slow
+def test_each_spot_says_who_acts_and_what_the_calls_are_worth(toy):
+    root = toy.start()
+    assert spots.spot_words(toy, root) == ("Round 1: the mão leads the round; the hand is "
+                                           "worth 1.")
+    truco = root.then("raise")
+    assert spots.short_words(toy, truco.spot, "raise") == "seis!"
+    assert spots.action_words(toy, truco.spot, "run") == ("runs from the truco (the mão "
+                                                          "scores 1)")
+    assert spots.action_words(toy, truco.spot, "accept") == ("accepts the truco (the hand "
+                                                             "is worth 3)")
+    seis = truco.then("raise")
+    assert "the mão answers a seis" in spots.spot_words(toy, seis)
+    assert spots.action_words(toy, seis.spot, "run") == "runs from the seis (the pé scores 3)"
+    assert spots.categories(toy, seis.spot) == ["accept", "run"]   # 6 is the top here
+    assert [w for _, w in spots.line_words(toy, seis.actions)] == [
+        "truco! (asks for 3 points)", "seis! (accepts 3 points and asks for 6)"]
+    assert spots.category(toy, root.spot, ("card", 2), (3, 2, 1)) == "play the middle card"
+    assert spots.category(toy, root.spot, ("card", 2), (2, 2, 1)) == "play the highest card"
+    assert spots.category(toy, root.spot, ("cover", 0), (1, 0)) == "cover a card"
+
+
+# ------------------------------------------------------------------ who holds what
+
+
+@pytest.mark.slow
+def test_at_the_deal_each_class_is_as_likely_as_the_deck_deals_it(toy):
+    frame = spots.class_strategy(toy, toy.start()).set_index("hand")
+    deals = comb(7, 3)
+    # class "3 2 1": the one 3, one of two 2s, one of two 1s
+    assert frame.loc["3 2 1", "share"] == pytest.approx(4 / deals)
+    assert frame.loc["2 1 0", "share"] == pytest.approx(8 / deals)
+    assert frame.loc["3 0 0", "share"] == pytest.approx(1 / deals)
+    assert frame.loc["2 2 1", "share"] == pytest.approx(2 / deals)
+    assert frame["share"].sum() == pytest.approx(1.0)
+    assert list(frame.index[[0, -1]]) == ["1 0 0", "3 2 2"]      # weakest first
+    assert spots.reach_probability(toy, toy.start()) == pytest.approx(1.0)
+
+
+@pytest.mark.slow
+def test_a_class_plays_its_cards_by_their_rank_in_the_hand(toy):
+    frame = spots.class_strategy(toy, toy.start()).set_index("hand")
+    mix = root_strategy(toy, class_of(toy, "3 2 1"))
+    row = frame.loc["3 2 1"]
+    assert row["play the highest card"] == pytest.approx(mix[("card", 3)])
+    assert row["play the middle card"] == pytest.approx(mix[("card", 2)])
+    assert row["play the lowest card"] == pytest.approx(mix[("card", 1)])
+    assert row["truco"] == pytest.approx(mix["raise"])
+
+
+@pytest.mark.slow
+def test_the_answering_hands_are_weighted_by_how_often_the_raiser_raises(toy):
+    W = np.asarray(toy.cards.deal_weights())          # (mão class, pé class)
+    n = len(toy.cards.labels)
+    raises = np.array([root_strategy(toy, j)["raise"] for j in range(n)])
+    line = toy.start().then("raise")
+    frame = spots.class_strategy(toy, line).set_index("class")
+    expected = raises @ W                                # per pé class
+    assert spots.reach_probability(toy, line) == pytest.approx(expected.sum())
+    for cls, share in frame["share"].items():
+        assert share == pytest.approx(expected[cls] / expected.sum())
+    assert set(frame.index) == set(np.flatnonzero(expected > 0))
+    assert spots.aggregate_mix(toy, toy.start())["raise"] == pytest.approx(expected.sum())
+
+
+@pytest.mark.slow
+def test_the_opponent_s_mix_weights_his_hands_by_the_deal_against_yours(toy):
+    W = np.asarray(toy.cards.deal_weights())
+    yours = class_of(toy, "2 1 0")                       # the pé's class
+    n = len(toy.cards.labels)
+    mixes = [root_strategy(toy, j) for j in range(n)]
+    mix, on_path = spots.opponent_mix(toy, toy.start(), yours)
+    assert on_path
+    for action in (("card", 3), ("card", 0), "raise"):
+        expected = sum(W[j, yours] * mixes[j].get(action, 0.0) for j in range(n))
+        assert mix[action] == pytest.approx(expected / W[:, yours].sum())
+    assert sum(mix.values()) == pytest.approx(1.0)
+    # holding the only card of level 3, the pé never sees the mão play one
+    three = class_of(toy, "3 2 1")
+    assert ("card", 3) not in spots.possible_actions(toy, toy.start(), three)
+    assert spots.opponent_mix(toy, toy.start(), three)[0][("card", 3)] == 0.0
+
+
+def test_groups_by_best_card_are_share_weighted():
+    frame = pd.DataFrame({"hand": ["a", "b", "c"], "class": [0, 1, 2],
+                          "holds": ["", "", ""], "best": ["2", "3", "3"],
+                          "strength": [(1,), (2,), (2,)], "share": [0.5, 0.2, 0.3],
+                          "truco": [0.0, 1.0, 0.0], "run": [1.0, 0.0, 1.0]})
+    groups = spots.by_best_card(frame)
+    assert list(groups["best card"]) == ["3", "2"]        # strongest first
+    assert groups.loc[0, "share"] == pytest.approx(0.5)
+    assert groups.loc[0, "truco"] == pytest.approx(0.4)   # 0.2 of 0.5
+    assert groups.loc[1, "run"] == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------ presets
+
+
+@pytest.mark.slow
+def test_presets_reach_the_situations_they_name(toy):
+    lines = {name: spots.preset_line(toy, steps) for name, steps in spots.PRESETS}
+
+    def at(name):
+        line = lines[name]
+        return line, toy.actor(line.spot), spots.round_of(toy, line.spot)
+
+    line, seat, _ = at("the pé answers the mão's opening truco")
+    assert seat == 1 and toy.is_answer(line.spot) and spots.pending_value(toy, line.spot) == 3
+    line, seat, _ = at("the mão answers a seis (the pé re-raised the truco)")
+    assert seat == 0 and spots.pending_value(toy, line.spot) == 6
+    line, seat, rnd = at("round 2: the mão leads after winning round 1")
+    (_, first), (_, second) = line.actions
+    assert (seat, rnd) == (0, (2, True)) and second < first
+    line, seat, rnd = at("round 2: the pé leads after winning round 1")
+    assert (seat, rnd) == (1, (2, True)) and line.actions[1][1] > line.actions[0][1]
+    line, seat, rnd = at("round 2: the mão leads again after a tied round 1")
+    assert (seat, rnd) == (0, (2, True)) and line.actions[1][1] == line.actions[0][1]
+    line, seat, rnd = at("round 2: the mão answers a truco after winning round 1")
+    assert seat == 0 and rnd[0] == 2 and toy.is_answer(line.spot)
+    assert at("round 3: the pé leads at one round each")[1:] == (1, (3, True))
+    assert at("round 3: the mão answers the pé's last card at one round each")[1:] == \
+        (0, (3, False))
+    # a card pick is the most frequent card of the player to act
+    mix = spots.aggregate_mix(toy, toy.start())
+    top = max((p, a) for a, p in mix.items() if isinstance(a, tuple))[1]
+    assert lines["the pé's first move after the mão's card"].actions == (top,)
+    for line in lines.values():
+        assert spots.reach_probability(toy, line) > 0
+
+
+# ------------------------------------------------------------------ chart
+
+
+def test_the_spot_chart_stacks_each_hand_as_wide_as_its_share():
+    hands = pd.DataFrame({"best": ["2", "3"], "share": [0.25, 0.75],
+                          "accept": [1.0, 0.2], "run": [0.0, 0.8]})
+    fig = charts.spot_strategy_chart(hands, ["accept", "run"], "t")
+    ax = fig.axes[0]
+    accept, run = ax.collections
+    top = accept.get_paths()[0].vertices
+    # accept reaches 100 % over the first hand (0-25 %) and 20 % over the second
+    assert top[:, 1].max() == pytest.approx(100.0)
+    assert sorted(set(np.round(top[top[:, 0] > 25, 1], 6))) == [0.0, 20.0]
+    lower = run.get_paths()[0].vertices
+    assert lower[lower[:, 0] > 25, 1].min() == pytest.approx(20.0)
+    assert [t.get_text() for t in ax.child_axes[0].get_xticklabels()] == ["2", "3"]
+    assert charts.png(fig)[:4] == b"\x89PNG"
+
+
+# ------------------------------------------------------------------ background
+
+
+def test_background_work_runs_at_once_outside_a_kernel():
+    seen = []
+    job = Background()
+    assert not job.threaded
+    job.submit("x", lambda: 2 + 2, seen.append)
+    assert seen == [4] and job.idle()
+    job.submit("x", lambda: 1 / 0, seen.append, lambda exc: seen.append(type(exc)))
+    assert seen == [4, ZeroDivisionError]
+
+
+def test_background_work_in_a_kernel_hands_results_back_on_its_loop():
+    async def main():
+        loop_thread = threading.get_ident()
+        gate = threading.Event()
+        done = []
+        job = Background()
+        assert job.threaded
+        job.submit("load", lambda: gate.wait(5) and "policy",
+                   lambda r: done.append((r, threading.get_ident() == loop_thread)))
+        job.submit("values", lambda: "old", done.append)      # replaced before it starts
+        job.submit("values", lambda: "new", done.append)
+        assert not job.idle()
+        gate.set()
+        assert await settle(10)
+        return done
+
+    assert asyncio.run(main()) == [("policy", True), "new"]
+
+
+# ------------------------------------------------------------------ the bot ranking
+
+
+def test_the_ranking_averages_each_bot_over_the_viras():
+    table = pd.DataFrame({
+        "vira": ["4", "7", "4", "7"], "bot": ["random", "random", "uniform", "uniform"],
+        "exploitability": [np.nan, np.nan, 2.0, 3.0], "ev_vs_solver": [-1.0, -2.0, -0.5, -0.7],
+        "exact": [False, False, True, True], "ci95_lo": [-1.3, -2.4, np.nan, np.nan],
+        "ci95_hi": [-0.7, -1.6, np.nan, np.nan], "hands": [1000, 1000, 0, 0],
+        "method": ["simulated", "simulated", "exact", "exact"]})
+    out = ranking_summary(table)
+    assert list(out["bot"]) == ["uniform", "random"]        # best expected points first
+    uniform, rand = out.iloc[0], out.iloc[1]
+    assert uniform["ev"] == pytest.approx(-0.6) and uniform["exploitability"] == 2.5
+    assert np.isnan(uniform["lo"])
+    half = np.hypot(0.3, 0.4) / 2
+    assert rand["ev"] == pytest.approx(-1.5) and np.isnan(rand["exploitability"])
+    assert (rand["lo"], rand["hi"]) == pytest.approx((-1.5 - half, -1.5 + half))
+
+
+def test_a_missing_ranking_says_how_to_build_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
+    view = BotRanking()
+    assert view.missing is not None
+    assert "lab rank --write" in view.children[0].value
+
+
+# ------------------------------------------------------------------ a hand with real cards
+
+
+def real_policy():
+    from lab.policies import load_full_policy
+    from lab.tables import TableError
+
+    try:
+        return load_full_policy("4")
+    except TableError as exc:
+        if in_ci():
+            pytest.fail(f"stored policy needed: {exc}")
+        pytest.skip(f"stored policy needed: {exc}")
+
+
+class Deferred(Background):
+    """Loads at once; keeps every other job until the test runs it (``run_jobs``)."""
+
+    def __init__(self):
+        super().__init__(threaded=False)
+        self.jobs = []
+
+    def submit(self, kind, work, done, failed=None):
+        if kind == "load":
+            return super().submit(kind, work, done, failed)
+        self.jobs.append((work, done))
+
+    def run_jobs(self):
+        jobs, self.jobs = self.jobs, []
+        for work, done in jobs:
+            done(work())
+
+
+VIRA = parse_card("4c")
+HAND = tuple(parse_card(c) for c in ("5c", "3h", "Kd"))     # zap 3 K with vira 4
+
+
+def test_a_hand_is_not_played_at_mao_de_onze_or_without_a_policy(tmp_path, monkeypatch):
+    player = HandPlayer(background=Deferred())
+    player.show(VIRA, HAND, 0, (11, 4))
+    assert "does not apply" in player.stage.children[0].value
+    player.show(VIRA, HAND, 1, (11, 11))
+    assert "11 x 11" in player.stage.children[0].value
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
+    player.show(VIRA, HAND, 0, (0, 0))
+    text = player.stage.children[0].value
+    assert "solved strategy missing" in text
+    assert "lab solve policy --vira V --checkpoints DIR" in text
+
+
+@pytest.mark.slow
+def test_your_moves_and_his_at_the_start_of_a_hand():
+    policy = real_policy()
+    play = HandPlay(policy, VIRA, HAND, 0)
+    assert play.your_turn
+    assert [text for _, _, text in play.options()] == ["play 5♣", "play 3♥", "play K♦",
+                                                       "truco!"]
+    truco = play.then(Action("raise"))
+    assert truco.actor == 1
+    assert [text for _, _, text in truco.options()] == ["accepts", "runs", "seis!"]
+    mix, on_path = truco.opponent_mix()
+    assert sum(mix.values()) == pytest.approx(1.0)
+    led = play.then(Action("play", parse_card("3h")))
+    shown = [action.card for action, _, _ in led.options() if action.kind == "play"]
+    assert not set(shown) & {VIRA, *HAND}                  # never a card he cannot hold
+    levels = [level(c, VIRA) for c in shown]
+    assert len(levels) == len(set(levels))                 # one card per level
+    assert parse_card("Kc") in shown and parse_card("Kd") not in shown
+    assert led.back().moves == () and led.restart().moves == ()
+    rng = random.Random(3)
+    for step in (play, truco, led):
+        choice = step.policy_choice(rng)
+        assert choice in [action for action, _, _ in step.options()]
+
+
+@pytest.mark.slow
+def test_the_page_shows_the_hand_s_strategy_and_then_its_values():
+    policy = real_policy()
+    background = Deferred()
+    player = HandPlayer(background=background, rng=random.Random(1))
+    player.show(VIRA, HAND, 0, (0, 0))
+    text = player.stage.children[0].value
+    start = policy.strategy(policy.root(), player.play.state)
+    for _, move, label in player.play.options():
+        assert f">{label}</td><td>{charts.percent(start.get(move, 0.0))}</td>" in text
+    assert "computing…" in text and len(background.jobs) == 1
+    background.jobs.clear()                               # the deal's values: too slow here
+    buttons = {b.description: b for b in player.stage.children[1].children[1:]}
+    buttons["play 3♥"].click()
+    assert "his move" in player.stage.children[0].value
+    before = player.stage.children[0].value
+    buttons = {b.description: b for b in player.stage.children[1].children[1:]}
+    buttons["plays 4♥"].click()                            # the pé's lowest card: mão leads
+    after = player.stage.children[0].value
+    assert after != before and "Round 2: the mão leads" in after
+    assert "computing…" in after
+    background.run_jobs()
+    shown = player.stage.children[0].value
+    acts, vals = player.play.line.action_values(0)
+    i = policy.pair_of(player.play.line.spot.card, 0, player.play.state)
+    for _, move, label in player.play.options():
+        value = vals[list(acts).index(move), i]
+        assert f">{label}</td>" in shown and f"{value:+.2f}" in shown
+    assert hand_values(player.play) is not None
+    assert "Value so far" in shown and "computing…" not in shown
+    player.stage.children[2].children[0].click()          # back
+    assert "his move" in player.stage.children[0].value
+
+
+@pytest.mark.slow
+def test_values_are_remembered_per_line():
+    policy = real_policy()
+    play = HandPlay(policy, VIRA, HAND, 0).then(Action("play", parse_card("3h"))).then(
+        Action("play", parse_card("4h")))
+    first = compute_values(policy, play.line)
+    assert compute_values(policy, play.line) is first
