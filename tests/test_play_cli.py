@@ -131,7 +131,9 @@ def test_coach_at_eleven_eleven_comments_every_move_and_reviews_the_match():
 
 
 def test_coach_with_the_stored_policy_and_off_its_path():
-    from lab.cards import DECK, level
+    import random
+
+    from lab.cards import DECK, level, parse_card
     from lab.policies import load_full_policy
     from lab.sim.match import stream_seed
     from lab.solver.full_line import dealt_state
@@ -139,23 +141,29 @@ def test_coach_with_the_stored_policy_and_off_its_path():
 
     from conftest import in_ci
 
-    import random
-
-    # seed 5: hand 1 has the vira 4s and you are mão (--first you) with the 2nd-4th cards
-    cards = random.Random(stream_seed(5, 0, 0)).sample(DECK, 7)
-    vira, mine = cards[0], cards[1:4]
+    # seed 15, --first bot: hand 1 has the vira 4s and you are pé with the 5th-7th cards;
+    # the bot leads a card (read from a session that ends at the first prompt)
+    cards = random.Random(stream_seed(15, 0, 0)).sample(DECK, 7)
+    vira, mine = cards[0], cards[4:7]
     try:
         policy = load_full_policy(vira)
     except TableError as exc:
         if in_ci():
             pytest.fail(f"stored policy needed: {exc}")
         pytest.skip(f"stored policy needed: {exc}")
-    stored = policy.strategy(policy.root(), dealt_state(policy, mine, vira))
+    _, out = coached("", "--seed", "15", "--first", "bot")
+    lead = parse_card(next(line for line in out.splitlines()
+                           if line.startswith("bot: ")).split()[1])
+    line = policy.start().then(("card", level(lead, vira)))
+    stored = policy.strategy(line.spot, dealt_state(policy, mine, vira))
+
+    def token(a):
+        return a if isinstance(a, str) else str(next(c for c in mine if level(c, vira) == a[1]))
+
     never = [a for a, p in stored.items() if p == 0]
-    assert never, f"the policy plays every move of {mine} at the root: {stored}"
-    move = never[0] if never[0] == "raise" else \
-        str(next(c for c in mine if level(c, vira) == never[0][1]))
-    code, out = coached(f"{move}\n" + "1\n" * 2, "--seed", "5", "--first", "you")
+    assert never, f"the policy plays every move of {mine} here: {stored}"
+    move = token(never[0])
+    code, out = coached(f"{move}\n" + "1\n" * 2, "--seed", "15", "--first", "bot")
     assert code == 0 and out.rstrip().endswith("bye (end of input)")
     lines = out.splitlines()
     k = next(k for k, line in enumerate(lines) if line.startswith("your move> you: "))
@@ -163,8 +171,7 @@ def test_coach_with_the_stored_policy_and_off_its_path():
     assert first.startswith("coach: the solver's strategy for your hand (and each move's "
                             "points): ")
     for a, p in stored.items():  # the stored strategy, rounded as shown
-        token = a if a == "raise" else str(next(c for c in mine if level(c, vira) == a[1]))
-        assert f"{token} {p:.0%} (" in first
+        assert f"{token(a)} {p:.0%} (" in first
     assert lines[k + 2].startswith(f"coach: {move} costs ") and "points against the best" \
         in lines[k + 2]
     # the next decision of the hand is off the solver's path for this hand
