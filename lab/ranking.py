@@ -21,8 +21,9 @@ For each bot and each vira with a stored full-game policy (:mod:`lab.policies`),
     Exact for a tabulated bot: one AVERAGE traversal of a policy whose mão slots are one
     policy's and whose pé slots are the other's (each slot belongs to one seat, so no
     kernel change is needed, :func:`seat_mixed`). Simulated otherwise: mirrored hand pairs
-    (one deal, the bot as mão then as pé with the same cards) against the solver bot
-    (:mod:`lab.sim.solver_bot`), the pair as the unit of a normal 95% interval.
+    against the solver bot (:mod:`lab.sim.solver_bot`; one deal played twice, the same
+    cards in each seat, the bot as mão and then as pé), the pair as the unit of a normal
+    95% interval.
 
 Figures over several viras are plain means over the viras (each vira equally likely).
 The ``bot_ranking`` table holds one row per (vira, bot); ``lab rank --write`` rebuilds it.
@@ -190,8 +191,9 @@ def ev_against(policy, q_bot: np.ndarray, q_solver: np.ndarray) -> float:
 
 def simulated_ev(bot, solver, vira: Card, pairs: int, seed: int) -> tuple[float, float]:
     """(mean, half-width of the 95% interval) of ``bot``'s points per hand against
-    ``solver`` on ``pairs`` mirrored deals of ``vira`` at 0-0: each deal is played with
-    the bot as mão, then with the bot as pé holding the same cards."""
+    ``solver`` on ``pairs`` mirrored deals of ``vira`` at 0-0: each deal is played twice,
+    the same cards in each seat, the bot as mão and then as pé (so both players hold
+    both hands; the pair is the unit of the interval)."""
     from .rules import new_hand
     from .sim.hands import play_hand
     from .sim.match import stream_seed
@@ -200,13 +202,11 @@ def simulated_ev(bot, solver, vira: Card, pairs: int, seed: int) -> tuple[float,
     means = np.empty(pairs)
     for k in range(pairs):
         cards = random.Random(stream_seed(seed, vira.rank, k, 0)).sample(rest, 6)
-        mine, theirs = cards[:3], cards[3:]
         total = 0
         for bot_seat in (0, 1):
             rng = random.Random(stream_seed(seed, vira.rank, k, 1 + bot_seat))
-            hands = (mine, theirs) if bot_seat == 0 else (theirs, mine)
             bots = (bot, solver) if bot_seat == 0 else (solver, bot)
-            end = play_hand(new_hand(vira, *hands), bots, (rng, rng))
+            end = play_hand(new_hand(vira, cards[:3], cards[3:]), bots, (rng, rng))
             total += end.points if end.winner == bot_seat else -end.points
         means[k] = total / 2
     half = Z95 * float(means.std(ddof=1)) / math.sqrt(pairs) if pairs > 1 else math.inf
@@ -255,52 +255,50 @@ def check_viras(viras: Optional[Iterable]) -> list[str]:
 
 
 def vira_rows(vira: str, bots: Iterable[str], hands: int, seed: int,
-              say=None) -> list[dict]:
-    """The ranking rows of one vira (see the module docstring); ``say(text)`` reports
-    progress."""
-    from tqdm import tqdm
-
+              step=None) -> list[dict]:
+    """The ranking rows of one vira (see the module docstring); ``step(text)`` is called
+    before each bot and once at the end (progress)."""
     from .policies import load_full_policy, policy_info
     from .sim.bots import make_bot
 
-    say = say or (lambda text: None)
+    step = step or (lambda text: None)
     info = policy_info(vira)
     policy = load_full_policy(vira)
     card = Card(RANKS.index(vira), 0)
     rows = []
     solver = stored_solver_bot(progress=False)
     for name in bots:
-        start = time.perf_counter()
         row = {"vira": vira, "bot": name, "exact": name in TABULATED, "hands": 0}
         if name == SOLVER:
+            step(f"vira {vira}: solver (stored figures)")
             row.update(exploitability=float(info["exploitability"]), ev_vs_solver=0.0,
                        method="stored policy: exploitability measured when stored; "
                               "ev 0 by symmetry")
         elif name == UNIFORM:
+            step(f"vira {vira}: uniform (4 exact traversals)")
             q = uniform_q(policy)
             row.update(exploitability=exploitability(policy, q),
                        ev_vs_solver=ev_against(policy, q, policy.q),
                        method="uniform policy: exact best response and value")
         else:
-            bot = make_bot(name)
-            with tqdm(total=1, desc=f"vira {vira}: {name} vs solver, {hands} pairs",
-                      file=sys.stderr, leave=False, disable=not sys.stderr.isatty()) as bar:
-                mean, half = simulated_ev(bot, solver, card, hands, seed)
-                bar.update()
+            step(f"vira {vira}: {name} vs solver, {hands} hand pairs")
+            mean, half = simulated_ev(make_bot(name), solver, card, hands, seed)
             row.update(exploitability=None, ev_vs_solver=mean, hands=int(hands),
                        ci95_lo=mean - half, ci95_hi=mean + half,
                        method="simulated: mirrored hand pairs against the solver bot")
         if row["exact"]:
             row.update(ci95_lo=None, ci95_hi=None)
         rows.append(row)
-        say(f"vira {vira}: {name} done in {time.perf_counter() - start:.1f} s")
     return rows
 
 
 def rank_bots(viras=None, bots=None, hands: int = DEFAULT_HANDS, seed: int = DEFAULT_SEED,
-              say=None) -> pd.DataFrame:
+              progress: Optional[bool] = None) -> pd.DataFrame:
     """One row per (vira, bot): COLUMNS (points per hand). Viras one at a time (a real
-    policy holds about 1 GB)."""
+    policy holds about 1 GB). ``progress``: a tqdm bar on stderr over the (vira, bot)
+    steps (None: when stderr is a terminal)."""
+    from tqdm import tqdm
+
     if isinstance(hands, bool) or not isinstance(hands, int) or hands < 2:
         raise ValueError(f"{hands!r}: --hands must be an integer of at least 2")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -308,8 +306,19 @@ def rank_bots(viras=None, bots=None, hands: int = DEFAULT_HANDS, seed: int = DEF
     bots = check_bots(bots)
     viras = check_viras(viras)
     rows = []
-    for v in viras:
-        rows += vira_rows(v, bots, hands, seed, say)
+    with tqdm(total=len(viras) * len(bots), unit="bot", file=sys.stderr, leave=False,
+              disable=None if progress is None else not progress) as bar:
+        started = [False]
+
+        def step(text):
+            if started[0]:
+                bar.update()
+            started[0] = True
+            bar.set_description(text)
+
+        for v in viras:
+            rows += vira_rows(v, bots, hands, seed, step)
+        bar.update(bar.total - bar.n)
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 

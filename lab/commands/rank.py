@@ -52,11 +52,6 @@ def add_arguments(parser) -> None:
                              "and --seed)")
 
 
-def say(text: str) -> None:
-    if sys.stderr.isatty():
-        print(text, file=sys.stderr, flush=True)
-
-
 def number(x, width: int = 8, sign: str = "+") -> str:
     return f"{'-':>{width}}" if x is None else f"{x:>{sign}{width}.4f}"
 
@@ -84,7 +79,7 @@ def run(args) -> int:
         raise ValueError("--write builds the bot_ranking table with every bot and the default "
                          "--hands and --seed; leave those out")
     start = time.perf_counter()
-    frame = rank_bots(args.vira, args.bot, hands, seed, say=say)
+    frame = rank_bots(args.vira, args.bot, hands, seed)
     entries = summary(frame)
     if args.json:
         print(json.dumps(entries))
