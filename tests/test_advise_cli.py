@@ -7,8 +7,10 @@ from the rules (what a run, a surrender or a decided last card pays), the solver
 best-response traversal of the whole game (``FullSolver.traverse(BEST)``), the
 ``mao_de_onze`` and ``match_equity`` tables, and ``lab replay``.
 
-Runtime: about 3-4 minutes on the two busy cores of the development machine, most of
-it the root-level values (one traversal of the game each) and the card-play solves.
+Runtime: about 1 minute of CPU with tests/test_play_cli.py (mostly the root test's two
+traversals of the whole game and the mão de onze and 11 x 11 solves); on the two-core
+development machine shared with two long solves that was 3.5 minutes of wall time when
+they ran niced, 17 minutes when they did not.
 """
 
 from __future__ import annotations
