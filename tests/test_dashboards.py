@@ -377,6 +377,9 @@ def test_the_page_shows_the_hand_s_strategy_and_then_its_values():
     for _, move, label in player.play.options():
         value = vals[list(acts).index(move), i]
         assert f">{label}</td>" in shown and f"{value:+.2f}" in shown
+    mix = policy.strategy(player.play.line.spot, player.play.state)   # on the path here
+    here = sum(p * vals[list(acts).index(m), i] for m, p in mix.items()) / sum(mix.values())
+    assert f"move 1 (round 1) — · now {here:+.2f}" in shown    # the deal's values not done
     assert hand_values(player.play) is not None
     assert "Value so far" in shown and "computing…" not in shown
     player.stage.children[2].children[0].click()          # back

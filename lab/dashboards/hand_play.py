@@ -245,9 +245,11 @@ def value_here(strategy: Optional[dict], values: Optional[dict]) -> Optional[flo
     return sum(strategy[m] * values[m] for m in moves) / total
 
 
-def path_values(play: HandPlay) -> list[tuple[str, Optional[float]]]:
+def path_values(play: HandPlay) -> list[tuple[str, str]]:
     """``(where, value)`` at each of the user's decisions on the way to here (the
-    current one included): the hand's expected points under the policy there."""
+    current one included): the hand's expected points under the policy there, signed
+    (``off the path`` where the policy never gets there with the hand, ``computing…``
+    while not worked out)."""
     out = []
     for k in range(len(play.moves) + 1):
         step = play if k == len(play.moves) else HandPlay(play.policy, play.vira, play.hand,
@@ -256,7 +258,14 @@ def path_values(play: HandPlay) -> list[tuple[str, Optional[float]]]:
             continue
         rnd, _ = spots.round_of(play.policy, step.line.spot)
         where = "now" if step is play else f"move {k + 1} (round {rnd})"
-        out.append((where, value_here(step.strategy(), hand_values(step))))
+        strategy, values = step.strategy(), hand_values(step)
+        if strategy is None:
+            text = "off the path"
+        elif values is None:
+            text = "computing…" if step is play else "—"
+        else:
+            text = points_text(value_here(strategy, values))
+        out.append((where, text))
     return out
 
 
@@ -310,6 +319,8 @@ class HandPlayer(W.VBox):
             return
         from ..policies import load_full_policy
 
+        self.policy = None   # one vira in memory at a time: let the old one go first
+
         self._replace([W.HTML(LOADING.format(
             f"loading the solved strategy of vira {html.escape(v)}…"))])
         pick = self.pick
@@ -325,6 +336,7 @@ class HandPlayer(W.VBox):
 
     def _start(self, policy: FullPolicy) -> None:
         self.policy = policy
+        self.failures.clear()
         vira, hand, seat = self.pick
         self.play = HandPlay(policy, vira, hand, seat)
         self.render()
@@ -487,7 +499,7 @@ def path_html(play: HandPlay) -> str:
     values = path_values(play)
     if not values:
         return ""
-    items = " · ".join(f"{html.escape(where)} {points_text(v)}" for where, v in values)
+    items = " · ".join(f"{html.escape(where)} {text}" for where, text in values)
     return (f"<p class='lab-play-value'>Value so far (expected points of your hand under "
             f"the solved strategy at each of your moves): {items}</p>")
 

@@ -120,7 +120,7 @@ class StrategyExplorer(Dashboard):
         from ..policies import load_full_policy, policy_info, rebuild_command
 
         v = self.vira.value
-        self.policy = None
+        self.policy = self.line = None   # one vira in memory at a time
         self._replace([W.HTML(LOADING.format(
             f"loading the solved strategy of vira {html.escape(v)}…"))])
 
