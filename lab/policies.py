@@ -30,8 +30,9 @@ from .tables import TableError, code_hash, data_dir
 
 NAME = "full_policy"
 SCHEMA = 1
-THRESHOLD = 0.01
-"""Default pruning threshold: probabilities below 1 % are dropped before quantising."""
+THRESHOLD = 0.02
+"""Default threshold: probabilities below 2 % are dropped before quantising (the best point
+under 100 MB for ten viras of the size-exploitability frontier in benchmarks/policy.md)."""
 
 SOURCES = ("lab/cards.py", "lab/classes.py", "lab/rules.py", "lab/solver/cardplay_game.py",
            "lab/solver/full_game.py", "lab/solver/full_tree.py", "lab/solver/full_kernels.py",
@@ -51,6 +52,7 @@ def manifest_path(directory: Optional[Path] = None) -> Path:
 
 
 def policy_path(vira: str, directory: Optional[Path] = None) -> Path:
+    """The file of a vira's own policy (a vira stored ``same_as`` another reads that one's)."""
     return policy_dir(directory) / f"{RANKS[vira_rank_of(vira)]}.zst"
 
 
@@ -104,8 +106,8 @@ def load_full_policy(vira, directory: Optional[Path] = None):
     from .solver.policy import FullPolicy
 
     v = RANKS[vira_rank_of(vira)]
-    path = policy_path(v, directory)
     info = policy_info(v, directory)
+    path = policy_path(info.get("same_as", v), directory)
     key = (str(path), info.get("sha256"))
     if key in _CACHE:
         return _CACHE[key]
@@ -158,7 +160,8 @@ def write_full_policy(vira, blob: bytes, info: dict, directory: Optional[Path] =
                          "code": code_hash(SOURCES), "rebuild": rebuild_command()})
         manifest["viras"][v] = entry
         manifest["viras"] = {k: manifest["viras"][k] for k in RANKS if k in manifest["viras"]}
-        manifest["bytes"] = sum(e["bytes"] for e in manifest["viras"].values())
+        manifest["bytes"] = sum(e["bytes"] for e in manifest["viras"].values()
+                                if "same_as" not in e)
         os.replace(tmp, path)
         _write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
     return entry
@@ -258,9 +261,14 @@ def copy_policy(vira, same_as, directory: Optional[Path] = None) -> dict:
     if not np.array_equal(deal_weight_matrix(vira_rank_of(v)), deal_weight_matrix(vira_rank_of(w))):
         raise TableError(f"viras {v} and {w} have different deal weights: solve vira {v} "
                          "itself")
-    info = dict(policy_info(w, directory))
-    blob = policy_path(w, directory).read_bytes()
-    for k in ("sha256", "bytes", "built"):
-        info.pop(k, None)
-    info.update(vira=v, same_as=w)
-    return write_full_policy(v, blob, info, directory)
+    info = dict(policy_info(w, directory), vira=v, same_as=w,
+                built=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    with _locked(manifest_path(directory)):
+        manifest = read_policy_manifest(directory)
+        manifest["viras"][v] = info
+        manifest["viras"] = {k: manifest["viras"][k] for k in RANKS if k in manifest["viras"]}
+        _write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
+    stale = policy_path(v, directory)
+    if stale.exists():
+        stale.unlink()  # the vira now reads the other's file
+    return info

@@ -1,6 +1,6 @@
 """Store the full game's solved strategy as a compact policy in ``data/full_policy/``.
 
-``lab solve policy [--vira V ... | --all] --checkpoints DIR [--threshold 0.01] [--threads N]
+``lab solve policy [--vira V ... | --all] --checkpoints DIR [--threshold 0.02] [--threads N]
 [--same-as V=W ...]`` loads each vira's ``lab solve full`` checkpoint from DIR, merges the
 average strategy over betting histories, drops probabilities below the threshold,
 quantises to bytes, prunes what each seat's own play never reaches, measures the stored
@@ -29,7 +29,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--checkpoints", required=True, metavar="DIR",
                         help="the folder of `lab solve full --checkpoints DIR`")
     parser.add_argument("--threshold", type=float, default=None, metavar="P",
-                        help="drop probabilities below P before quantising (default 0.01)")
+                        help="drop probabilities below P before quantising (default 0.02)")
     parser.add_argument("--threads", type=int, default=1, metavar="N",
                         help="numba threads for the traversals (default 1)")
     parser.add_argument("--same-as", action="append", default=[], metavar="V=W",
