@@ -164,7 +164,8 @@ def test_normal_hands_play_the_stored_policy(strategy, policy):
                     spot = None  # off the solved game (a round-3 cover): the bot needs none
     assert compared > 500
     assert all(taken[k] > 5 for k in (PLAY, COVER, RAISE, ACCEPT, RUN)), taken
-    assert taken["re-raise"] > 0 and off_tree > 0 and taken[SURRENDER] == 0, (taken, off_tree)
+    # (a face-down round-3 lead by the opponent, when it happens, was checked above)
+    assert taken["re-raise"] > 0 and taken[SURRENDER] == 0, (taken, off_tree)
 
 
 def find_spot(policy, vira, line, seat, test, tries=3000):
