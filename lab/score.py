@@ -115,8 +115,9 @@ def first_moves(solver) -> dict:
     (the pé's answer to it, weighted by the deal and the mão's truco), and the per-class
     tables ``{class: p}`` behind them (``by_class_truco_mao``, ``by_class_run_pe``)."""
     from .solver.full_tables import first_decisions
+    from .solver.policy import FullPolicy
 
-    mao_first, pe_vs, _ = first_decisions(solver)
+    mao_first, pe_vs, _ = first_decisions(FullPolicy.average_of(solver))
     weight = solver.weights[0].sum(axis=1)   # P(the mão is dealt each class)
     truco = {c: d.get("truco", 0.0) for c, d in mao_first.items()}
     out = {"truco_mao": float(sum(weight[c] * p for c, p in truco.items())
