@@ -136,6 +136,38 @@ def toggle(page, text: str):
     return page.locator(".widget-toggle-buttons button", has_text=text)
 
 
+def button(page, text: str):
+    """The ipywidgets Button whose text is exactly ``text`` (its icon aside)."""
+    import re
+
+    exact = re.compile(rf"^\s*{re.escape(text)}\s*$")
+    return page.locator("button.widget-button").filter(has_text=exact)
+
+
+def shutdown_kernel(page) -> int:
+    """Shut down the page's kernel, as the page asks Voila to on ``beforeunload``; returns
+    the HTTP status (204). The page's own request is refused here (Voila's pages set no
+    ``_xsrf`` cookie for it to echo), so a kernel would stay alive, and busy, after its
+    page is gone: this sets a cookie and echoes it (the double-submit check passes)."""
+    return page.evaluate("""async () => {
+        const config = JSON.parse(document.getElementById('jupyter-config-data').textContent);
+        const xsrf = () => (document.cookie.split('; ')
+                            .find(c => c.startsWith('_xsrf=')) || '').slice(6);
+        if (!xsrf()) { document.cookie = '_xsrf=lab; path=/'; }
+        const form = new FormData();
+        form.append('_xsrf', xsrf());
+        const url = config.baseUrl + 'voila/api/shutdown/' + config.kernelId;
+        return (await fetch(url, {method: 'POST', body: form})).status; }""")
+
+
+def wait_new_text(page, selector: str, old: str, timeout_ms: float = 60_000) -> None:
+    """Wait until the element ``selector`` shows something else than ``old``."""
+    page.wait_for_function(
+        """([sel, old]) => { const el = document.querySelector(sel);
+                             return el && el.innerText !== old; }""",
+        arg=[selector, old], timeout=timeout_ms, polling=50)
+
+
 def choose(description: str, option: str):
     """A change: pick ``option`` in the Dropdown described ``description``."""
     return lambda page: dropdown(page, description).select_option(option)
@@ -159,7 +191,10 @@ CHANGES = {
         ("view: points play's leak", lambda p: toggle(p, "points play's leak").click()),
     ],
     "strategy_explorer": [
-        ("seat: pé", lambda p: toggle(p, "pé").click()),
+        ("situation: the pé answers a truco",
+         choose("situation", "the pé answers the mão's opening truco")),
+        ("situation: round 2, the mão leads",
+         choose("situation", "round 2: the mão leads after winning round 1")),
     ],
 }
 """Per dashboard: (what changes, how) for the redraw timings."""
@@ -187,11 +222,12 @@ def measure(server: VoilaServer, browser, name: str, runs: int = 1) -> dict:
     for _ in range(runs):
         page = new_page(browser)
         start = time.perf_counter()
-        page.goto(server.url(name))
+        page.goto(server.url(name), timeout=90_000)
         page.wait_for_selector(READY, timeout=90_000)
         result["first"].append(time.perf_counter() - start)
         if page.locator(CHART).count() == 0:
             result["missing"] = True
+            shutdown_kernel(page)
             page.close()
             continue
         for label, change in CHANGES.get(name, []):
@@ -200,6 +236,7 @@ def measure(server: VoilaServer, browser, name: str, runs: int = 1) -> dict:
             change(page)
             wait_new_chart(page, old)
             result["redraws"].append((label, time.perf_counter() - start))
+        shutdown_kernel(page)
         page.close()
     return result
 

@@ -329,7 +329,7 @@ def test_your_moves_and_his_at_the_start_of_a_hand():
     policy = real_policy()
     play = HandPlay(policy, VIRA, HAND, 0)
     assert play.your_turn
-    assert [text for _, _, text in play.options()] == ["play 5♣", "play 3♥", "play K♦",
+    assert [text for _, _, text in play.options()] == ["play 5♣ (zap)", "play 3♥", "play K♦",
                                                        "truco!"]
     truco = play.then(Action("raise"))
     assert truco.actor == 1
@@ -393,3 +393,30 @@ def test_values_are_remembered_per_line():
         Action("play", parse_card("4h")))
     first = compute_values(policy, play.line)
     assert compute_values(policy, play.line) is first
+
+
+@pytest.mark.slow
+def test_the_strategy_explorer_jumps_to_a_situation_and_walks_on():
+    real_policy()
+    from lab.dashboards.strategy_explorer import OWN_WALK, StrategyExplorer
+
+    explorer = StrategyExplorer()
+    assert explorer.missing is None and explorer.line.actions == ()
+    chart = explorer.stage.children[1].children[0].value
+    assert chart[:4] == b"\x89PNG"
+    explorer.preset.value = 1                     # the pé answers the mão's opening truco
+    assert explorer.line.actions == ("raise",)
+    header, views, row = explorer.stage.children[:3]
+    assert "the pé answers a truco" in header.value
+    assert views.children[0].value != chart
+    frame = spots.class_strategy(explorer.policy, explorer.line)
+    mix = spots.aggregate_mix(explorer.policy, explorer.line)
+    assert (frame["share"] * frame["accept"]).sum() == pytest.approx(mix["accept"])
+    assert f"<td>{charts.percent(mix['accept'])}</td>" in views.children[1].value
+    buttons = {b.description: b for b in row.children[1:]}
+    assert set(buttons) == {"accepts", "runs", "seis!"}
+    buttons["runs"].click()                        # the hand ends
+    assert explorer.line.over and explorer.preset.value == OWN_WALK
+    assert "the mão wins 1 point" in explorer.stage.children[0].value
+    explorer.stage.children[1].children[0].click()  # back
+    assert explorer.line.actions == ("raise",)

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import require_table
+from conftest import in_ci, require_table
 from lab.tables import load_table
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
@@ -20,10 +20,19 @@ STATE = "application/vnd.jupyter.widget-state+json"
 pytestmark = pytest.mark.slow
 
 
-def execute(name: str, **env) -> nbformat.NotebookNode:
-    """Run notebook ``name`` as a front end would; extra environment for its kernel."""
+SETTLE = nbformat.v4.new_code_cell(
+    "from lab.dashboards.background import settle\n"
+    "assert await settle(240, kinds=('load',))")
+"""A last cell that lets the kernel's loop run until the dashboards' background loads are
+done (a front end's kernel keeps running after the cells; nbclient stops it)."""
+
+
+def execute(name: str, *cells, **env) -> nbformat.NotebookNode:
+    """Run notebook ``name`` as a front end would, with ``cells`` added at its end; extra
+    environment for its kernel."""
     nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     assert nb.metadata.kernelspec.name == "python3"
+    nb.cells.extend(cells)
     client = NotebookClient(nb, kernel_name="python3", timeout=120,
                             resources={"metadata": {"path": str(NOTEBOOKS)}})
     client.execute(env={**os.environ, **env})
@@ -109,9 +118,41 @@ def test_match_equity_dashboard():
     assert "wins the match with probability" in text and model in text
 
 
+def require_policy(vira: str = "4") -> dict:
+    """The manifest entry of a stored full-game policy (skipped without one, failed under
+    CI)."""
+    from lab.policies import policy_info
+    from lab.tables import TableError
+
+    try:
+        return policy_info(vira)
+    except TableError as exc:
+        if in_ci():
+            pytest.fail(f"stored policy needed: {exc}")
+        pytest.skip(f"stored policy needed: {exc}")
+
+
+def test_hand_explorer_plays_the_hand_on_the_stored_policy():
+    require_table("cardplay")
+    require_policy("4")
+    nb = execute("hand_explorer", SETTLE)
+    text = html_text(nb)
+    assert "Play the hand forward" in text
+    assert "lab-strategy" in text and "the strategy plays it" in text
+    assert "play 3♥" in text and "truco!" in text          # the default hand's moves
+
+
 def test_strategy_explorer_dashboard():
-    require_table("full_strategy", solved_only=True)
+    info = require_policy("4")
     nb = execute("strategy_explorer")
     text = html_text(nb)
     assert len(pngs(nb)) == 1
-    assert "exploitability" in text and "points per hand" in text
+    assert "Round 1: the mão leads the round" in text
+    assert f"{info['exploitability']:.3g} points per hand" in text
+
+
+def test_strategy_explorer_without_a_policy_says_how_to_store_one(tmp_path):
+    nb = execute("strategy_explorer", LAB_DATA_DIR=str(tmp_path))
+    text = html_text(nb)
+    assert "lab solve policy --vira V --checkpoints DIR" in text
+    assert pngs(nb) == []

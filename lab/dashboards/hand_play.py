@@ -25,7 +25,7 @@ import ipywidgets as W
 import numpy as np
 
 from .. import charts
-from ..cards import DECK, SUITS, Card, level
+from ..cards import DECK, MANILHA_NAMES, SUITS, Card, is_manilha, level
 from ..rules import COVER, ELEVEN, ELEVEN_ELEVEN, PLAY, Action, hand_kind
 from ..solver.full_line import dealt_state, follow, policy_action, rules_action
 from ..solver.policy import FullPolicy, PolicyError
@@ -38,6 +38,13 @@ SHOW_ORDER = sorted(DECK, key=lambda c: (c.rank, -SUITS.index(c.suit_char)))
 
 
 # ------------------------------------------------------------------ the hand
+
+
+def card_text(card: Card, vira: Card) -> str:
+    """``3♥``; a manilha with its name: ``5♣ (zap)``."""
+    if is_manilha(card, vira):
+        return f"{card_label(card)} ({MANILHA_NAMES[card.suit_char]})"
+    return card_label(card)
 
 
 class HandPlay:
@@ -115,7 +122,7 @@ class HandPlay:
             if isinstance(move, tuple):
                 action = rules_action(move, self.in_hand, self.vira)
                 verb = "play" if action.kind == PLAY else "cover"
-                out.append((action, move, f"{verb} {card_label(action.card)}"))
+                out.append((action, move, f"{verb} {card_text(action.card, self.vira)}"))
             else:
                 out.append((Action(move), move, self._call_text(move)))
         return out
@@ -126,7 +133,7 @@ class HandPlay:
         for move in spots.possible_actions(self.policy, self.line, self.hand_class):
             if isinstance(move, tuple):
                 card = next(c for c in unseen if level(c, self.vira) == move[1])
-                out.append((Action(PLAY, card), move, f"plays {card_label(card)}"))
+                out.append((Action(PLAY, card), move, f"plays {card_text(card, self.vira)}"))
             elif move == spots.COVER:
                 out.append((Action(COVER, unseen[0]), move, "covers a card"))
             else:
@@ -179,9 +186,10 @@ class HandPlay:
         spot = self.policy.root()
         for seat, action in self.moves:
             if action.kind == PLAY:
-                words = f"plays {card_label(action.card)}"
+                words = f"plays {card_text(action.card, self.vira)}"
             elif action.kind == COVER:
-                words = (f"covers {card_label(action.card)} (face down)" if seat == self.seat
+                words = (f"covers {card_text(action.card, self.vira)} (face down)"
+                         if seat == self.seat
                          else "covers a card (face down)")
             else:
                 words = spots.action_words(self.policy, spot, action.kind)
@@ -320,7 +328,6 @@ class HandPlayer(W.VBox):
         from ..policies import load_full_policy
 
         self.policy = None   # one vira in memory at a time: let the old one go first
-
         self._replace([W.HTML(LOADING.format(
             f"loading the solved strategy of vira {html.escape(v)}…"))])
         pick = self.pick
@@ -371,6 +378,8 @@ class HandPlayer(W.VBox):
                 "values", lambda: compute_values(play.policy, play.line),
                 lambda _: self.play is play and self.render(),
                 lambda exc: self._values_failed(play, exc))
+            if hand_values(play) is not None or key in self.failures:
+                return   # worked out at once (no kernel): drawn by the callback
         buttons = []
         for action, _, text in play.options():
             button = W.Button(description=text, layout=W.Layout(width="auto"))

@@ -182,67 +182,82 @@ class StrategyExplorer(Dashboard):
 
     # ---------------------------------------------------------------- drawing
     def render(self, note: str = "") -> None:
+        """Replace the walk's part of the page: the moves so far and where the hand
+        stands; then the chart of every hand's strategy beside how often each move is
+        made, the move buttons, and the tables by best card and of every hand."""
         start = time.perf_counter()
         policy, line = self.policy, self.line
-        parts = [TABLE_STYLE]
-        if note:
-            parts.append(f"<p class='lab-note'><i>{html.escape(note)}</i></p>")
+        header = W.HTML(TABLE_STYLE + self.header_html(note))
+        nav = self.nav_buttons()
+        if line.over:
+            self._replace([header, nav])
+            self.redraw_seconds = time.perf_counter() - start
+            return
+        moves = W.HTML(TABLE_STYLE + moves_html(policy, line, spots.aggregate_mix(policy, line)))
+        buttons = []
+        for action in spots.public_actions(policy.decision(line.spot)):
+            button = W.Button(description=spots.short_words(policy, line.spot, action),
+                              layout=W.Layout(width="auto"))
+            button.on_click(lambda _, a=action: self.walk(a))
+            buttons.append(button)
+        row = W.HBox([W.Label("next move:"), *buttons],
+                     layout=W.Layout(flex_flow="row wrap", align_items="center"))
+        frame = spots.class_strategy(policy, line)
+        if frame.empty:   # nobody gets here under the policy
+            self._replace([header, moves, row, nav])
+        else:
+            image, tables = self.hands_views(frame)
+            self._replace([header, W.HBox([image, moves], layout=WRAP), row, nav, *tables])
+        self.redraw_seconds = time.perf_counter() - start
+
+    def header_html(self, note: str) -> str:
+        policy, line = self.policy, self.line
+        parts = [f"<p class='lab-note'><i>{html.escape(note)}</i></p>"] if note else []
         words = spots.line_words(policy, line.actions)
         if words:
             items = "".join(f"<li>{spots.SEAT_WORDS[s]}: {html.escape(w)}</li>"
                             for s, w in words)
             parts.append(f"<ol class='lab-walk' style='margin:2px 0'>{items}</ol>")
-        parts.append(f"<p class='lab-spot'><b>{html.escape(spots.spot_words(policy, line))}"
-                     "</b>")
-        children = []
-        buttons = []
-        if line.over:
-            parts.append("</p>")
-        else:
-            reach = spots.reach_probability(policy, line)
-            parts.append(f" This comes up {chance_text(reach)}.</p>")
-            mix = spots.aggregate_mix(policy, line)
-            parts.append(moves_html(policy, line, mix))
-            frame = spots.class_strategy(policy, line)
-            for action in spots.public_actions(policy.decision(line.spot)):
-                button = W.Button(description=spots.short_words(policy, line.spot, action),
-                                  layout=W.Layout(width="auto"))
-                button.on_click(lambda _, a=action: self.walk(a))
-                buttons.append(button)
-            if not frame.empty:
-                names = [n for n in spots.categories(policy, line.spot)
-                         if (frame[n] > 0).any()]
-                image = _image()
-                key = (policy.vira, line.actions)
-                if key not in self._pngs:
-                    seat = spots.SEAT_WORDS[policy.actor(line.spot)]
-                    title = (f"Vira {policy.vira}: how each hand of the {seat} plays here\n"
-                             f"{spots.spot_words(policy, line)}")
-                    self._pngs[key] = charts.png(charts.spot_strategy_chart(frame, names,
-                                                                            title))
-                show_png(image, self._pngs[key])
-                groups = spots.by_best_card(frame)
-                table = percent_table(groups, {"best card": "best card held",
-                                               "share": "share of the hands here",
-                                               **{n: n for n in names}}, "lab-groups")
-                every = percent_table(frame, {"hand": "hand (as dealt)", "holds": "holds now",
-                                              "share": "share of the hands here",
-                                              **{n: n for n in names}}, "lab-every")
-                accordion = W.Accordion(children=[W.HTML(TABLE_STYLE + every)],
-                                        titles=(f"every hand here ({len(frame)})",),
-                                        selected_index=None)
-                children = [image, W.HTML(TABLE_STYLE + "<p><b>By the best card held</b></p>"
-                                          + table), accordion]
-        back = W.Button(description="back", icon="undo", disabled=not line.actions,
+        where = f"<b>{html.escape(spots.spot_words(policy, line))}</b>"
+        if not line.over:
+            where += f" This comes up {chance_text(spots.reach_probability(policy, line))}."
+        parts.append(f"<p class='lab-spot'>{where}</p>")
+        return "".join(parts)
+
+    def nav_buttons(self) -> W.HBox:
+        back = W.Button(description="back", icon="undo", disabled=not self.line.actions,
                         layout=W.Layout(width="auto"))
         back.on_click(lambda _: self.back())
-        restart = W.Button(description="restart", icon="refresh", disabled=not line.actions,
-                           layout=W.Layout(width="auto"))
+        restart = W.Button(description="restart", icon="refresh",
+                           disabled=not self.line.actions, layout=W.Layout(width="auto"))
         restart.on_click(lambda _: self.restart())
-        row = W.HBox([W.Label("next move:" if buttons else ""), *buttons],
-                      layout=W.Layout(flex_flow="row wrap", align_items="center"))
-        self._replace([W.HTML("".join(parts)), row, W.HBox([back, restart]), *children])
-        self.redraw_seconds = time.perf_counter() - start
+        return W.HBox([back, restart])
+
+    def hands_views(self, frame) -> tuple[W.Image, list]:
+        """The chart of every hand's strategy here, and the tables by best card and of
+        every hand (the last folded)."""
+        policy, line = self.policy, self.line
+        names = [n for n in spots.categories(policy, line.spot) if (frame[n] > 0).any()]
+        key = (policy.vira, line.actions)
+        if key not in self._pngs:
+            seat = spots.SEAT_WORDS[policy.actor(line.spot)]
+            title = (f"Vira {policy.vira}: how each hand of the {seat} plays here\n"
+                     f"{spots.spot_words(policy, line)}")
+            self._pngs[key] = charts.png(charts.spot_strategy_chart(frame, names, title))
+        image = _image()
+        show_png(image, self._pngs[key])
+        columns = {n: n for n in names}
+        groups = percent_table(spots.by_best_card(frame),
+                               {"best card": "best card held",
+                                "share": "share of the hands here", **columns}, "lab-groups")
+        every = percent_table(frame, {"hand": "hand (as dealt)", "holds": "holds now",
+                                      "share": "share of the hands here", **columns},
+                              "lab-every")
+        accordion = W.Accordion(children=[W.HTML(TABLE_STYLE + every)],
+                                titles=(f"every hand here ({len(frame)})",),
+                                selected_index=None)
+        return image, [W.HTML(TABLE_STYLE + "<p><b>By the best card held</b></p>" + groups),
+                       accordion]
 
     def _replace(self, children) -> None:
         replace_children(self.stage, children)
