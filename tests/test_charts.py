@@ -272,7 +272,7 @@ class Deferred(Background):
     def __init__(self):
         super().__init__(threaded=False)
 
-    def submit(self, kind, work, done, failed=None):
+    def submit(self, kind, work, done, failed=None, delay=0.0):
         if kind == "load":
             super().submit(kind, work, done, failed)
 

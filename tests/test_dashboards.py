@@ -296,7 +296,7 @@ class Deferred(Background):
         super().__init__(threaded=False)
         self.jobs = []
 
-    def submit(self, kind, work, done, failed=None):
+    def submit(self, kind, work, done, failed=None, delay=0.0):
         if kind == "load":
             return super().submit(kind, work, done, failed)
         self.jobs.append((work, done))

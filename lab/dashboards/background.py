@@ -3,10 +3,11 @@ main thread.
 
 A dashboard must draw its first state at once and fill in what takes seconds afterwards:
 a Voila page shows nothing until its notebook's cells have run, and a kernel busy in a
-cell answers no widget. :class:`Background` runs such work on one worker thread and hands
-the result back on the kernel's event loop, the only place that touches widgets. Jobs
-have a *kind*; a job not started yet is replaced by a newer one of its kind (the user
-moved on), and jobs run one at a time in the order they were asked for.
+cell answers no widget. :class:`Background` runs such work on one worker thread, started
+after the code that asks for it has returned, and hands the result back on the kernel's
+event loop, the only place that touches widgets. Jobs have a *kind*; a job not started
+yet is replaced by a newer one of its kind (the user moved on), and jobs run one at a
+time in the order they were queued.
 
 Outside a kernel (plain Python, the tests) there is no running event loop, and the work
 runs at once, in the caller.
@@ -39,6 +40,7 @@ class Background:
         self._pending: OrderedDict = OrderedDict()
         self._running = False
         self._unfinished: dict = {}   # kind: jobs asked for whose callback has not run yet
+        self._timers: dict = {}       # kind: the loop's handle of a job not queued yet
         _ALL.add(self)
 
     def idle(self, kinds=None) -> bool:
@@ -47,18 +49,36 @@ class Background:
         with self._lock:
             return not any(n for k, n in self._unfinished.items() if kinds is None or k in kinds)
 
-    def submit(self, kind: str, work, done, failed=None) -> None:
+    def submit(self, kind: str, work, done, failed=None, delay: float = 0.0) -> None:
         """Run ``work()``, then ``done(result)`` (or ``failed(exception)``) where widgets
-        may be touched. A job of ``kind`` not started yet is dropped for this one."""
+        may be touched. A job of ``kind`` not started yet is dropped for this one.
+
+        In a kernel the job starts once the code asking for it has returned (a cell's
+        output goes out first), and no sooner than ``delay`` seconds: asked for again
+        within that time (the user clicks on), it waits again."""
         if not self.threaded:
             self._finish(work, done, failed)
             return
+        timer = self._timers.pop(kind, None)
+        if timer is not None:
+            timer.cancel()
+            self._dropped(kind)
+        with self._lock:
+            self._unfinished[kind] = self._unfinished.get(kind, 0) + 1
+        self._timers[kind] = self.loop.call_later(delay, self._enqueue, kind,
+                                                  (work, done, failed))
+
+    def _dropped(self, kind: str) -> None:
+        with self._lock:
+            self._unfinished[kind] -= 1    # a dropped job never calls back
+
+    def _enqueue(self, kind: str, job) -> None:
+        self._timers.pop(kind, None)
         with self._lock:
             if kind in self._pending:
-                self._unfinished[kind] -= 1    # the dropped job never calls back
+                self._unfinished[kind] -= 1
                 del self._pending[kind]
-            self._pending[kind] = (work, done, failed)
-            self._unfinished[kind] = self._unfinished.get(kind, 0) + 1
+            self._pending[kind] = job
             if self._running:
                 return
             self._running = True

@@ -281,6 +281,12 @@ def path_values(play: HandPlay) -> list[tuple[str, str]]:
 
 LOADING = '<p class="lab-loading"><i>{}</i></p>'
 
+VALUES_DELAY = 1.0
+"""Seconds a step stays on screen before its exact values are worked out, so that quick
+clicks go through first: while the values' traversal runs (about 13 s at the deal or
+facing the opening truco, under 1 s later in the hand) the kernel answers no click, as
+numba's kernels keep the interpreter lock."""
+
 
 def points_text(x: Optional[float]) -> str:
     return "—" if x is None or np.isnan(x) else f"{x:+.2f}"
@@ -377,7 +383,7 @@ class HandPlayer(W.VBox):
             self.background.submit(
                 "values", lambda: compute_values(play.policy, play.line),
                 lambda _: self.play is play and self.render(),
-                lambda exc: self._values_failed(play, exc))
+                lambda exc: self._values_failed(play, exc), delay=VALUES_DELAY)
             if hand_values(play) is not None or key in self.failures:
                 return   # worked out at once (no kernel): drawn by the callback
         buttons = []
