@@ -420,3 +420,20 @@ def test_the_strategy_explorer_jumps_to_a_situation_and_walks_on():
     assert "the mão wins 1 point" in explorer.stage.children[0].value
     explorer.stage.children[1].children[0].click()  # back
     assert explorer.line.actions == ("raise",)
+
+
+@pytest.mark.slow
+def test_viras_sharing_a_policy_name_their_own_cards():
+    """Viras 2 and 3 deal alike and read one stored policy; each names its own cards."""
+    from lab.dashboards.strategy_explorer import StrategyExplorer
+    from lab.policies import stored_viras
+
+    if not {"2", "3"} <= set(stored_viras()):
+        pytest.skip("needs stored policies of viras 2 and 3")
+    explorer = StrategyExplorer()
+    moves = {}
+    for vira in ("2", "3"):
+        explorer.vira.value = vira
+        moves[vira] = explorer.stage.children[1].children[1].value
+    assert "plays a 2" in moves["2"] and "plays a 3" not in moves["2"]   # 3s: manilhas
+    assert "plays a 3" in moves["3"] and "plays a 4" not in moves["3"]   # 4s: manilhas

@@ -304,6 +304,7 @@ class HandPlayer(W.VBox):
         self.background = background or Background()
         self.rng = rng or random.Random()
         self.policy: Optional[FullPolicy] = None
+        self.policy_vira: Optional[str] = None
         self.play: Optional[HandPlay] = None
         self.pick = None
         self.failures: dict = {}
@@ -328,7 +329,7 @@ class HandPlayer(W.VBox):
                 "section below.</p>")])
             return
         v = vira.rank_char
-        if self.policy is not None and self.policy.vira == v:
+        if self.policy is not None and self.policy_vira == v:
             self._start(self.policy)
             return
         from ..policies import load_full_policy
@@ -338,7 +339,7 @@ class HandPlayer(W.VBox):
             f"loading the solved strategy of vira {html.escape(v)}…"))])
         pick = self.pick
         self.background.submit("load", lambda: load_full_policy(v),
-                               lambda policy: pick == self.pick and self._start(policy),
+                               lambda policy: pick == self.pick and self._start(policy, v),
                                lambda exc: pick == self.pick and self._missing(exc))
 
     def _missing(self, exc: Exception) -> None:
@@ -347,8 +348,9 @@ class HandPlayer(W.VBox):
         vira = self.pick[0].rank_char
         self._replace([W.HTML(policy_missing_html(exc, rebuild_command(vira)))])
 
-    def _start(self, policy: FullPolicy) -> None:
+    def _start(self, policy: FullPolicy, vira: Optional[str] = None) -> None:
         self.policy = policy
+        self.policy_vira = vira or self.policy_vira   # viras dealt alike share a policy
         self.failures.clear()
         vira, hand, seat = self.pick
         self.play = HandPlay(policy, vira, hand, seat)

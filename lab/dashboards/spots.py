@@ -41,12 +41,14 @@ CARD_CATEGORIES = ("play the highest card", "play the middle card", "play the lo
 # ------------------------------------------------------------------ words
 
 
-def level_namer(policy: FullPolicy):
-    """``level -> name`` for the policy's deck: ``zap``, ``3``, ``K`` ... for a vira;
-    ``level 2`` for a reduced test deck."""
-    if policy.vira is None:
+def level_namer(policy: FullPolicy, vira=None):
+    """``level -> name`` for the deck of ``vira`` (default: the policy's): ``zap``,
+    ``3``, ``K`` ...; ``level 2`` for a reduced test deck. (Viras whose decks deal alike
+    share one stored policy, so name the levels by the vira shown.)"""
+    vira = policy.vira if vira is None else vira
+    if vira is None:
         return lambda lv: f"level {lv}"
-    rank = vira_rank_of(policy.vira)
+    rank = vira_rank_of(vira)
     return lambda lv: level_name(int(lv), rank)
 
 
@@ -177,11 +179,11 @@ def spot_words(policy: FullPolicy, line: Line) -> str:
     return f"Round {rnd}: the {seat} {what}; the hand is worth {hand_value(pol, spot)}."
 
 
-def line_words(policy: FullPolicy, actions) -> list[tuple[int, str]]:
+def line_words(policy: FullPolicy, actions, name_level=None) -> list[tuple[int, str]]:
     """``(seat, words)`` of each public action of a hand walked from the deal."""
     spot = policy.root()
     out = []
-    name_level = level_namer(policy)
+    name_level = name_level or level_namer(policy)
     for action in actions:
         seat = policy.actor(spot)
         out.append((seat, action_words(policy, spot, action, name_level)))
@@ -235,7 +237,7 @@ def reach_probability(policy: FullPolicy, line: Line) -> float:
     return float(state_weights(policy, line).sum())
 
 
-def class_strategy(policy: FullPolicy, line: Line) -> pd.DataFrame:
+def class_strategy(policy: FullPolicy, line: Line, name_level=None) -> pd.DataFrame:
     """How every hand class of the player to act plays at ``line``'s spot.
 
     One row per class that can be here, weakest first: ``hand`` (the class as dealt),
@@ -249,7 +251,7 @@ def class_strategy(policy: FullPolicy, line: Line) -> pd.DataFrame:
     d = policy.decision(spot)
     weight = state_weights(policy, line)
     names = categories(policy, spot)
-    name_level = level_namer(policy)
+    name_level = name_level or level_namer(policy)
     sigma = np.nan_to_num(d.strategy, nan=0.0)
     rows: dict = {}
     for i in np.flatnonzero(weight > 0):

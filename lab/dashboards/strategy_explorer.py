@@ -49,11 +49,12 @@ def facts_html(info: dict) -> str:
             "the time were dropped when it was stored.</small></p>")
 
 
-def moves_html(policy: FullPolicy, line, mix: dict) -> str:
+def moves_html(policy: FullPolicy, line, mix: dict, name_level=None) -> str:
     """The public moves at ``line``'s spot and how often the player to act makes each."""
     spot = line.spot
     rows = "".join(
-        f"<tr><td style='text-align:left'>{html.escape(spots.action_words(policy, spot, a))}"
+        f"<tr><td style='text-align:left'>"
+        f"{html.escape(spots.action_words(policy, spot, a, name_level))}"
         f"</td><td>{charts.percent(mix.get(a, 0.0)) if mix else '—'}</td></tr>"
         for a in spots.public_actions(policy.decision(spot)))
     seat = spots.SEAT_WORDS[policy.actor(spot)]
@@ -89,6 +90,7 @@ class StrategyExplorer(Dashboard):
         self.ranking = BotRanking()
         self.policy: Optional[FullPolicy] = None
         self.line = None
+        self.names = None   # level -> card name for the vira shown
         viras = stored_viras()
         if not viras:
             self.missing = rebuild_command()
@@ -128,6 +130,7 @@ class StrategyExplorer(Dashboard):
             if v != self.vira.value:
                 return
             self.policy = policy
+            self.names = spots.level_namer(policy, v)   # the shown vira's card names
             self.facts.value = facts_html(policy_info(v))
             self.jump()
 
@@ -193,16 +196,18 @@ class StrategyExplorer(Dashboard):
             self._replace([header, nav])
             self.redraw_seconds = time.perf_counter() - start
             return
-        moves = W.HTML(TABLE_STYLE + moves_html(policy, line, spots.aggregate_mix(policy, line)))
+        mix = spots.aggregate_mix(policy, line)
+        moves = W.HTML(TABLE_STYLE + moves_html(policy, line, mix, self.names))
         buttons = []
         for action in spots.public_actions(policy.decision(line.spot)):
-            button = W.Button(description=spots.short_words(policy, line.spot, action),
+            button = W.Button(description=spots.short_words(policy, line.spot, action,
+                                                            self.names),
                               layout=W.Layout(width="auto"))
             button.on_click(lambda _, a=action: self.walk(a))
             buttons.append(button)
         row = W.HBox([W.Label("next move:"), *buttons],
                      layout=W.Layout(flex_flow="row wrap", align_items="center"))
-        frame = spots.class_strategy(policy, line)
+        frame = spots.class_strategy(policy, line, self.names)
         if frame.empty:   # nobody gets here under the policy
             self._replace([header, moves, row, nav])
         else:
@@ -213,7 +218,7 @@ class StrategyExplorer(Dashboard):
     def header_html(self, note: str) -> str:
         policy, line = self.policy, self.line
         parts = [f"<p class='lab-note'><i>{html.escape(note)}</i></p>"] if note else []
-        words = spots.line_words(policy, line.actions)
+        words = spots.line_words(policy, line.actions, self.names)
         if words:
             items = "".join(f"<li>{spots.SEAT_WORDS[s]}: {html.escape(w)}</li>"
                             for s, w in words)
@@ -238,10 +243,10 @@ class StrategyExplorer(Dashboard):
         every hand (the last folded)."""
         policy, line = self.policy, self.line
         names = [n for n in spots.categories(policy, line.spot) if (frame[n] > 0).any()]
-        key = (policy.vira, line.actions)
+        key = (self.vira.value, line.actions)
         if key not in self._pngs:
             seat = spots.SEAT_WORDS[policy.actor(line.spot)]
-            title = (f"Vira {policy.vira}: how each hand of the {seat} plays here\n"
+            title = (f"Vira {self.vira.value}: how each hand of the {seat} plays here\n"
                      f"{spots.spot_words(policy, line)}")
             self._pngs[key] = charts.png(charts.spot_strategy_chart(frame, names, title))
         image = _image()
