@@ -66,7 +66,8 @@ import numpy as np
 from .cards import DECK, Card, CardError, check_distinct, level
 from .classes import hand_classes
 from .rules import (ACCEPT, COVER, ELEVEN, ELEVEN_ELEVEN, NORMAL, PLAY, RUN, SEAT_NAMES,
-                    SURRENDER, Action, HandState, IllegalAction, new_hand, parse_action)
+                    SURRENDER, Action, HandState, IllegalAction, new_hand, parse_action,
+                    parse_score)
 
 POINTS, MATCH_WIN = "points per hand", "match-win probability"
 
@@ -520,17 +521,6 @@ def request(vira_text: str, hand_text: str, seat_text: str, score_text: str,
     seat = parse_seat(seat_text)
     score = parse_score(score_text)
     return build_position(vira, hand, seat, score, parse_tokens(tokens))
-
-
-def parse_score(text: str) -> tuple:
-    """``M,P`` (the mão's and the pé's points); ValueError if it is not two integers."""
-    parts = str(text).split(",")
-    try:
-        if len(parts) != 2:
-            raise ValueError
-        return int(parts[0]), int(parts[1])
-    except ValueError:
-        raise ValueError(f"--score {text!r}: write the score as M,P (two integers)") from None
 
 
 __all__ = ["Position", "Advice", "AdviceError", "build_position", "advise", "advice_for",

@@ -327,6 +327,18 @@ def check_score(score: tuple[int, int]) -> None:
         raise ValueError(f"{a},{b}: the match is over at {TARGET} points; no hand follows")
 
 
+def parse_score(text: str) -> tuple[int, int]:
+    """Read ``M,P`` (the mão's and the pé's points); ValueError unless it is two integers
+    written in ASCII digits."""
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        if len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts):
+            raise ValueError  # int() would also read "1_0" and non-ASCII digits
+        return int(parts[0]), int(parts[1])
+    except ValueError:
+        raise ValueError(f"--score {text!r}: write the score as M,P (two integers)") from None
+
+
 def new_hand(vira: Card, mao_cards, pe_cards, score: tuple[int, int] = (0, 0)) -> HandState:
     """A fresh hand: 3 cards each, the vira, and the (mão, pé) score before it."""
     mao_cards, pe_cards = tuple(mao_cards), tuple(pe_cards)

@@ -589,3 +589,17 @@ def test_unreadable_action_tokens_are_refused(token):
 ])
 def test_action_tokens_read_and_print(token, text):
     assert str(parse_action(token)) == text
+
+
+@pytest.mark.parametrize("text", ["1_0,0", "١,٠", "3,", "a,b", "1,2,3", " ,1"])
+def test_parse_score_reads_only_two_ascii_integers(text):
+    from lab.rules import parse_score
+
+    with pytest.raises(ValueError, match="M,P"):
+        parse_score(text)
+
+
+def test_parse_score_reads_a_score():
+    from lab.rules import parse_score
+
+    assert parse_score("10, 3") == (10, 3)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 from ..rules import hand_kind
-from .replay import parse_score
+from ..rules import parse_score
 
 
 def add_arguments(parser) -> None:

@@ -5,18 +5,7 @@ from __future__ import annotations
 import json
 
 from ..cards import parse_card, parse_cards
-from ..rules import SEAT_NAMES, HandState, new_hand, parse_action
-
-
-def parse_score(text: str) -> tuple[int, int]:
-    """Read ``M,P`` (the mão's and the pé's points); ValueError if it is not two integers."""
-    parts = text.split(",")
-    try:
-        if len(parts) != 2:
-            raise ValueError
-        return int(parts[0]), int(parts[1])
-    except ValueError:
-        raise ValueError(f"--score {text!r}: write the score as M,P (two integers)") from None
+from ..rules import SEAT_NAMES, HandState, new_hand, parse_action, parse_score
 
 
 def add_arguments(parser) -> None:

@@ -17,7 +17,7 @@ import math
 import sys
 
 from ..cli import UsageError
-from .replay import parse_score
+from ..rules import parse_score
 
 
 def add_arguments(parser) -> None:
