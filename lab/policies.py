@@ -108,7 +108,7 @@ def load_full_policy(vira, directory: Optional[Path] = None):
     v = RANKS[vira_rank_of(vira)]
     info = policy_info(v, directory)
     path = policy_path(info.get("same_as", v), directory)
-    key = (str(path), info.get("sha256"))
+    key = (v, str(path), info.get("sha256"))  # viras sharing a file are distinct objects
     if key in _CACHE:
         return _CACHE[key]
     try:

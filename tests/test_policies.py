@@ -108,3 +108,13 @@ def test_a_wrong_slot_count_is_refused(copy_of_data):
     manifest["viras"][v]["slots"] += 1
     path.write_text(json.dumps(manifest))
     assert "lab solve policy" in refused(directory, v)
+
+
+def test_viras_sharing_a_file_are_distinct_policies(manifest):
+    shared = [(v, e["same_as"]) for v, e in manifest["viras"].items() if "same_as" in e]
+    if not shared:
+        pytest.fail("the stored policies hold no vira that reads another's file (3 reads 2's)")
+    v, w = shared[0]
+    policies._CACHE.clear()
+    assert policies.load_full_policy(w).vira == w
+    assert policies.load_full_policy(v).vira == v
