@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from lab.solver.cardplay_game import COVER, decided
-from lab.solver.full_game import ACCEPT, RAISE, RUN, FullGame
+from lab.solver.full_game import FullGame
 
 ROOT = Path(__file__).parent.parent
 TOY = dict(toy_cap=(3, 3, 1), ladder=(1, 3, 6))

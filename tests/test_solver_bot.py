@@ -26,10 +26,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lab.cards import DECK, RANKS, SUITS, level, parse_card, parse_cards
+from lab.cards import DECK, SUITS, level, parse_card, parse_cards
 from lab.classes import hand_classes
-from lab.rules import (ACCEPT, COVER, NORMAL, PLAY, RAISE, RUN, SURRENDER, Action, new_hand,
-                       parse_action)
+from lab.rules import ACCEPT, COVER, PLAY, RAISE, RUN, SURRENDER, Action, new_hand
 from lab.sim.bots import SolverBot, make_bot
 from lab.sim.view import Table
 from lab.solver.policy import PolicyError
