@@ -9,8 +9,8 @@ event loop, the only place that touches widgets. Jobs have a *kind*; a job not s
 yet is replaced by a newer one of its kind (the user moved on), and jobs run one at a
 time in the order they were queued.
 
-Outside a kernel (plain Python, the tests) there is no running event loop, and the work
-runs at once, in the caller.
+Outside a kernel (plain Python, the tests) the work runs at once, in the caller, even
+where another library runs an event loop.
 
 Numba kernels hold the interpreter lock while they run, so while an exact-values
 traversal runs (seconds at the start of a hand) the kernel answers no click; the clicks
@@ -27,6 +27,16 @@ from collections import OrderedDict
 _ALL: "weakref.WeakSet[Background]" = weakref.WeakSet()
 
 
+def _in_kernel() -> bool:
+    """Whether this code runs in a Jupyter kernel (Voila's, or a notebook's)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
 class Background:
     """One worker thread for a dashboard's slow jobs (see the module docstring)."""
 
@@ -35,7 +45,9 @@ class Background:
             self.loop = asyncio.get_running_loop()
         except RuntimeError:
             self.loop = None
-        self.threaded = (self.loop is not None) if threaded is None else threaded
+        if threaded is None:  # another library's loop (a test's browser) is not a kernel
+            threaded = self.loop is not None and _in_kernel()
+        self.threaded = threaded
         self._lock = threading.Lock()
         self._pending: OrderedDict = OrderedDict()
         self._running = False
