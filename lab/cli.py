@@ -65,6 +65,18 @@ def build_parser(chosen: str | None = None) -> Parser:
     return parser
 
 
+def chosen_viras(vira_options) -> list[str]:
+    """Rank characters of the ``--vira`` options (all ten when none); UsageError on a
+    repeated rank."""
+    from .cards import RANKS
+    from .classes import vira_rank_of
+
+    viras = [RANKS[vira_rank_of(v)] for v in vira_options] if vira_options else list(RANKS)
+    if len(set(viras)) != len(viras):
+        raise UsageError(f"--vira {','.join(vira_options)}: a vira rank is repeated")
+    return viras
+
+
 def fail(message: str) -> int:
     """Print one ``error:`` line on stderr and return exit status 2."""
     print(f"error: {' '.join(str(message).split())}", file=sys.stderr)

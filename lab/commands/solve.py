@@ -26,9 +26,7 @@ from __future__ import annotations
 import math
 import sys
 
-from ..cards import RANKS
-from ..cli import UsageError
-from ..classes import vira_rank_of
+from ..cli import UsageError, chosen_viras
 
 def add_arguments(parser) -> None:
     from .solve_full import add_arguments as add_full_arguments
@@ -54,15 +52,6 @@ def add_arguments(parser) -> None:
     policy = games.add_parser("policy", help="store the full game's solved strategy as a "
                               "compact policy (from the full solves' checkpoints)")
     add_policy_arguments(policy)
-
-
-def chosen_viras(vira_options) -> list[str]:
-    """Rank characters of the ``--vira`` options (all ten when none); UsageError on a
-    repeated rank."""
-    viras = [RANKS[vira_rank_of(v)] for v in vira_options] if vira_options else list(RANKS)
-    if len(set(viras)) != len(viras):
-        raise UsageError(f"--vira {','.join(vira_options)}: a vira rank is repeated")
-    return viras
 
 
 def add_cardplay_arguments(parser) -> None:

@@ -60,7 +60,7 @@ def settings_from(args) -> dict:
 
 def run(args) -> int:
     from ..solver.full_tables import solve_viras_full, write_full_tables
-    from .solve import chosen_viras
+    from ..cli import chosen_viras
 
     viras = chosen_viras(args.vira)
     if args.workers < 1:

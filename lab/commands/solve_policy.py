@@ -38,7 +38,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from ..policies import THRESHOLD, build_full_policy, copy_policy
-    from .solve import chosen_viras
+    from ..cli import chosen_viras
 
     threshold = THRESHOLD if args.threshold is None else args.threshold
     if not 0 <= threshold < 0.5:

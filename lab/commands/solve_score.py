@@ -64,7 +64,7 @@ def run(args) -> int:
     from ..score import (has_points_solution, load_points_solution, measure_leaks, resolve,
                          table_row, write_rows)
     from ..tables import load_table
-    from .solve import chosen_viras
+    from ..cli import chosen_viras
 
     def say(line: str) -> None:   # a stderr line that leaves the progress bar whole
         tqdm.write(line, file=sys.stderr)
