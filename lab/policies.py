@@ -8,17 +8,16 @@ solver's own exploitability), how it was stored (threshold, quantisation), the
 value for the mão, its size and the hash of its file; and for all: the rules version, the
 layout's slot count and the code hash.
 
-Files are written atomically (a temporary file, then a rename) and the manifest is
-updated under a lock, so a reader sees either the old policy or the new one, never a
+Files are written atomically (a temporary file, then a rename; :mod:`lab.store`) under
+the data folder's lock, and a policy file is read only when its hash is the one its
+manifest entry records, so a reader sees either the old policy or the new one, never a
 mixture. A missing, damaged or stale policy is a :class:`~lab.tables.TableError` that
 names the command rebuilding it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import time
 from pathlib import Path
 from typing import Optional
@@ -26,6 +25,7 @@ from typing import Optional
 from . import RULES_VERSION
 from .cards import RANKS
 from .classes import vira_rank_of
+from .store import content_hash, data_lock, write_atomic
 from .tables import TableError, code_hash, data_dir
 
 NAME = "full_policy"
@@ -116,7 +116,7 @@ def load_full_policy(vira, directory: Optional[Path] = None):
     except OSError as exc:
         raise TableError(f"stored policy of vira {v}: cannot read {path} ({exc.strerror}); "
                          f"rebuild it with `{rebuild_command(v)}`") from None
-    if hashlib.sha256(blob).hexdigest()[:16] != info.get("sha256"):
+    if content_hash(blob) != info.get("sha256"):
         raise TableError(f"stored policy of vira {v}: {path} is not the file its manifest "
                          f"describes; rebuild it with `{rebuild_command(v)}`")
     config = config_for(v, ladder=tuple(info["ladder"]), storage="float32")
@@ -147,11 +147,9 @@ def write_full_policy(vira, blob: bytes, info: dict, directory: Optional[Path] =
     v = RANKS[vira_rank_of(vira)]
     path = policy_path(v, directory)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(blob)
-    entry = dict(info, sha256=hashlib.sha256(blob).hexdigest()[:16], bytes=len(blob),
+    entry = dict(info, sha256=content_hash(blob), bytes=len(blob),
                  built=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-    with _locked(manifest_path(directory)):
+    with data_lock(manifest_path(directory).parent):
         try:
             manifest = read_policy_manifest(directory)
         except TableError:
@@ -162,37 +160,9 @@ def write_full_policy(vira, blob: bytes, info: dict, directory: Optional[Path] =
         manifest["viras"] = {k: manifest["viras"][k] for k in RANKS if k in manifest["viras"]}
         manifest["bytes"] = sum(e["bytes"] for e in manifest["viras"].values()
                                 if "same_as" not in e)
-        os.replace(tmp, path)
-        _write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
+        write_atomic(path, blob)
+        write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
     return entry
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
-class _locked:
-    """An exclusive lock file beside ``path`` (fcntl), held for the ``with`` block."""
-
-    def __init__(self, path: Path):
-        self.path = Path(path).with_suffix(".lock")
-
-    def __enter__(self):
-        import fcntl
-
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.fh = open(self.path, "a")
-        fcntl.flock(self.fh, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc):
-        import fcntl
-
-        fcntl.flock(self.fh, fcntl.LOCK_UN)
-        self.fh.close()
-        return False
 
 
 def policy_keys(config, merge: bool = True):
@@ -263,11 +233,11 @@ def copy_policy(vira, same_as, directory: Optional[Path] = None) -> dict:
                          "itself")
     info = dict(policy_info(w, directory), vira=v, same_as=w,
                 built=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-    with _locked(manifest_path(directory)):
+    with data_lock(manifest_path(directory).parent):
         manifest = read_policy_manifest(directory)
         manifest["viras"][v] = info
         manifest["viras"] = {k: manifest["viras"][k] for k in RANKS if k in manifest["viras"]}
-        _write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
+        write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
     stale = policy_path(v, directory)
     if stale.exists():
         stale.unlink()  # the vira now reads the other's file

@@ -362,5 +362,5 @@ def write_ranking(frame: pd.DataFrame, seconds: float = 0.0, directory=None) -> 
                     "exploitability": float(info["exploitability"]),
                     "policy_sha256": info.get("sha256"),
                     "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-    return write_merged(NAME, frame.reset_index(drop=True), spec_of(NAME).settings, viras,
-                        directory, seconds)
+    return write_merged({NAME: frame.reset_index(drop=True)}, spec_of(NAME).settings, viras,
+                        directory, seconds)[NAME]

@@ -20,7 +20,6 @@ checkpoints of ``lab solve full --checkpoints DIR``, not in ``data/``.
 
 from __future__ import annotations
 
-import fcntl
 import sys
 import time
 from dataclasses import dataclass
@@ -229,12 +228,11 @@ def write_rows(rows: list[dict], directory=None):
 
     from . import tables as T
 
+    from .store import data_lock
+
     fresh = pd.DataFrame(rows)
     settings = T.spec_of("score_leak").settings
-    parquet = T.table_paths("score_leak", directory)[0]
-    parquet.parent.mkdir(parents=True, exist_ok=True)
-    with open(parquet.with_suffix(".lock"), "w") as lock:   # one writer at a time
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with data_lock(T.data_dir() if directory is None else directory):  # one writer at a time
         return _merge(fresh, settings, directory)
 
 
@@ -246,7 +244,7 @@ def _merge(fresh, settings, directory):
     try:
         manifest = T.read_manifest("score_leak", directory)
         T.check_manifest("score_leak", manifest, viras=[], directory=directory)
-        old = pd.read_parquet(T.table_paths("score_leak", directory)[0])
+        old = T.load_table("score_leak", viras=list(manifest["viras"]), directory=directory)
         key = ["vira", "score_mao", "score_pe"]
         replaced = old.set_index(key).index.isin(fresh.set_index(key).index)
         df = pd.concat([old[~replaced], fresh], ignore_index=True)

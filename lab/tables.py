@@ -62,6 +62,7 @@ built on the ``cardplay_summary`` table and, once it holds all ten viras, ``full
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import time
@@ -76,6 +77,7 @@ from . import RULES_VERSION
 from .cards import RANKS, level_name
 from .classes import hand_classes, vira_rank_of
 from .solver.double_dummy import double_dummy_equity, double_dummy_value
+from .store import content_hash, data_lock, write_atomic
 
 SEATS = ("mao", "pe")
 
@@ -96,7 +98,49 @@ MATCH_SOURCES = CARDPLAY_SOURCES + ("lab/match.py", "lab/solver/eleven.py")
 
 
 class TableError(ValueError):
-    """A table that is missing, unreadable or stale; the message says how to rebuild it."""
+    """A table that is missing, unreadable, stale or corrupt; the message says how to
+    rebuild it."""
+
+
+# column kinds: "str", "int", "bool", "float" (finite), "float?" (finite or NaN)
+SCHEMAS = {
+    "cardplay": dict(vira="str", seat="str", hand="str", best="str", second="str",
+                     third="str", equity="float", double_dummy="float", weight="float",
+                     exploitability="float"),
+    "cardplay_summary": dict(vira="str", value_mao="float", double_dummy_mao="float",
+                             exploitability="float", iterations="int", seconds="float"),
+    "match_equity": dict(score_mao="int", score_pe="int", p_mao="float", p_pe="float",
+                         model="str", exploitability="float?"),
+    "mao_de_onze": dict(vira="str", score="str", seat="str", hand="str", accept="float",
+                        value="float", weight="float", exploitability="float"),
+    "full_ev": dict(vira="str", seat="str", hand="str", weight="float", ev="float",
+                    exploitability="float"),
+    "full_strategy": dict(vira="str", seat="str", hand="str", situation="str", action="str",
+                          probability="float"),
+    "full_summary": None,  # its outcome columns follow the ladder: see columns_of
+    "score_leak": dict(vira="str", score_mao="int", score_pe="int", value_mao="float",
+                       gain_mao="float", gain_pe="float", leak="float",
+                       points_exploitability="float?", points_iterations="int",
+                       resolve_iterations="int", resolve_exploitability="float?",
+                       resolve_value_mao="float?", truco_mao_points="float?",
+                       truco_mao_score="float?", run_pe_points="float?",
+                       run_pe_score="float?"),
+    "bot_ranking": dict(vira="str", bot="str", exploitability="float?", ev_vs_solver="float",
+                        exact="bool", ci95_lo="float?", ci95_hi="float?", hands="int",
+                        method="str"),
+}
+"""Table name -> {column: kind}, in column order: what a table must hold to be read."""
+
+
+def columns_of(name: str, settings: Optional[dict] = None) -> dict:
+    """{column: kind} of table ``name`` built with ``settings`` (default: its own)."""
+    if name != "full_summary":
+        return SCHEMAS[name]
+    ladder = (settings or FULL_SETTINGS).get("ladder", FULL_SETTINGS["ladder"])
+    outcomes = {f"p_{seat}_{k}": "float" for k in ladder for seat in SEATS}
+    return dict(vira="str", value_mao="float", exploitability="float", iterations="int",
+                seconds="float", storage="str", **outcomes, bluff_mao="float",
+                bluff_pe="float")
 
 
 @dataclass(frozen=True)
@@ -197,11 +241,6 @@ def fingerprint(name: str, settings: dict) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
-def file_hash(path: Path) -> str:
-    """Short hash of a file's bytes."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
-
-
 def code_hash(sources=CARDPLAY_SOURCES) -> str:
     """Hash of the source code of ``sources`` (recorded for provenance, not checked on load)."""
     root = Path(__file__).resolve().parent.parent
@@ -225,10 +264,14 @@ def read_manifest(name: str, directory: Optional[Path] = None) -> dict:
         raise TableError(f"table {name!r} is missing ({missing} not found); "
                          f"build it with `{spec.rebuild}`")
     try:
-        return json.loads(manifest.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+        data = json.loads(manifest.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise TableError(f"table {name!r}: unreadable manifest {manifest} ({exc}); "
                          f"rebuild it with `{spec.rebuild}`") from None
+    if not isinstance(data, dict) or not isinstance(data.get("viras"), dict):
+        raise TableError(f"table {name!r} is corrupt: its manifest {manifest} is not a "
+                         f"table manifest; rebuild it with `{spec.rebuild}`")
+    return data
 
 
 UNUSED = "unused"
@@ -241,7 +284,7 @@ def built_on_hashes(name: str, directory: Optional[Path] = None) -> dict:
     out = {}
     for dep in spec_of(name).built_on:
         parquet = table_paths(dep, directory)[0]
-        out[dep] = file_hash(parquet) if parquet.exists() else None
+        out[dep] = content_hash(parquet) if parquet.exists() else None
     return out
 
 
@@ -252,14 +295,23 @@ def check_manifest(name: str, manifest: dict, settings: Optional[dict] = None,
     computed from the tables now on disk that it is built on."""
     spec = spec_of(name)
     settings = spec.settings if settings is None else settings
+    try:
+        why = _stale_because(name, manifest, settings, viras, directory)
+    except (TypeError, AttributeError, KeyError) as exc:
+        raise corrupt(name, f"its manifest is malformed ({type(exc).__name__}: {exc})") from None
+    if why is not None:
+        raise TableError(f"table {name!r} is stale: {why}; rebuild it with `{spec.rebuild}`")
+
+
+def _stale_because(name, manifest, settings, viras, directory) -> Optional[str]:
     why = None
     if manifest.get("table") != name:
         why = f"the manifest is for table {manifest.get('table')!r}"
     elif manifest.get("rules_version") != RULES_VERSION:
         why = (f"built for rules {manifest.get('rules_version')!r}, "
                f"the lab is at {RULES_VERSION!r}")
-    elif manifest.get("schema") != spec.schema:
-        why = f"schema {manifest.get('schema')!r}, the lab expects {spec.schema}"
+    elif manifest.get("schema") != spec_of(name).schema:
+        why = f"schema {manifest.get('schema')!r}, the lab expects {spec_of(name).schema}"
     elif manifest.get("settings") != settings:
         why = f"built with settings {manifest.get('settings')}, expected {settings}"
     elif manifest.get("fingerprint") != fingerprint(name, settings):
@@ -274,8 +326,7 @@ def check_manifest(name: str, manifest: dict, settings: Optional[dict] = None,
             recorded = manifest.get("built_on", {}).get(dep)
             if why is None and recorded != UNUSED and recorded != now:
                 why = f"it was computed from another {dep!r} table than the one on disk"
-    if why is not None:
-        raise TableError(f"table {name!r} is stale: {why}; rebuild it with `{spec.rebuild}`")
+    return why
 
 
 def load_table(name: str, viras: Optional[Iterable] = None, settings: Optional[dict] = None,
@@ -284,23 +335,90 @@ def load_table(name: str, viras: Optional[Iterable] = None, settings: Optional[d
 
     ``viras`` (default: all ten) must all be present; the rows of those viras are
     returned. Raises TableError, with the command that rebuilds the table, when it is
-    missing, unreadable or stale.
+    missing, unreadable, stale or corrupt (see :func:`validate`).
     """
     manifest = read_manifest(name, directory)
     check_manifest(name, manifest, settings, viras, directory)
     parquet, _ = table_paths(name, directory)
     try:
-        df = pd.read_parquet(parquet)
+        data = parquet.read_bytes()
+    except OSError as exc:
+        raise TableError(f"table {name!r}: unreadable {parquet} ({exc}); "
+                         f"rebuild it with `{spec_of(name).rebuild}`") from None
+    if content_hash(data) != manifest.get("sha256"):
+        raise corrupt(name, f"{parquet.name} is not the file its manifest describes (a write "
+                            "was interrupted, or the file was changed)")
+    check_family(name, manifest, directory)
+    try:
+        df = pd.read_parquet(io.BytesIO(data))
     except Exception as exc:  # pyarrow raises several kinds for a damaged file
         raise TableError(f"table {name!r}: unreadable {parquet} ({exc}); "
                          f"rebuild it with `{spec_of(name).rebuild}`") from None
-    if len(df) != manifest.get("rows"):
-        raise TableError(f"table {name!r} is stale: {len(df)} rows on disk, the manifest says "
-                         f"{manifest.get('rows')}; rebuild it with `{spec_of(name).rebuild}`")
+    validate(name, df, manifest)
     if viras is not None:
         keep = [RANKS[vira_rank_of(v)] for v in viras]
         df = df[df["vira"].isin(keep)].reset_index(drop=True)
     return df
+
+
+def corrupt(name: str, why: str) -> TableError:
+    """The error of a table whose files contradict each other or its schema."""
+    return TableError(f"table {name!r} is stale or corrupt: {why}; rebuild it with "
+                      f"`{spec_of(name).rebuild}`")
+
+
+def check_family(name: str, manifest: dict, directory: Optional[Path] = None) -> None:
+    """Raise TableError unless the tables written together with ``name`` (its manifest's
+    ``family``) are, where present, still the ones written with it."""
+    family = manifest.get("family", {})
+    if not isinstance(family, dict):
+        raise corrupt(name, "its manifest's family is not a table list")
+    for other, recorded in family.items():
+        path = table_paths(other, directory)[1]
+        if not path.exists():
+            continue  # a table kept alone (copied, or its family member deleted)
+        try:
+            now = json.loads(path.read_text()).get("sha256")
+        except (OSError, ValueError, AttributeError):
+            now = None
+        if now != recorded:
+            raise corrupt(name, f"it was written with another {other!r} table than the one "
+                                "on disk")
+
+
+def validate(name: str, df: pd.DataFrame, manifest: dict) -> None:
+    """Raise TableError unless ``df`` has the table's columns in order, each of its kind,
+    no NaN or infinity where a number is promised, the manifest's row count and only the
+    manifest's viras."""
+    schema = columns_of(name, manifest.get("settings"))
+    if list(df.columns) != list(schema):
+        raise corrupt(name, f"its columns are {list(df.columns)}, expected {list(schema)}")
+    for column, kind in schema.items():
+        values = df[column]
+        if kind == "str":
+            ok = pd.api.types.is_string_dtype(values) or pd.api.types.is_object_dtype(values)
+            ok = ok and values.map(lambda x: isinstance(x, str)).all()
+        elif kind == "int":
+            ok = pd.api.types.is_integer_dtype(values)
+        elif kind == "bool":
+            ok = pd.api.types.is_bool_dtype(values)
+        else:
+            ok = pd.api.types.is_float_dtype(values)
+            if ok:
+                finite = np.isfinite(values.to_numpy(dtype=np.float64))
+                nan = values.isna().to_numpy()
+                ok = bool((finite | (nan if kind == "float?" else False)).all())
+        if not ok:
+            raise corrupt(name, f"column {column!r} does not hold "
+                                f"{KIND_WORDS[kind]} in every row")
+    if len(df) != manifest.get("rows"):
+        raise corrupt(name, f"{len(df)} rows on disk, the manifest says {manifest.get('rows')}")
+    if "vira" in df and not set(df["vira"]) <= set(manifest.get("viras", {})):
+        raise corrupt(name, "it holds viras its manifest does not list")
+
+
+KIND_WORDS = {"str": "text", "int": "integers", "bool": "true/false",
+              "float": "finite numbers", "float?": "numbers (or blanks)"}
 
 
 def solved_viras(name: str, directory: Optional[Path] = None) -> list[str]:
@@ -455,28 +573,35 @@ def build_cardplay_tables(viras: Optional[Iterable] = None, settings: Optional[d
     per_vira = {v: {"iterations": int(s.iterations), "exploitability": float(s.exploitability),
                     "seconds": float(s.seconds), "built": built_at}
                 for v, s in solutions.items()}
-    return {name: write_merged(name, df, settings, per_vira, directory, time.time() - start)
-            for name, df in fresh.items()}
+    return write_merged(fresh, settings, per_vira, directory, time.time() - start)
 
 
-def write_merged(name: str, df: pd.DataFrame, settings: dict, per_vira: dict,
-                 directory: Optional[Path] = None, build_seconds: float = 0.0) -> pd.DataFrame:
-    """Write the rows of the viras in ``per_vira`` as table ``name``, keeping the rows of
-    other viras from the table on disk when it was built with the same rules version and
-    settings (so a table can grow one vira at a time); returns the table written."""
-    old_viras = {}
-    try:
-        manifest = read_manifest(name, directory)
-        check_manifest(name, manifest, settings, viras=[], directory=directory)
-        old = pd.read_parquet(table_paths(name, directory)[0])
-        old = old[~old["vira"].isin(per_vira)]
-        old_viras = {v: info for v, info in manifest["viras"].items() if v not in per_vira}
-        df = pd.concat([old, df], ignore_index=True)
-    except (TableError, OSError, KeyError, ValueError):
-        pass  # nothing usable on disk: the table holds only what was solved now
-    df = _in_vira_order(df)
-    write_table(name, df, settings, {**old_viras, **per_vira}, directory, build_seconds)
-    return df
+def write_merged(tables: dict, settings: dict, per_vira: dict,
+                 directory: Optional[Path] = None, build_seconds: float = 0.0) -> dict:
+    """Write ``tables`` ({name: rows of the viras in ``per_vira``}) together, each keeping
+    the rows of other viras from its table on disk when that was built with the same rules
+    version and settings (so tables can grow one vira at a time); returns {name: table
+    written}. The read and the write happen under the data folder's lock."""
+    directory = data_dir() if directory is None else Path(directory)
+    with data_lock(directory):
+        merged = {}
+        for name, df in tables.items():
+            old_viras = {}
+            try:
+                manifest = read_manifest(name, directory)
+                check_manifest(name, manifest, settings, viras=[], directory=directory)
+                old = load_table(name, viras=list(manifest["viras"]), settings=settings,
+                                 directory=directory)
+                old = old[~old["vira"].isin(per_vira)]
+                old_viras = {v: info for v, info in manifest["viras"].items()
+                             if v not in per_vira}
+                df = pd.concat([old, df], ignore_index=True)
+            except (TableError, OSError, KeyError, ValueError):
+                pass  # nothing usable on disk: the table holds only what was solved now
+            merged[name] = (_in_vira_order(df), {**old_viras, **per_vira})
+        write_tables({name: TableWrite(df, settings, viras, build_seconds)
+                      for name, (df, viras) in merged.items()}, directory)
+    return {name: df for name, (df, _) in merged.items()}
 
 
 def _in_vira_order(df: pd.DataFrame) -> pd.DataFrame:
@@ -488,39 +613,86 @@ def _in_vira_order(df: pd.DataFrame) -> pd.DataFrame:
     return df.iloc[order].reset_index(drop=True)
 
 
+@dataclass(frozen=True)
+class TableWrite:
+    """One table of a write: its rows, the settings it was built with, {vira: solve
+    record}, the build's wall time (seconds) and the ``built_on`` tables it did not read."""
+
+    df: pd.DataFrame
+    settings: dict
+    viras: dict
+    build_seconds: float = 0.0
+    unused: tuple = ()
+
+
 def write_table(name: str, df: pd.DataFrame, settings: dict, viras: dict,
                 directory: Optional[Path] = None, build_seconds: float = 0.0,
                 unused: Iterable = ()) -> Path:
-    """Write ``df`` as ``<name>.parquet`` and its manifest; returns the parquet path.
-    ``unused``: tables of the spec's ``built_on`` that this build did not read."""
+    """Write one table and its manifest (see :func:`write_tables`); returns the parquet
+    path."""
+    write_tables({name: TableWrite(df, settings, viras, build_seconds, tuple(unused))},
+                 directory)
+    return table_paths(name, directory)[0]
+
+
+def write_tables(tables: dict, directory: Optional[Path] = None) -> None:
+    """Write ``tables`` ({name: :class:`TableWrite`}), each as ``<name>.parquet`` and its
+    manifest, as one family, under the data folder's lock.
+
+    Each manifest records the content hash of its parquet and of its family's other
+    parquets, and :func:`load_table` checks both: a write interrupted at any point leaves
+    the old tables, the new ones, or tables that refuse to load (naming their rebuild
+    command), never a mixture that loads.
+    """
+    directory = data_dir() if directory is None else Path(directory)
+    with data_lock(directory):
+        blobs = {}
+        for name, t in tables.items():
+            validate_before_write(name, t)
+            buffer = io.BytesIO()
+            t.df.to_parquet(buffer, index=False, compression="zstd")
+            blobs[name] = buffer.getvalue()
+        hashes = {name: content_hash(blob) for name, blob in blobs.items()}
+        manifests = {name: _manifest(name, t, hashes, directory) for name, t in tables.items()}
+        for name, blob in blobs.items():
+            write_atomic(table_paths(name, directory)[0], blob)
+        for name, manifest in manifests.items():
+            write_atomic(table_paths(name, directory)[1], json.dumps(manifest, indent=2) + "\n")
+
+
+def validate_before_write(name: str, t: TableWrite) -> None:
+    """Refuse to write a table that would not load (a bug in its builder, never a user's)."""
+    try:
+        validate(name, t.df.reset_index(drop=True),
+                 {"settings": t.settings, "rows": len(t.df), "viras": t.viras})
+    except TableError as exc:
+        raise RuntimeError(f"refusing to write table {name!r}: {exc}") from None
+
+
+def _manifest(name: str, t: TableWrite, hashes: dict, directory: Path) -> dict:
     spec = spec_of(name)
-    parquet, manifest_path = table_paths(name, directory)
-    parquet.parent.mkdir(parents=True, exist_ok=True)
-    ordered = {v: viras[v] for v in sorted(viras, key=RANKS.index)}
-    manifest = {
+    ordered = {v: t.viras[v] for v in sorted(t.viras, key=RANKS.index)}
+    return {
         "table": name,
         "schema": spec.schema,
         "rules_version": RULES_VERSION,
-        "settings": settings,
-        "fingerprint": fingerprint(name, settings),
+        "settings": t.settings,
+        "fingerprint": fingerprint(name, t.settings),
         "code": code_hash(spec.sources),
-        "built_on": {dep: UNUSED if dep in unused else h
+        "built_on": {dep: UNUSED if dep in t.unused else h
                      for dep, h in built_on_hashes(name, directory).items()},
-        "rows": int(len(df)),
-        "columns": list(df.columns),
+        "rows": int(len(t.df)),
+        "columns": list(t.df.columns),
+        "sha256": hashes[name],
+        "family": {other: h for other, h in hashes.items() if other != name},
         "viras": ordered,
         "iterations": sum(info["iterations"] for info in ordered.values()),
         "exploitability": max((info["exploitability"] for info in ordered.values()),
                               default=None),
         "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "build_seconds": round(build_seconds, 3),
+        "build_seconds": round(t.build_seconds, 3),
         "rebuild": spec.rebuild,
     }
-    tmp = parquet.with_suffix(".parquet.tmp")
-    df.to_parquet(tmp, index=False, compression="zstd")
-    tmp.replace(parquet)
-    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
-    return parquet
 
 
 # ---------------------------------------------------------------- match equity
@@ -590,9 +762,9 @@ def build_match_tables(viras: Optional[Iterable] = None, settings: Optional[dict
                        "exploitability": float(rows["exploitability"].max()),
                        "built": built_at}
     out = {"match_equity": me, "mao_de_onze": eleven}
-    for name, df in out.items():
-        write_table(name, df, settings, per_vira, directory, build_seconds=time.time() - start,
-                    unused=("full_summary",) if full is None else ())
+    unused = ("full_summary",) if full is None else ()
+    write_tables({name: TableWrite(df, settings, per_vira, time.time() - start, unused)
+                  for name, df in out.items()}, directory)
     return out
 
 

@@ -22,3 +22,16 @@ def require_table(name: str, solved_only: bool = False):
         if in_ci():
             pytest.fail(message)
         pytest.skip(message)
+
+
+def complete_table(name: str, frame):
+    """``frame`` with the columns a table of ``name`` lacks added (zeros, "x" for text),
+    in the table's column order: made-up tables that the tables layer will write."""
+    from lab.tables import columns_of
+
+    frame = frame.copy()
+    fill = {"str": "x", "int": 0, "bool": False, "float": 0.0, "float?": 0.0}
+    for column, kind in columns_of(name).items():
+        if column not in frame:
+            frame[column] = fill[kind]
+    return frame[list(columns_of(name))]

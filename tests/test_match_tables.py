@@ -12,6 +12,7 @@ from lab.match import (CARDPLAY_MODEL, ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL, FULL_M
                        after_hand, eleven_payoffs)
 from lab.rules import MAO, PE
 from lab.tables import TableError, load_table, solved_viras
+from conftest import complete_table
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +226,7 @@ def test_match_tables_follow_the_full_summary_only_when_they_read_it(tmp_path):
     info = {"iterations": 1, "exploitability": 0.0}
     me_rows = pd.DataFrame({"score_mao": [0], "score_pe": [0], "p_mao": [0.5], "p_pe": [0.5],
                             "model": ["x"], "exploitability": [0.0]})
-    full = pd.DataFrame({"vira": ["4"], "value_mao": [-0.2]})
+    full = complete_table("full_summary", pd.DataFrame({"vira": ["4"], "value_mao": [-0.2]}))
 
     def solve_one_more_vira(value):
         write_table("full_summary", full.assign(value_mao=value), FULL_SETTINGS,
@@ -271,6 +272,7 @@ def test_the_match_build_uses_the_full_game_once_every_vira_is_solved(tmp_path, 
     full = pd.DataFrame({"vira": list(RANKS)})
     for v in (1, 3, 6, 9, 12):   # every hand ends at 3 points, the mão winning 40 %
         full[f"p_mao_{v}"], full[f"p_pe_{v}"] = (0.4, 0.6) if v == 3 else (0.0, 0.0)
+    full = complete_table("full_summary", full)
     write_table("full_summary", full.iloc[:9], FULL_SETTINGS, {v: info for v in RANKS[:9]},
                 tmp_path)
     me = build_match_tables(directory=tmp_path)["match_equity"].set_index(["score_mao",

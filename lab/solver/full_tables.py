@@ -221,8 +221,7 @@ def write_full_tables(results: dict, settings: Optional[dict] = None, directory=
              "full_strategy": pd.concat([r["full_strategy"] for r in results.values()],
                                         ignore_index=True),
              "full_summary": pd.DataFrame([r["full_summary"] for r in results.values()])}
-    return {name: T.write_merged(name, df, settings, per_vira, directory)
-            for name, df in fresh.items()}
+    return T.write_merged(fresh, settings, per_vira, directory)
 
 
 def load_full(name: str, vira, directory=None) -> pd.DataFrame:
@@ -230,13 +229,11 @@ def load_full(name: str, vira, directory=None) -> pd.DataFrame:
     from .. import tables as T
 
     v = RANKS[vira_rank_of(vira)]
-    manifest = T.read_manifest(name, directory)
-    settings = manifest.get("settings")
-    T.check_manifest(name, manifest, settings, viras=[v])
-    if settings.get("ladder") != list(LADDER):
-        raise T.TableError(f"table {name!r} was built for ladder {settings.get('ladder')}")
-    df = pd.read_parquet(T.table_paths(name, directory)[0])
-    return df[df["vira"] == v].reset_index(drop=True)
+    settings = T.read_manifest(name, directory).get("settings")
+    if not isinstance(settings, dict) or settings.get("ladder") != list(LADDER):
+        raise T.TableError(f"table {name!r} was not built for the ladder {list(LADDER)}; "
+                           f"rebuild it with `{T.spec_of(name).rebuild}`")
+    return T.load_table(name, viras=[v], settings=settings, directory=directory)
 
 
 def rows_from_checkpoint(vira, checkpoint_dir, storage: str = "int16", ladder=LADDER) -> dict:
