@@ -68,13 +68,14 @@ from .classes import hand_classes
 from .rules import (ACCEPT, COVER, ELEVEN, ELEVEN_ELEVEN, NORMAL, PLAY, RUN, SEAT_NAMES,
                     SURRENDER, Action, HandState, IllegalAction, new_hand, parse_action,
                     parse_score)
+from .errors import InputError
 
 POINTS, MATCH_WIN = "points per hand", "match-win probability"
 
 SEATS = {"mao": 0, "mão": 0, "pe": 1, "pé": 1}
 
 
-class AdviceError(ValueError):
+class AdviceError(InputError):
     """A position the adviser cannot value (the message says why)."""
 
 
@@ -100,7 +101,7 @@ class Position:
 def parse_seat(text: str) -> int:
     seat = SEATS.get(str(text).strip().lower())
     if seat is None:
-        raise ValueError(f"--seat {text!r}: the seat is mao or pe")
+        raise InputError(f"--seat {text!r}: the seat is mao or pe")
     return seat
 
 
@@ -139,7 +140,7 @@ def build_position(vira: Card, hand, seat: int, score, actions) -> Position:
         if actor is None:
             raise IllegalAction(f"{what}: the hand is over")
         if actor == seat and action.kind == COVER and action.card is None:
-            raise ValueError(f"{what}: it is the {SEAT_NAMES[seat]}'s turn; name the card "
+            raise InputError(f"{what}: it is the {SEAT_NAMES[seat]}'s turn; name the card "
                              "it covers (cover:CARD)")
         played = action
         if actor == opp and action.kind == PLAY:

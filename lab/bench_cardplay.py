@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 from .cards import RANKS
+from .errors import InputError
 
 MB = 1e6
 
@@ -147,12 +148,12 @@ def main(argv=None) -> int:
     args = parse([] if argv is None else argv)
     for option in ("jobs", "max_iterations", "baseline_iterations", "solver_iterations"):
         if getattr(args, option) < 1:
-            raise ValueError(f"--{option.replace('_', '-')} {getattr(args, option)}: give at "
+            raise InputError(f"--{option.replace('_', '-')} {getattr(args, option)}: give at "
                              "least 1")
     viras = [v.upper() for v in args.viras if not v.isspace() and v != ","]
     unknown = [v for v in viras if v not in RANKS]
     if unknown:
-        raise ValueError(f"--viras {args.viras}: unknown rank {unknown[0]!r}")
+        raise InputError(f"--viras {args.viras}: unknown rank {unknown[0]!r}")
     from .baseline_cfr import time_per_iteration
     from .solver.cardplay import solve_cardplay
 

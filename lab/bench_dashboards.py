@@ -23,6 +23,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from .errors import InputError
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 """The dashboards' folder (the repository's ``notebooks/``)."""
@@ -204,7 +205,7 @@ def launch(playwright):
     """Debian's chromium through Playwright (never a downloaded browser)."""
     path = chromium_path()
     if not Path(path).exists():
-        raise ValueError(f"{path}: chromium not found (install Debian's chromium or set "
+        raise InputError(f"{path}: chromium not found (install Debian's chromium or set "
                          f"CHROMIUM)")
     return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
 
@@ -252,7 +253,7 @@ def main(argv=None) -> int:
                         help="measure only this dashboard (repeatable)")
     args = parser.parse_args(argv or [])
     if args.runs < 1:
-        raise ValueError(f"--runs {args.runs}: must be at least 1")
+        raise InputError(f"--runs {args.runs}: must be at least 1")
     from playwright.sync_api import sync_playwright
 
     names = args.only or list(DASHBOARDS)

@@ -15,6 +15,7 @@ import random
 import time
 
 import numpy as np
+from .errors import InputError
 
 
 def random_lookups(policy, n: int, seed: int) -> np.ndarray:
@@ -64,7 +65,7 @@ def main(argv) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         if exc.code:
-            raise ValueError("lab bench policy: see `lab bench policy --help`") from None
+            raise InputError("lab bench policy: see `lab bench policy --help`") from None
         return 0
     from . import policies
     from .cards import RANKS
@@ -74,7 +75,7 @@ def main(argv) -> int:
     viras = ([RANKS[vira_rank_of(v)] for v in args.vira] if args.vira
              else policies.stored_viras())
     if not viras:
-        raise ValueError(f"no stored policy; build them with `{policies.rebuild_command()}`")
+        raise InputError(f"no stored policy; build them with `{policies.rebuild_command()}`")
     manifest = policies.read_policy_manifest()
     total = manifest.get("bytes", 0)
     print(f"stored policies: {len(manifest['viras'])} viras, {total / 1e6:.2f} MB on disk in all "

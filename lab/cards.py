@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .errors import InputError
+
 RANKS = "4567QJKA23"
 """Ranks from weakest to strongest."""
 
@@ -32,7 +34,7 @@ N_PLAIN = 9
 """Plain (non-manilha) strength levels per vira."""
 
 
-class CardError(ValueError):
+class CardError(InputError):
     """A card token that cannot be read, or a set of cards that cannot be dealt."""
 
 

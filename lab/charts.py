@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
 from .cards import MANILHA_NAMES, RANKS, SUITS
+from .errors import InputError
 
 VIRAS = tuple(RANKS)
 """The ten vira ranks, weakest first."""
@@ -74,7 +75,7 @@ def group_key(table: pd.DataFrame, grouping: str) -> pd.Series:
     if grouping == "manilhas held":
         held = sum(table[c].isin(MANILHAS).astype(int) for c in ("best", "second", "third"))
         return held.map({0: "no manilha", 1: "1 manilha", 2: "2 manilhas", 3: "3 manilhas"})
-    raise ValueError(f"{grouping!r}: unknown grouping (choose from {', '.join(GROUPINGS)})")
+    raise InputError(f"{grouping!r}: unknown grouping (choose from {', '.join(GROUPINGS)})")
 
 
 def _group_order(grouping: str, names) -> list[str]:
@@ -98,7 +99,7 @@ def grouped_equity(table: pd.DataFrame, seat: str, grouping: str, column: str) -
     """
     rows = table[table["seat"] == seat]
     if rows.empty:
-        raise ValueError(f"{seat!r}: no rows for this seat (seats are mao, pe)")
+        raise InputError(f"{seat!r}: no rows for this seat (seats are mao, pe)")
     frame = pd.DataFrame({
         "group": group_key(rows, grouping).to_numpy(),
         "vira": rows["vira"].to_numpy(),
@@ -208,7 +209,7 @@ def equity_heatmap(table: pd.DataFrame, summary: pd.DataFrame | None = None, sea
     mean win probability of the group's hands, in percent.
     """
     if measure not in MEASURES:
-        raise ValueError(f"{measure!r}: unknown measure (choose from {', '.join(MEASURES)})")
+        raise InputError(f"{measure!r}: unknown measure (choose from {', '.join(MEASURES)})")
     if measure == "double dummy − equilibrium":
         eq = grouped_equity(table, seat, grouping, "equity")
         dd = grouped_equity(table, seat, grouping, "double_dummy")

@@ -23,6 +23,7 @@ from math import comb
 import numpy as np
 
 from .cards import N_LEVELS, RANKS, Card, level, level_copies, level_name
+from .errors import InputError
 
 N_HANDS_PER_CLASS_DEALS = comb(39, 3) * comb(36, 3)
 """Number of ordered deals (mão's 3 cards, pé's 3 cards) once the vira is turned."""
@@ -37,11 +38,11 @@ def vira_rank_of(vira) -> int:
         if len(text) == 2:  # a card such as "4c"
             text = text[0]
         if text not in RANKS:
-            raise ValueError(f"{vira!r}: unknown vira rank (ranks are {' '.join(RANKS)})")
+            raise InputError(f"{vira!r}: unknown vira rank (ranks are {' '.join(RANKS)})")
         return RANKS.index(text)
     if isinstance(vira, (int, np.integer)) and 0 <= vira < len(RANKS):
         return int(vira)
-    raise ValueError(f"{vira!r}: unknown vira")
+    raise InputError(f"{vira!r}: unknown vira")
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class HandClasses:
     def class_of_cards(self, cards, vira: Card) -> int:
         """Class index of three cards for this vira."""
         if vira.rank != self.vira_rank:
-            raise ValueError(f"vira {vira} is not of rank {self.vira}")
+            raise InputError(f"vira {vira} is not of rank {self.vira}")
         return self.index_of(level(c, vira) for c in cards)
 
     @property

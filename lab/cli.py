@@ -2,16 +2,27 @@
 
 Each command module defines ``add_arguments(parser)`` and ``run(args) -> int``.
 Only the chosen command's module is imported, so ``lab replay`` starts fast
-even though ``lab solve`` needs numba. Bad input anywhere is reported
-as one ``error: ...`` line on stderr with exit status 2, never a traceback.
+even though ``lab solve`` needs numba.
+
+Exit statuses: 0 done; 2 bad input or data to rebuild (:class:`lab.errors.InputError`),
+reported as one ``error: ...`` line on stderr, never a traceback; 1 an internal error (a
+fault of the lab): one ``error: internal error ...`` line naming the file that holds the
+full traceback (``--debug``, anywhere on the line, prints it instead); 130 interrupted
+(Ctrl-C): one ``error: interrupted`` line.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
+import tempfile
+import time
+import traceback
+
+from .errors import InputError
 
 COMMANDS = {
     "replay": ("lab.commands.replay", "replay one hand from its cards and actions (JSON)"),
@@ -31,7 +42,7 @@ COMMANDS = {
 """Sub-command name -> (module implementing it, one-line help)."""
 
 
-class UsageError(Exception):
+class UsageError(InputError):
     """Bad command-line input: reported as one ``error:`` line, exit 2."""
 
 
@@ -77,25 +88,51 @@ def chosen_viras(vira_options) -> list[str]:
     return viras
 
 
-def fail(message: str) -> int:
-    """Print one ``error:`` line on stderr and return exit status 2."""
+def fail(message: str, status: int = 2) -> int:
+    """Print one ``error:`` line on stderr and return ``status``."""
     print(f"error: {' '.join(str(message).split())}", file=sys.stderr)
-    return 2
+    return status
+
+
+def internal_error(exc: BaseException, debug: bool) -> int:
+    """Report a fault of the lab: the traceback goes to a file (or stderr with ``debug``);
+    one ``error:`` line; exit status 1."""
+    text = "".join(traceback.format_exception(exc))
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if debug:
+        sys.stderr.write(text)
+        return fail(f"internal error ({what})", 1)
+    try:
+        fd, path = tempfile.mkstemp(prefix=f"lab-error-{time.strftime('%Y%m%d-%H%M%S')}-",
+                                    suffix=".txt")
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        where = f"the traceback is in {path}"
+    except OSError:
+        where = "run again with --debug to see the traceback"
+    return fail(f"internal error ({what}); {where}; please report it", 1)
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(argv[0] if argv else None)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
     try:
+        parser = build_parser(argv[0] if argv else None)
         args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help()
             return 0
         return args.run(args)
-    except (UsageError, ValueError) as exc:  # CardError and IllegalAction are ValueErrors
+    except InputError as exc:  # UsageError, CardError, IllegalAction, TableError, ...
         return fail(exc)
     except KeyboardInterrupt:
-        return fail("interrupted")
+        return fail("interrupted", 130)
+    except BrokenPipeError:  # the reader of our output went away (``lab ... | head``)
+        sys.stderr.close()
+        return 1
+    except Exception as exc:  # noqa: BLE001 - anything else is a fault of the lab
+        return internal_error(exc, debug)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .rules import ELEVEN_VALUE, MAO, PE, TARGET
+from .errors import InputError
 
 ELEVEN = TARGET - 1
 
@@ -184,7 +185,7 @@ class CardplayModel:
 
     def __init__(self, summary: pd.DataFrame, pool=None, eleven_target: float = 1e-5):
         if len(summary) != 10 or summary["vira"].nunique() != 10:
-            raise ValueError("the card-play model needs the summary of all 10 viras")
+            raise InputError("the card-play model needs the summary of all 10 viras")
         self.viras = list(summary["vira"])
         self.value = summary["value_mao"].to_numpy(dtype=float)
         self.exploitability = summary["exploitability"].to_numpy(dtype=float)
@@ -227,7 +228,7 @@ class FullGameModel(CardplayModel):
                  eleven_target: float = 1e-5):
         super().__init__(summary, pool, eleven_target)
         if sorted(full_summary["vira"]) != sorted(self.viras):
-            raise ValueError("the full-game model needs the full game solved for all 10 viras")
+            raise InputError("the full-game model needs the full game solved for all 10 viras")
         full = full_summary.set_index("vira").loc[self.viras]
         self.ladder = [int(c[len("p_mao_"):]) for c in full.columns if c.startswith("p_mao_")]
         self.p_mao = full[[f"p_mao_{v}" for v in self.ladder]].to_numpy(dtype=float)

@@ -49,6 +49,7 @@ import pandas as pd
 from .cards import DECK, RANKS, Card
 from .classes import hand_classes, vira_rank_of
 from .sim.stats import Z95
+from .errors import InputError
 
 NAME = "bot_ranking"
 UNIFORM = "uniform"
@@ -101,7 +102,7 @@ def eleven_accept(vira, score, directory=None) -> np.ndarray:
 
     a, b = int(score[0]), int(score[1])
     if (a == 11) == (b == 11):
-        raise ValueError(f"{a},{b}: not a mão de onze score")
+        raise InputError(f"{a},{b}: not a mão de onze score")
     v = RANKS[vira_rank_of(vira)]
     key = (v, f"{a},{b}", "mao" if a == 11 else "pe")
     accept = _eleven_table(None if directory is None else str(directory)).get(key)
@@ -232,7 +233,7 @@ def check_bots(bots: Optional[Iterable[str]]) -> tuple[str, ...]:
         return known
     bad = [b for b in bots if b not in known]
     if bad:
-        raise ValueError(f"{bad[0]!r}: unknown bot (choose from {', '.join(known)})")
+        raise InputError(f"{bad[0]!r}: unknown bot (choose from {', '.join(known)})")
     return tuple(dict.fromkeys(bots))
 
 
@@ -300,9 +301,9 @@ def rank_bots(viras=None, bots=None, hands: int = DEFAULT_HANDS, seed: int = DEF
     from tqdm import tqdm
 
     if isinstance(hands, bool) or not isinstance(hands, int) or hands < 2:
-        raise ValueError(f"{hands!r}: --hands must be an integer of at least 2")
+        raise InputError(f"{hands!r}: --hands must be an integer of at least 2")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"{seed!r}: the seed must be a non-negative integer")
+        raise InputError(f"{seed!r}: the seed must be a non-negative integer")
     bots = check_bots(bots)
     viras = check_viras(viras)
     rows = []

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from .cards import Card, CardError, check_distinct, level, parse_card
+from .errors import InputError
 
 MAO, PE = 0, 1
 SEAT_NAMES = ("mao", "pe")
@@ -27,7 +28,7 @@ ELEVEN_VALUE = 3
 NORMAL, ELEVEN, ELEVEN_ELEVEN = "normal", "mao_de_onze", "eleven_eleven"
 
 
-class IllegalAction(ValueError):
+class IllegalAction(InputError):
     """An action the rules forbid at this point; the message names it and the rule."""
 
 
@@ -322,9 +323,9 @@ def check_score(score: tuple[int, int]) -> None:
     """Raise ValueError unless ``score`` is a score before a hand of an unfinished match."""
     a, b = score
     if min(a, b) < 0:
-        raise ValueError(f"{a},{b}: a score cannot be negative")
+        raise InputError(f"{a},{b}: a score cannot be negative")
     if max(a, b) >= TARGET:
-        raise ValueError(f"{a},{b}: the match is over at {TARGET} points; no hand follows")
+        raise InputError(f"{a},{b}: the match is over at {TARGET} points; no hand follows")
 
 
 def parse_score(text: str) -> tuple[int, int]:
@@ -336,7 +337,7 @@ def parse_score(text: str) -> tuple[int, int]:
             raise ValueError  # int() would also read "1_0" and non-ASCII digits
         return int(parts[0]), int(parts[1])
     except ValueError:
-        raise ValueError(f"--score {text!r}: write the score as M,P (two integers)") from None
+        raise InputError(f"--score {text!r}: write the score as M,P (two integers)") from None
 
 
 def new_hand(vira: Card, mao_cards, pe_cards, score: tuple[int, int] = (0, 0)) -> HandState:

@@ -31,6 +31,7 @@ from .classes import vira_rank_of
 from .match import ELEVEN, after_hand
 from .rules import MAO, PE
 from .solver.full_game import LADDER
+from .errors import InputError
 
 
 def score_payoffs(me: np.ndarray, score: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -38,7 +39,7 @@ def score_payoffs(me: np.ndarray, score: tuple[int, int]) -> tuple[np.ndarray, n
     the pé) scores each ladder value at ``score``; ``me`` is the (12, 12) match equity."""
     m, p = score
     if not (0 <= m < ELEVEN and 0 <= p < ELEVEN):
-        raise ValueError(f"score {m},{p}: the truco ladder is played only while both "
+        raise InputError(f"score {m},{p}: the truco ladder is played only while both "
                          "players are below 11")
     mao = np.array([after_hand(me, score, MAO, v) for v in LADDER])
     pe = np.array([after_hand(me, score, PE, v) for v in LADDER])
@@ -171,7 +172,7 @@ def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0
     mao, pe = score_payoffs(me, score)
     centre, half_swing = 0.5 * (mao[0] + pe[0]), 0.5 * (mao[0] - pe[0])
     if not half_swing > 0:
-        raise ValueError(f"score {score}: winning a point does not help the mão")
+        raise InputError(f"score {score}: winning a point does not help the mão")
     before = first_moves(solver)
     solver.set_payoffs((mao - centre) / half_swing, (pe - centre) / half_swing)
     solver.restart_average()

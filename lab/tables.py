@@ -77,6 +77,7 @@ from . import RULES_VERSION
 from .cards import RANKS, level_name
 from .classes import hand_classes, vira_rank_of
 from .solver.double_dummy import double_dummy_equity, double_dummy_value
+from .errors import InputError
 from .store import content_hash, data_lock, write_atomic
 
 SEATS = ("mao", "pe")
@@ -97,7 +98,7 @@ MATCH_SOURCES = CARDPLAY_SOURCES + ("lab/match.py", "lab/solver/eleven.py")
 """Source files whose code decides a table's numbers: hashed into its manifest."""
 
 
-class TableError(ValueError):
+class TableError(InputError):
     """A table that is missing, unreadable, stale or corrupt; the message says how to
     rebuild it."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+from ..errors import InputError
 
 BENCHES = {
     "sim": "lab.sim.bench:main",
@@ -29,7 +30,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     if args.target not in BENCHES:
-        raise ValueError(f"{args.target!r}: unknown benchmark (choose one of "
+        raise InputError(f"{args.target!r}: unknown benchmark (choose one of "
                          f"{', '.join(BENCHES)})")
     module_name, function = BENCHES[args.target].split(":")
     return getattr(importlib.import_module(module_name), function)(list(args.options))

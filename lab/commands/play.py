@@ -31,6 +31,7 @@ from ..sim.bots import BOT_NAMES, make_bot
 from ..sim.match import stream_seed
 from ..sim.solver_bot import DESCRIPTION as SOLVER_DESCRIPTION
 from ..sim.view import Table, token
+from ..errors import InputError
 
 YOU, BOT = 0, 1
 FIRST = ("random", "you", "bot")
@@ -328,10 +329,10 @@ def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str
 def run(args, stdin=None, stdout=None) -> int:
     make_bot(args.bot)  # a bad name is an error line before anything is printed
     if not 1 <= args.target <= TARGET:
-        raise ValueError(f"--target {args.target}: the target must be 1..{TARGET} points")
+        raise InputError(f"--target {args.target}: the target must be 1..{TARGET} points")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     if seed < 0:
-        raise ValueError(f"--seed {seed}: the seed must be a non-negative integer")
+        raise InputError(f"--seed {seed}: the seed must be a non-negative integer")
     term = Terminal(stdin, stdout)
     try:
         return play_match(term, args.bot, seed, args.target, args.first,

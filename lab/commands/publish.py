@@ -16,6 +16,7 @@ import html
 import os
 import sys
 from pathlib import Path
+from ..errors import InputError
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 """The dashboards' folder (the repository's ``notebooks/``)."""
@@ -38,18 +39,18 @@ def add_arguments(parser) -> None:
 def output_directory(text: str) -> Path:
     """The folder to write into; ValueError when it cannot be one."""
     if not text.strip():
-        raise ValueError("DIR is empty: name the folder to write the pages into")
+        raise InputError("DIR is empty: name the folder to write the pages into")
     path = Path(text)
     if path.exists() and not path.is_dir():
-        raise ValueError(f"{text}: exists and is not a folder")
+        raise InputError(f"{text}: exists and is not a folder")
     if not path.exists():
         if not path.parent.is_dir():
-            raise ValueError(f"{text}: its parent folder {path.parent} does not exist")
+            raise InputError(f"{text}: its parent folder {path.parent} does not exist")
         if not os.access(path.parent, os.W_OK):
-            raise ValueError(f"{text}: cannot create it ({path.parent} is not writable)")
+            raise InputError(f"{text}: cannot create it ({path.parent} is not writable)")
         return path
     if not os.access(path, os.W_OK):
-        raise ValueError(f"{text}: the folder is not writable")
+        raise InputError(f"{text}: the folder is not writable")
     return path
 
 
@@ -60,7 +61,7 @@ def chosen_notebooks(only) -> list[Path]:
         return list(available.values())
     unknown = [name for name in only if Path(name).stem not in available]
     if unknown:
-        raise ValueError(f"{unknown[0]}: no such dashboard (dashboards are "
+        raise InputError(f"{unknown[0]}: no such dashboard (dashboards are "
                          f"{', '.join(available)})")
     return [available[Path(name).stem] for name in only]
 
@@ -79,7 +80,7 @@ def execute(path: Path, timeout: int = 300):
         client.execute()
     except CellExecutionError as exc:
         last = str(exc).strip().splitlines()[-1] if str(exc).strip() else "a cell failed"
-        raise ValueError(f"{path.name}: {last}") from None
+        raise InputError(f"{path.name}: {last}") from None
     return nb
 
 
@@ -181,7 +182,7 @@ def run(args) -> int:
     from tqdm import tqdm
 
     if args.timeout < 1:
-        raise ValueError(f"--timeout {args.timeout}: give at least 1 second per notebook")
+        raise InputError(f"--timeout {args.timeout}: give at least 1 second per notebook")
     target = output_directory(args.directory)
     notebooks = chosen_notebooks(args.only)
     target.mkdir(exist_ok=True)

@@ -27,13 +27,14 @@ import sys
 import time
 
 from ..ranking import DEFAULT_HANDS, DEFAULT_SEED, rank_bots, ranked_bots, summary
+from ..errors import InputError
 
 
 def parse_int(text: str, what: str) -> int:
     try:
         return int(text, 10)
     except (TypeError, ValueError):
-        raise ValueError(f"{what} {text!r}: not an integer") from None
+        raise InputError(f"{what} {text!r}: not an integer") from None
 
 
 def add_arguments(parser) -> None:
@@ -74,9 +75,9 @@ def run(args) -> int:
     hands = parse_int(args.hands, "--hands")
     seed = parse_int(args.seed, "--seed")
     if seed < 0:
-        raise ValueError(f"--seed {seed}: the seed must be a non-negative integer")
+        raise InputError(f"--seed {seed}: the seed must be a non-negative integer")
     if args.write and (args.bot or hands != DEFAULT_HANDS or seed != DEFAULT_SEED):
-        raise ValueError("--write builds the bot_ranking table with every bot and the default "
+        raise InputError("--write builds the bot_ranking table with every bot and the default "
                          "--hands and --seed; leave those out")
     start = time.perf_counter()
     frame = rank_bots(args.vira, args.bot, hands, seed)

@@ -16,6 +16,7 @@ import random
 from ..sim.batch import check_matches, run_matches
 from ..sim.bots import BOT_NAMES, make_bot
 from ..sim.match import FIRST_CHOICES
+from ..errors import InputError
 
 
 def parse_int(text: str, what: str) -> int:
@@ -23,13 +24,13 @@ def parse_int(text: str, what: str) -> int:
     try:
         return int(text, 10)
     except (TypeError, ValueError):
-        raise ValueError(f"{what} {text!r}: not an integer") from None
+        raise InputError(f"{what} {text!r}: not an integer") from None
 
 
 def parse_start(text: str) -> tuple[int, int]:
     parts = text.split(",")
     if len(parts) != 2:
-        raise ValueError(f"--start {text!r}: write A's and B's points as A,B")
+        raise InputError(f"--start {text!r}: write A's and B's points as A,B")
     return parse_int(parts[0], "--start"), parse_int(parts[1], "--start")
 
 
@@ -61,15 +62,15 @@ def run(args) -> int:
     seed = random.SystemRandom().randrange(2**32) if args.seed is None else \
         parse_int(args.seed, "--seed")
     if seed < 0:
-        raise ValueError(f"--seed {seed}: the seed must be a non-negative integer")
+        raise InputError(f"--seed {seed}: the seed must be a non-negative integer")
     workers = parse_int(args.workers, "--workers")
     start = parse_start(args.start)
     if args.out and not args.out.endswith((".csv", ".parquet")):
-        raise ValueError(f"--out {args.out!r}: write a .csv or .parquet file")
+        raise InputError(f"--out {args.out!r}: write a .csv or .parquet file")
     if args.out:
         folder = os.path.dirname(os.path.abspath(args.out))
         if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-            raise ValueError(f"--out {args.out!r}: {folder} is not a writable folder")
+            raise InputError(f"--out {args.out!r}: {folder} is not a writable folder")
     from ..ranking import command_bot  # the solver bot on the stored policies and tables
 
     bots = [command_bot(name) if name == "solver" else name for name in (args.a, args.b)]

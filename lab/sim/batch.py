@@ -21,6 +21,7 @@ from ..rules import check_score
 from .bots import Bot, make_bot
 from .match import FIRST_CHOICES, play_matches
 from .stats import matches_frame
+from ..errors import InputError
 
 DASK_FROM = 4000
 """With ``workers`` left to choose (0), batches of this many matches or more use dask."""
@@ -43,7 +44,7 @@ class Batch:
 def check_matches(matches) -> int:
     """The number of matches as a positive int; ValueError otherwise."""
     if isinstance(matches, bool) or not isinstance(matches, int) or matches < 1:
-        raise ValueError(f"{matches!r}: the number of matches must be a positive integer")
+        raise InputError(f"{matches!r}: the number of matches must be a positive integer")
     return matches
 
 
@@ -71,7 +72,7 @@ def _run_on_dask(batch: Batch, workers: int, scheduler: str | None, bar) -> tupl
         try:
             client, cluster = Client(scheduler, timeout=10), None
         except (OSError, TimeoutError) as exc:
-            raise ValueError(f"--scheduler {scheduler}: cannot connect to a dask scheduler "
+            raise InputError(f"--scheduler {scheduler}: cannot connect to a dask scheduler "
                              f"there ({type(exc).__name__})") from None
     else:
         # dashboard_address ":0": any free port for the scheduler's web server (8787 may be taken)
@@ -111,12 +112,12 @@ def run_matches(a, b, matches: int, seed: int, *, first: str = "alternate",
     """
     check_matches(matches)
     if first not in FIRST_CHOICES:
-        raise ValueError(f"{first!r}: first must be one of {', '.join(FIRST_CHOICES)}")
+        raise InputError(f"{first!r}: first must be one of {', '.join(FIRST_CHOICES)}")
     for bot in (a, b):
         if not isinstance(bot, Bot):
             make_bot(bot)  # a bad name fails here, before any work starts
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
-        raise ValueError(f"{workers!r}: workers must be 0 (choose), 1 (here) or more")
+        raise InputError(f"{workers!r}: workers must be 0 (choose), 1 (here) or more")
     check_score(tuple(start))
     batch = Batch(a, b, matches, int(seed), first, tuple(start), with_hands)
     if workers == 0:

@@ -19,6 +19,7 @@ from ..cli import Parser
 from ..rules import new_hand
 from . import fast
 from .encoding import card_of
+from ..errors import InputError
 
 FAST_TARGET = 1_000_000
 """Hands per second the fast engine should reach on 2 cores."""
@@ -67,7 +68,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     if min(args.hands, args.plain_hands, args.threads, args.repeats) < 1 or args.seed < 0:
-        raise ValueError("--hands, --plain-hands, --threads and --repeats must be >= 1, "
+        raise InputError("--hands, --plain-hands, --threads and --repeats must be >= 1, "
                          "--seed >= 0")
     rate, threads, steps = fast_rate(args.hands, args.threads, args.repeats, args.seed)
     one = fast_rate(args.hands, 1, args.repeats, args.seed)[0] if threads > 1 else rate

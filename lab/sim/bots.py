@@ -34,6 +34,7 @@ from typing import Callable, Mapping, Optional
 from ..cards import N_PLAIN, RANKS, Card
 from ..rules import ACCEPT, PLAY, RAISE, RUN, Action
 from .view import View
+from ..errors import InputError
 
 RAISE_A, ACCEPT_A, RUN_A = Action(RAISE), Action(ACCEPT), Action(RUN)
 WEAK_RANKS = frozenset(RANKS.index(r) for r in "4567")
@@ -185,5 +186,5 @@ def make_bot(name) -> Bot:
 
         return solver_bot()
     if name not in BOTS:
-        raise ValueError(f"{name!r}: unknown bot (choose one of {', '.join(BOT_NAMES)})")
+        raise InputError(f"{name!r}: unknown bot (choose one of {', '.join(BOT_NAMES)})")
     return BOTS[name]()

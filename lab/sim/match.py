@@ -21,6 +21,7 @@ from ..cards import DECK
 from ..rules import SEAT_NAMES, MatchState, check_score
 from .bots import Bot
 from .view import Table
+from ..errors import InputError
 
 FIRST_CHOICES = ("alternate", "a", "b")
 
@@ -40,7 +41,7 @@ def play_match(bot_a: Bot, bot_b: Bot, seed: int, pair: int, mirror: bool,
     the number of hands. With ``hand_rows`` a list, one dict per hand is appended to it.
     """
     if first not in FIRST_CHOICES:
-        raise ValueError(f"{first!r}: first must be one of {', '.join(FIRST_CHOICES)}")
+        raise InputError(f"{first!r}: first must be one of {', '.join(FIRST_CHOICES)}")
     check_score(start)
     a_player = 1 if mirror else 0  # players 0 and 1; player 0 gets each deal's first hand
     bots = [None, None]

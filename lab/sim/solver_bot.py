@@ -66,6 +66,7 @@ from ..classes import hand_classes, vira_rank_of
 from ..rules import ACCEPT, COVER, ELEVEN, NORMAL, PLAY, RAISE, RUN, Action
 from .bots import SolverBot
 from .view import View
+from ..errors import InputError
 
 ACCEPT_A, RUN_A, RAISE_A = Action(ACCEPT), Action(RUN), Action(RAISE)
 
@@ -361,7 +362,7 @@ class SolverStrategy:
     def full_policy(self, view: View):
         """The stored full-game policy of the view's vira (the provider's error if none)."""
         if self.policies is None:
-            raise ValueError("this solver bot was built without full-game policies, so it "
+            raise InputError("this solver bot was built without full-game policies, so it "
                              "cannot play a normal hand; build it with "
                              "solver_bot(policies=lab.policies.load_full_policy)")
         return self.policies(view.vira)

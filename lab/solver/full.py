@@ -46,6 +46,7 @@ from . import full_kernels as K
 from .cardplay_game import CardplayGame
 from .full_game import LADDER
 from .full_tree import CardTree, build_card_tree, build_templates, layout
+from ..errors import InputError
 
 BUILT, ALLOCATED, SOLVED = "built", "allocated", "solved"
 STORAGES = ("int16", "float32")
@@ -71,11 +72,11 @@ class FullConfig:
 
     def __post_init__(self):
         if (self.vira is None) == (self.toy_cap is None):
-            raise ValueError("give a vira or a toy deck (toy_cap), not both")
+            raise InputError("give a vira or a toy deck (toy_cap), not both")
         if self.storage not in STORAGES:
-            raise ValueError(f"{self.storage!r}: storage is one of {', '.join(STORAGES)}")
+            raise InputError(f"{self.storage!r}: storage is one of {', '.join(STORAGES)}")
         if tuple(self.ladder) != tuple(sorted(set(self.ladder))) or len(self.ladder) < 1:
-            raise ValueError(f"{self.ladder}: a ladder is increasing hand values")
+            raise InputError(f"{self.ladder}: a ladder is increasing hand values")
 
     @property
     def label(self) -> str:
@@ -594,7 +595,7 @@ class FullSolver:
                 raise FileNotFoundError(f"{directory}: no checkpoint there")
         meta = json.loads((directory / "state.json").read_text())
         if meta["config"] != self.config.as_dict() or meta["n_slots"] != self.layout.n_slots:
-            raise ValueError(f"{directory}: checkpoint of another configuration "
+            raise InputError(f"{directory}: checkpoint of another configuration "
                              f"({meta['config']})")
         if self.state == BUILT:
             self.allocate()

@@ -50,6 +50,7 @@ import numpy as np
 from numba import njit
 
 from . import full_kernels as K
+from ..errors import InputError
 
 QUANT = 255
 """Probabilities are stored in steps of 1/255 (one byte per action)."""
@@ -563,7 +564,7 @@ def quantise(sums: np.ndarray, keys: Keys, tree, templates, threshold: float,
     """Key sums thresholded and quantised: one byte per key slot, each pair summing to
     ``quant`` (at most 255)."""
     if not 1 <= quant <= 255:
-        raise ValueError(f"quant {quant}: between 1 and 255 steps")
+        raise InputError(f"quant {quant}: between 1 and 255 steps")
     q = np.zeros(keys.n_slots, dtype=np.uint8)
     _by_key(threshold, quant, keys, tree, templates, sums, q, np.zeros(1))
     return q

@@ -26,10 +26,12 @@ from typing import Optional
 
 import numpy as np
 
+from ..errors import InputError
+
 RAISE, ACCEPT, RUN = "raise", "accept", "run"
 
 
-class PolicyError(ValueError):
+class PolicyError(InputError):
     """A state or history the policy does not hold (illegal, impossible or not stored)."""
 
 
