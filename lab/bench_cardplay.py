@@ -31,6 +31,7 @@ import numpy as np
 
 from .cards import RANKS
 from .errors import InputError
+from .options import integer, number
 
 MB = 1e6
 
@@ -127,19 +128,19 @@ def solver_iteration(vira, iterations: int) -> dict:
 
 
 def parse(argv) -> argparse.Namespace:
-    from .cli import Parser
+    from .options import Parser
 
     p = Parser(prog="lab bench cardplay", description=__doc__.split("\n\n")[0])
-    p.add_argument("--target", type=float, default=1e-4,
+    p.add_argument("--target", type=number, default=1e-4,
                    help="exploitability to reach, win probability (default 1e-4)")
-    p.add_argument("--max-iterations", type=int, default=2000)
-    p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    p.add_argument("--max-iterations", type=integer, default=2000)
+    p.add_argument("--jobs", type=integer, default=2, help="worker processes (default 2)")
     p.add_argument("--viras", default=RANKS, help=f"vira ranks to solve (default {RANKS})")
     p.add_argument("--baseline-vira", default="4", help="vira of the per-iteration comparison")
-    p.add_argument("--baseline-deals", type=int, default=2000,
+    p.add_argument("--baseline-deals", type=integer, default=2000,
                    help="deals the textbook CFR walks per iteration (0: all, minutes)")
-    p.add_argument("--baseline-iterations", type=int, default=2)
-    p.add_argument("--solver-iterations", type=int, default=20)
+    p.add_argument("--baseline-iterations", type=integer, default=2)
+    p.add_argument("--solver-iterations", type=integer, default=20)
     p.add_argument("--json", action="store_true", help="also print the figures as JSON")
     return p.parse_args(argv)
 

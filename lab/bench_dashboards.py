@@ -24,6 +24,7 @@ import time
 import urllib.request
 from pathlib import Path
 from .errors import InputError
+from .options import integer
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 """The dashboards' folder (the repository's ``notebooks/``)."""
@@ -243,11 +244,11 @@ def measure(server: VoilaServer, browser, name: str, runs: int = 1) -> dict:
 
 
 def main(argv=None) -> int:
-    from .cli import Parser
+    from .options import Parser
 
     parser = Parser(prog="lab bench dashboards",
                     description="How fast the Voila dashboards open and redraw in chromium.")
-    parser.add_argument("--runs", type=int, default=1,
+    parser.add_argument("--runs", type=integer, default=1,
                         help="times each dashboard is opened (default 1)")
     parser.add_argument("--only", action="append", choices=DASHBOARDS, default=None,
                         help="measure only this dashboard (repeatable)")

@@ -10,12 +10,12 @@ each is one :meth:`~lab.solver.policy.FullPolicy.strategy` call, timed alone.
 
 from __future__ import annotations
 
-import argparse
 import random
 import time
 
 import numpy as np
 from .errors import InputError
+from .options import Parser, integer
 
 
 def random_lookups(policy, n: int, seed: int) -> np.ndarray:
@@ -55,18 +55,13 @@ def random_lookups(policy, n: int, seed: int) -> np.ndarray:
 
 
 def main(argv) -> int:
-    parser = argparse.ArgumentParser(prog="lab bench policy", description=__doc__)
+    parser = Parser(prog="lab bench policy", description=__doc__)
     parser.add_argument("--vira", action="append", metavar="V",
                         help="a stored vira (default: every stored vira)")
-    parser.add_argument("--lookups", type=int, default=20_000, metavar="N",
+    parser.add_argument("--lookups", type=integer, default=20_000, metavar="N",
                         help="decision lookups timed per vira (default 20000)")
-    parser.add_argument("--seed", type=int, default=1)
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        if exc.code:
-            raise InputError("lab bench policy: see `lab bench policy --help`") from None
-        return 0
+    parser.add_argument("--seed", type=integer, default=1)
+    args = parser.parse_args(argv)
     from . import policies
     from .cards import RANKS
     from .classes import vira_rank_of

@@ -14,9 +14,9 @@ leaks on the scores both measured (match-win probability).
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
+from .options import count, natural, Parser
 
 
 def _leak_one_at_a_time(solver, me, score):
@@ -41,14 +41,14 @@ def main(argv) -> int:
     from .solver.full import FullSolver, config_for
     from .tables import load_table
 
-    p = argparse.ArgumentParser(prog="lab bench score", description=__doc__.splitlines()[0])
+    p = Parser(prog="lab bench score", description=__doc__.splitlines()[0])
     p.add_argument("--checkpoints", metavar="DIR", help="where lab solve full saved the "
                    "points solutions (default: solve a reduced deck)")
     p.add_argument("--vira", default="4", help="vira rank with --checkpoints (default 4)")
     p.add_argument("--toy", default="2,2,2,1", help="the reduced deck without --checkpoints")
-    p.add_argument("--iterations", type=int, default=200,
+    p.add_argument("--iterations", type=count, default=200,
                    help="points iterations on the reduced deck (default 200)")
-    p.add_argument("--one-by-one", type=int, default=3, metavar="N",
+    p.add_argument("--one-by-one", type=natural, default=3, metavar="N",
                    help="scores measured one at a time (default 3; all 121 take long)")
     args = p.parse_args(argv)
 

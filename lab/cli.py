@@ -13,16 +13,17 @@ full traceback (``--debug``, anywhere on the line, prints it instead); 130 inter
 
 from __future__ import annotations
 
-import argparse
 import importlib
+import json
+import math
 import os
-import re
 import sys
 import tempfile
 import time
 import traceback
 
 from .errors import InputError
+from .options import Parser, UsageError
 
 COMMANDS = {
     "replay": ("lab.commands.replay", "replay one hand from its cards and actions (JSON)"),
@@ -40,26 +41,6 @@ COMMANDS = {
              "the solver"),
 }
 """Sub-command name -> (module implementing it, one-line help)."""
-
-
-class UsageError(InputError):
-    """Bad command-line input: reported as one ``error:`` line, exit 2."""
-
-
-class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one ``error:`` line and exit status 2.
-
-    argparse reads ``-1,0`` as an unknown option (it only knows ``-1`` is a number), so a
-    negative ``--score`` would be reported as "expected one argument" without naming it;
-    here any token made of a minus sign and digits or commas is read as a value.
-    """
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._negative_number_matcher = re.compile(r"^-\d[\d,]*$|^-\d*\.\d+$")
-
-    def error(self, message):  # noqa: D102 - argparse hook
-        raise UsageError(message)
 
 
 def build_parser(chosen: str | None = None) -> Parser:
@@ -86,6 +67,25 @@ def chosen_viras(vira_options) -> list[str]:
     if len(set(viras)) != len(viras):
         raise UsageError(f"--vira {','.join(vira_options)}: a vira rank is repeated")
     return viras
+
+
+def json_safe(obj):
+    """``obj`` with every NaN or infinity (a quantity that does not exist or was not
+    measured) written as null, numpy scalars as Python numbers, tuples as lists."""
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if hasattr(obj, "item") and callable(obj.item) and getattr(obj, "ndim", None) == 0:
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def print_json(obj) -> None:
+    """Print ``obj`` as one line of strict JSON (never NaN or Infinity)."""
+    print(json.dumps(json_safe(obj), allow_nan=False))
 
 
 def fail(message: str, status: int = 2) -> int:

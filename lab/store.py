@@ -117,3 +117,45 @@ class data_lock:
         fcntl.flock(fh, fcntl.LOCK_UN)
         fh.close()
         return False
+
+
+def check_writable(folder: Path, what: str) -> Path:
+    """``folder`` (created if missing) after proving a file can be written in it;
+    InputError naming ``what`` otherwise. Called before long work, not after it."""
+    from .errors import InputError
+
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = temporary_name(folder / "probe")
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise InputError(f"{what} {folder}: cannot write there ({exc.strerror or exc})") \
+            from None
+    return folder
+
+
+def check_output_file(path, option: str, suffixes=()) -> Path:
+    """``path`` after proving a file can be written there (the probe leaves nothing
+    behind); InputError naming ``option`` otherwise. Called before the work, not after."""
+    from .errors import InputError
+
+    text = str(path)
+    if not text.strip():
+        raise InputError(f"{option} {text!r}: name a file")
+    if suffixes and not text.endswith(tuple(suffixes)):
+        raise InputError(f"{option} {text!r}: write a {' or '.join(suffixes)} file")
+    path = Path(text)
+    if path.is_dir():
+        raise InputError(f"{option} {text!r}: that is a folder; name a file")
+    existed = path.exists()
+    try:
+        with open(path, "ab"):
+            pass
+    except OSError as exc:
+        raise InputError(f"{option} {text!r}: cannot write there "
+                         f"({exc.strerror or type(exc).__name__})") from None
+    if not existed:
+        path.unlink(missing_ok=True)
+    return path

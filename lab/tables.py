@@ -78,7 +78,7 @@ from .cards import RANKS, level_name
 from .classes import hand_classes, vira_rank_of
 from .solver.double_dummy import double_dummy_equity, double_dummy_value
 from .errors import InputError
-from .store import content_hash, data_lock, write_atomic
+from .store import check_writable, content_hash, data_lock, write_atomic
 
 SEATS = ("mao", "pe")
 
@@ -223,6 +223,13 @@ def table_paths(name: str, directory: Optional[Path] = None) -> tuple[Path, Path
     """(parquet file, manifest file) of a table."""
     d = Path(directory) if directory is not None else data_dir()
     return d / f"{name}.parquet", d / f"{name}.json"
+
+
+def check_data_writable(directory: Optional[Path] = None) -> Path:
+    """The data folder, after proving it can be written (InputError otherwise): called by
+    the commands that solve before they start, so no work is lost to a read-only folder."""
+    return check_writable(data_dir() if directory is None else Path(directory),
+                          "the data folder")
 
 
 def spec_of(name: str) -> TableSpec:

@@ -29,7 +29,7 @@ with nothing on stdout (exit 2); a missing policy names the command that builds 
 
 from __future__ import annotations
 
-import json
+from ..cli import print_json
 
 
 def add_arguments(parser) -> None:
@@ -46,5 +46,5 @@ def run(args) -> int:
     from ..advice import advise, request
 
     position = request(args.vira, args.hand, args.seat, args.score, args.actions)
-    print(json.dumps(advise(position)))
+    print_json(advise(position))
     return 0

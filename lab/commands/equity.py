@@ -11,11 +11,10 @@ stale and the vira was solved on the spot (then ``table_status`` says why).
 
 from __future__ import annotations
 
-import json
 import sys
 
 from ..cards import RANKS, parse_card, parse_cards
-from ..cli import UsageError
+from ..cli import UsageError, print_json
 
 SEAT_ALIASES = {"mao": "mao", "mão": "mao", "pe": "pe", "pé": "pe"}
 
@@ -66,5 +65,5 @@ def equity_of(vira, hand, seat: str) -> dict:
 
 def run(args) -> int:
     vira, hand, seat = parse_request(args.vira, args.hand, args.seat)
-    print(json.dumps(equity_of(vira, hand, seat)))
+    print_json(equity_of(vira, hand, seat))
     return 0

@@ -15,19 +15,19 @@ solves the vira now within M minutes (``source`` is then ``solved``).
 
 from __future__ import annotations
 
-import json
 import sys
 
 from ..cards import RANKS
-from ..cli import UsageError
+from ..options import positive, UsageError
 from .equity import parse_request
+from ..cli import print_json
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--vira", required=True, help="the turned card, e.g. 4c")
     parser.add_argument("--hand", required=True, help="three cards, e.g. 5c,Qh,3d")
     parser.add_argument("--seat", required=True, help="mao (leads round 1) or pe")
-    parser.add_argument("--solve-minutes", type=float, default=None, metavar="M",
+    parser.add_argument("--solve-minutes", type=positive, default=None, metavar="M",
                         help="solve the vira now (at most M minutes) if no table has it")
 
 
@@ -70,5 +70,5 @@ def run(args) -> int:
     vira, hand, seat = parse_request(args.vira, args.hand, args.seat)
     if args.solve_minutes is not None and not args.solve_minutes > 0:
         raise UsageError(f"--solve-minutes {args.solve_minutes}: give a positive number")
-    print(json.dumps(ev_of(vira, hand, seat, args.solve_minutes)))
+    print_json(ev_of(vira, hand, seat, args.solve_minutes))
     return 0

@@ -11,10 +11,10 @@ full game's points play leaks at that score (match-win probability, mean over th
 
 from __future__ import annotations
 
-import json
 
 from ..rules import hand_kind
 from ..rules import parse_score
+from ..cli import print_json
 
 
 def add_arguments(parser) -> None:
@@ -57,5 +57,5 @@ def points_play_leak(score: tuple[int, int]) -> dict:
 
 
 def run(args) -> int:
-    print(json.dumps(match_at(parse_score(args.score))))
+    print_json(match_at(parse_score(args.score)))
     return 0

@@ -32,6 +32,7 @@ from ..sim.match import stream_seed
 from ..sim.solver_bot import DESCRIPTION as SOLVER_DESCRIPTION
 from ..sim.view import Table, token
 from ..errors import InputError
+from ..options import integer
 
 YOU, BOT = 0, 1
 FIRST = ("random", "you", "bot")
@@ -41,9 +42,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--bot", default="cautious",
                         help=f"the opponent: {', '.join(BOT_NAMES)} (default cautious). "
                              f"The {SOLVER_DESCRIPTION}")
-    parser.add_argument("--seed", type=int, default=None,
+    parser.add_argument("--seed", type=integer, default=None,
                         help="seed for the deals and the bot (default: a fresh one)")
-    parser.add_argument("--target", type=int, default=TARGET,
+    parser.add_argument("--target", type=integer, default=TARGET,
                         help="points you need to win, 1..12 (default 12): both players start "
                              "at 12 - TARGET, so mão de onze and 11 x 11 stay as the rules say")
     parser.add_argument("--first", default="random", choices=FIRST,

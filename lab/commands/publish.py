@@ -17,6 +17,7 @@ import os
 import sys
 from pathlib import Path
 from ..errors import InputError
+from ..options import integer
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 """The dashboards' folder (the repository's ``notebooks/``)."""
@@ -32,7 +33,7 @@ def add_arguments(parser) -> None:
                         help="folder to write the pages into (created if its parent exists)")
     parser.add_argument("--only", metavar="NAME", action="append", default=None,
                         help="publish only this dashboard (e.g. equity_by_vira); repeatable")
-    parser.add_argument("--timeout", type=int, default=300,
+    parser.add_argument("--timeout", type=integer, default=300,
                         help="seconds a notebook cell may run (default 300)")
 
 

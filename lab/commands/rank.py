@@ -22,19 +22,13 @@ vira without a stored policy is an error naming the command that builds it.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 
 from ..ranking import DEFAULT_HANDS, DEFAULT_SEED, rank_bots, ranked_bots, summary
 from ..errors import InputError
-
-
-def parse_int(text: str, what: str) -> int:
-    try:
-        return int(text, 10)
-    except (TypeError, ValueError):
-        raise InputError(f"{what} {text!r}: not an integer") from None
+from ..options import read_integer
+from ..cli import print_json
 
 
 def add_arguments(parser) -> None:
@@ -72,18 +66,22 @@ def table(entries: list) -> str:
 
 
 def run(args) -> int:
-    hands = parse_int(args.hands, "--hands")
-    seed = parse_int(args.seed, "--seed")
+    hands = read_integer(args.hands, "--hands")
+    seed = read_integer(args.seed, "--seed")
     if seed < 0:
         raise InputError(f"--seed {seed}: the seed must be a non-negative integer")
     if args.write and (args.bot or hands != DEFAULT_HANDS or seed != DEFAULT_SEED):
         raise InputError("--write builds the bot_ranking table with every bot and the default "
                          "--hands and --seed; leave those out")
+    if args.write:
+        from ..tables import check_data_writable
+
+        check_data_writable()
     start = time.perf_counter()
     frame = rank_bots(args.vira, args.bot, hands, seed)
     entries = summary(frame)
     if args.json:
-        print(json.dumps(entries))
+        print_json(entries)
     else:
         print(table(entries))
     if args.write:

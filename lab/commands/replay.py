@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 
 from ..cards import parse_card, parse_cards
 from ..rules import SEAT_NAMES, HandState, new_hand, parse_action, parse_score
+from ..cli import print_json
 
 
 def add_arguments(parser) -> None:
@@ -37,5 +37,5 @@ def replay(vira: str, mao: str, pe: str, score: str = "0,0", actions=()) -> dict
 
 
 def run(args) -> int:
-    print(json.dumps(replay(args.vira, args.mao, args.pe, args.score, args.actions)))
+    print_json(replay(args.vira, args.mao, args.pe, args.score, args.actions))
     return 0

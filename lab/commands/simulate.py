@@ -9,29 +9,22 @@ batches run on dask (a LocalCluster, or ``--scheduler ADDRESS``).
 
 from __future__ import annotations
 
-import json
-import os
 import random
 
 from ..sim.batch import check_matches, run_matches
 from ..sim.bots import BOT_NAMES, make_bot
 from ..sim.match import FIRST_CHOICES
 from ..errors import InputError
-
-
-def parse_int(text: str, what: str) -> int:
-    """An integer written in decimal; ValueError naming ``what`` otherwise."""
-    try:
-        return int(text, 10)
-    except (TypeError, ValueError):
-        raise InputError(f"{what} {text!r}: not an integer") from None
+from ..options import read_integer
+from ..store import check_output_file, write_atomic
+from ..cli import print_json
 
 
 def parse_start(text: str) -> tuple[int, int]:
     parts = text.split(",")
     if len(parts) != 2:
         raise InputError(f"--start {text!r}: write A's and B's points as A,B")
-    return parse_int(parts[0], "--start"), parse_int(parts[1], "--start")
+    return read_integer(parts[0], "--start"), read_integer(parts[1], "--start")
 
 
 def add_arguments(parser) -> None:
@@ -58,19 +51,15 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     make_bot(args.a)
     make_bot(args.b)
-    matches = check_matches(parse_int(args.matches, "--matches"))
+    matches = check_matches(read_integer(args.matches, "--matches"))
     seed = random.SystemRandom().randrange(2**32) if args.seed is None else \
-        parse_int(args.seed, "--seed")
+        read_integer(args.seed, "--seed")
     if seed < 0:
         raise InputError(f"--seed {seed}: the seed must be a non-negative integer")
-    workers = parse_int(args.workers, "--workers")
+    workers = read_integer(args.workers, "--workers")
     start = parse_start(args.start)
-    if args.out and not args.out.endswith((".csv", ".parquet")):
-        raise InputError(f"--out {args.out!r}: write a .csv or .parquet file")
-    if args.out:
-        folder = os.path.dirname(os.path.abspath(args.out))
-        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-            raise InputError(f"--out {args.out!r}: {folder} is not a writable folder")
+    if args.out is not None:
+        check_output_file(args.out, "--out", (".csv", ".parquet"))
     from ..ranking import command_bot  # the solver bot on the stored policies and tables
 
     bots = [command_bot(name) if name == "solver" else name for name in (args.a, args.b)]
@@ -79,12 +68,11 @@ def run(args) -> int:
                            progress=not args.quiet)
     from ..sim.stats import summary
 
-    if args.out:
-        if args.out.endswith(".csv"):
-            frame.to_csv(args.out, index=False)
-        else:
-            frame.to_parquet(args.out, index=False)
+    if args.out is not None:
+        data = frame.to_csv(index=False) if args.out.endswith(".csv") else \
+            frame.to_parquet(index=False)
+        write_atomic(args.out, data)
     result = {"a": args.a, "b": args.b, "seed": seed, "first": args.first,
               "start": list(start), **summary(frame, start)}
-    print(json.dumps(result))
+    print_json(result)
     return 0

@@ -26,7 +26,8 @@ from __future__ import annotations
 import math
 import sys
 
-from ..cli import UsageError, chosen_viras
+from ..cli import chosen_viras
+from ..options import count, positive, UsageError
 
 def add_arguments(parser) -> None:
     from .solve_full import add_arguments as add_full_arguments
@@ -36,7 +37,7 @@ def add_arguments(parser) -> None:
     cardplay = games.add_parser("cardplay", help="hand equity per vira (card play, no betting)")
     add_cardplay_arguments(cardplay)
     match = games.add_parser("match", help="match equity by score and the mão de onze")
-    match.add_argument("--jobs", type=int, default=1, metavar="J",
+    match.add_argument("--jobs", type=count, default=1, metavar="J",
                        help="solve J mão de onze games at once in separate processes")
     match.add_argument("--no-progress", action="store_true", help="no progress bar")
     full = games.add_parser("full", help="the full hand game with the truco ladder "
@@ -59,11 +60,11 @@ def add_cardplay_arguments(parser) -> None:
     which.add_argument("--vira", action="append", metavar="V",
                        help="a vira rank or card (4, Q, 7c ...); repeat for several")
     which.add_argument("--all", action="store_true", help="all ten viras (the default)")
-    parser.add_argument("--target", type=float, default=None, metavar="EPS",
+    parser.add_argument("--target", type=positive, default=None, metavar="EPS",
                         help="stop at this exploitability, win probability (default 1e-4)")
-    parser.add_argument("--max-iterations", type=int, default=None, metavar="N",
+    parser.add_argument("--max-iterations", type=count, default=None, metavar="N",
                         help="stop after N iterations at most")
-    parser.add_argument("--jobs", type=int, default=1, metavar="J",
+    parser.add_argument("--jobs", type=count, default=1, metavar="J",
                         help="solve J viras at once in separate processes (default 1)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -88,10 +89,11 @@ def settings_from(args) -> dict:
 def run_match(args) -> int:
     """``lab solve match``: the match tables over all ten viras."""
     from ..match import MODEL_DESCRIPTIONS
-    from ..tables import build_match_tables, table_paths
+    from ..tables import build_match_tables, check_data_writable, table_paths
 
     if args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: give at least 1")
+    check_data_writable()
     tables = build_match_tables(progress=not args.no_progress, jobs=args.jobs)
     me = tables["match_equity"]
     start = me[(me["score_mao"] == 0) & (me["score_pe"] == 0)].iloc[0]
@@ -107,7 +109,8 @@ def run_match(args) -> int:
 
 
 def run(args) -> int:
-    from ..tables import CARDPLAY_SETTINGS, build_cardplay_tables, table_paths
+    from ..tables import (CARDPLAY_SETTINGS, build_cardplay_tables, check_data_writable,
+                          table_paths)
 
     if args.game == "match":
         return run_match(args)
@@ -127,6 +130,7 @@ def run(args) -> int:
     if args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: give at least 1")
     settings = settings_from(args)
+    check_data_writable()
     tables = build_cardplay_tables(viras, settings, progress=not args.no_progress,
                                    jobs=args.jobs)
     summary = tables["cardplay_summary"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 
-from ..cli import UsageError
+from ..options import count, positive, UsageError
 
 
 def add_arguments(parser) -> None:
@@ -26,15 +26,15 @@ def add_arguments(parser) -> None:
     which.add_argument("--all", action="store_true", help="all ten viras (the default)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="a dask.distributed scheduler (default: start a local cluster)")
-    parser.add_argument("--workers", type=int, default=1, metavar="N",
+    parser.add_argument("--workers", type=count, default=1, metavar="N",
                         help="worker processes of the local cluster (default 1)")
-    parser.add_argument("--minutes", type=float, default=None, metavar="M",
+    parser.add_argument("--minutes", type=positive, default=None, metavar="M",
                         help="time budget of each vira's solve (default 30)")
-    parser.add_argument("--target", type=float, default=None, metavar="EPS",
+    parser.add_argument("--target", type=positive, default=None, metavar="EPS",
                         help="stop at this exploitability, points per hand (default 0.01)")
     parser.add_argument("--storage", choices=("int16", "float32"), default=None,
                         help="regret storage (default int16)")
-    parser.add_argument("--threads", type=int, default=1, metavar="N",
+    parser.add_argument("--threads", type=count, default=1, metavar="N",
                         help="numba threads per solve (the same iterates; on an idle 2-core "
                              "machine 2 threads take 10 s per iteration instead of 18.5)")
     parser.add_argument("--checkpoints", default=None, metavar="DIR",
@@ -61,6 +61,9 @@ def settings_from(args) -> dict:
 def run(args) -> int:
     from ..solver.full_tables import solve_viras_full, write_full_tables
     from ..cli import chosen_viras
+    from ..cluster import check_scheduler
+    from ..store import check_writable
+    from ..tables import check_data_writable
 
     viras = chosen_viras(args.vira)
     if args.workers < 1:
@@ -68,6 +71,11 @@ def run(args) -> int:
     if args.threads < 1:
         raise UsageError(f"--threads {args.threads}: give at least 1")
     settings = settings_from(args)
+    check_data_writable()
+    if args.checkpoints is not None:
+        check_writable(args.checkpoints, "--checkpoints")
+    if args.scheduler is not None:
+        check_scheduler(args.scheduler)
     print(f"solving the full game for vira {', '.join(viras)} "
           f"({'scheduler ' + args.scheduler if args.scheduler else 'local cluster'})",
           file=sys.stderr)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 
-from ..cli import UsageError
+from ..options import count, number, UsageError
 
 
 def add_arguments(parser) -> None:
@@ -28,9 +28,9 @@ def add_arguments(parser) -> None:
     which.add_argument("--all", action="store_true", help="all ten viras (the default)")
     parser.add_argument("--checkpoints", required=True, metavar="DIR",
                         help="the folder of `lab solve full --checkpoints DIR`")
-    parser.add_argument("--threshold", type=float, default=None, metavar="P",
+    parser.add_argument("--threshold", type=number, default=None, metavar="P",
                         help="drop probabilities below P before quantising (default 0.02)")
-    parser.add_argument("--threads", type=int, default=1, metavar="N",
+    parser.add_argument("--threads", type=count, default=1, metavar="N",
                         help="numba threads for the traversals (default 1)")
     parser.add_argument("--same-as", action="append", default=[], metavar="V=W",
                         help="store vira V as vira W's policy (equal deal weights, checked)")
@@ -39,6 +39,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from ..policies import THRESHOLD, build_full_policy, copy_policy
     from ..cli import chosen_viras
+    from ..tables import check_data_writable
 
     threshold = THRESHOLD if args.threshold is None else args.threshold
     if not 0 <= threshold < 0.5:
@@ -52,6 +53,7 @@ def run(args) -> int:
         v, w = (chosen_viras([x])[0] for x in item.split("=", 1))
         same[v] = w
     viras = chosen_viras(args.vira)
+    check_data_writable()
     for v in viras:
         if v in same:
             info = copy_policy(v, same[v])

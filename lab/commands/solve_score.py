@@ -12,11 +12,10 @@ its rows into the ``score_leak`` table (see :mod:`lab.score`).
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 
-from ..cli import UsageError
+from ..options import number, UsageError
 from ..rules import parse_score
 
 
@@ -33,7 +32,7 @@ def add_arguments(parser) -> None:
                              "solutions")
     parser.add_argument("--vira", action="append", metavar="V",
                         help="a vira rank or card; repeat for several (default: all ten)")
-    parser.add_argument("--minutes", type=float, default=None, metavar="M",
+    parser.add_argument("--minutes", type=number, default=None, metavar="M",
                         help="score-aware re-solve per vira and score (default 5 with "
                              "--score, 0 with --all-scores; 0: measure the leak only)")
     parser.add_argument("--no-save", action="store_true",
@@ -63,8 +62,8 @@ def run(args) -> int:
     from ..match import equity_array
     from ..score import (has_points_solution, load_points_solution, measure_leaks, resolve,
                          table_row, write_rows)
-    from ..tables import load_table
-    from ..cli import chosen_viras
+    from ..cli import chosen_viras, print_json
+    from ..tables import check_data_writable, load_table
 
     def say(line: str) -> None:   # a stderr line that leaves the progress bar whole
         tqdm.write(line, file=sys.stderr)
@@ -78,6 +77,8 @@ def run(args) -> int:
     viras = chosen_viras(args.vira)
     if not 0 <= minutes < math.inf:
         raise UsageError(f"--minutes {args.minutes}: give 0 or more (a finite number)")
+    if not args.no_save:
+        check_data_writable()
     missing = [v for v in viras if not has_points_solution(args.checkpoints, v)]
     if missing:
         raise UsageError(f"no points solution for vira {', '.join(missing)} in "
@@ -134,17 +135,5 @@ def run(args) -> int:
         measured = out[s]["viras"].values()
         out[s]["leak"] = float(np.mean([e["leak"] for e in measured]))
         out[s]["viras_measured"] = len(measured)
-        print(json.dumps(json_safe(out[s]), allow_nan=False))
+        print_json(out[s])
     return 0
-
-
-def json_safe(obj):
-    """``obj`` with every NaN (a quantity that does not exist, e.g. the pé's answer to a
-    truco the mão never calls) written as null."""
-    if isinstance(obj, dict):
-        return {k: json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [json_safe(v) for v in obj]
-    if isinstance(obj, float) and math.isnan(obj):
-        return None
-    return obj

@@ -15,11 +15,11 @@ import time
 
 import numba
 
-from ..cli import Parser
 from ..rules import new_hand
 from . import fast
 from .encoding import card_of
 from ..errors import InputError
+from ..options import Parser, integer
 
 FAST_TARGET = 1_000_000
 """Hands per second the fast engine should reach on 2 cores."""
@@ -59,13 +59,13 @@ def plain_rate(hands: int, seed: int) -> float:
 
 def main(argv: list[str]) -> int:
     parser = Parser(prog="lab bench sim", description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=5_000_000,
+    parser.add_argument("--hands", type=integer, default=5_000_000,
                         help="hands per timing of the fast engine (default 5,000,000)")
-    parser.add_argument("--plain-hands", type=int, default=30_000,
+    parser.add_argument("--plain-hands", type=integer, default=30_000,
                         help="hands for the plain engine (default 30,000)")
-    parser.add_argument("--threads", type=int, default=2, help="numba threads (default 2)")
-    parser.add_argument("--repeats", type=int, default=3, help="fast timings (default 3)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=integer, default=2, help="numba threads (default 2)")
+    parser.add_argument("--repeats", type=integer, default=3, help="fast timings (default 3)")
+    parser.add_argument("--seed", type=integer, default=1)
     args = parser.parse_args(argv)
     if min(args.hands, args.plain_hands, args.threads, args.repeats) < 1 or args.seed < 0:
         raise InputError("--hands, --plain-hands, --threads and --repeats must be >= 1, "

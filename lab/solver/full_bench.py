@@ -13,10 +13,10 @@ again); ``--toy 2,2,2,1 --ladder 1,3,6`` runs a reduced configuration.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
+from ..options import count, Parser, positive
 
 
 def _rss_gib() -> float:
@@ -30,20 +30,20 @@ def _rss_gib() -> float:
 def main(argv) -> int:
     from .full import FullSolver, config_for, ensure_compiled
 
-    p = argparse.ArgumentParser(prog="lab bench full", description=__doc__.splitlines()[0])
+    p = Parser(prog="lab bench full", description=__doc__.splitlines()[0])
     p.add_argument("--vira", default="4", help="vira rank (default 4)")
     p.add_argument("--toy", default=None, help="a reduced deck: copies per level, e.g. 2,2,2,1")
     p.add_argument("--ladder", default="1,3,6,9,12", help="hand values (default 1,3,6,9,12)")
     p.add_argument("--storage", default="int16", choices=("int16", "float32"))
-    p.add_argument("--target", type=float, default=0.01, help="points per hand (default 0.01)")
-    p.add_argument("--minutes", type=float, default=30.0, help="time budget (default 30)")
-    p.add_argument("--max-iterations", type=int, default=100_000)
-    p.add_argument("--check-every", type=int, default=10)
-    p.add_argument("--memory-gb", type=float, default=12.0, help="refuse above this (default 12)")
+    p.add_argument("--target", type=positive, default=0.01, help="points per hand (default 0.01)")
+    p.add_argument("--minutes", type=positive, default=30.0, help="time budget (default 30)")
+    p.add_argument("--max-iterations", type=count, default=100_000)
+    p.add_argument("--check-every", type=count, default=10)
+    p.add_argument("--memory-gb", type=positive, default=12.0, help="refuse above this (default 12)")
     p.add_argument("--checkpoint", default=None, metavar="DIR")
-    p.add_argument("--checkpoint-minutes", type=float, default=5.0)
+    p.add_argument("--checkpoint-minutes", type=positive, default=5.0)
     p.add_argument("--log", default=None, help="append the checks as JSON lines to this file")
-    p.add_argument("--threads", type=int, default=1,
+    p.add_argument("--threads", type=count, default=1,
                    help="threads (the root's subtrees are split among them; default 1)")
     args = p.parse_args(argv)
 

@@ -187,6 +187,8 @@ def solve_viras_full(viras: Iterable, settings: Optional[dict] = None, scheduler
     """
     from dask.distributed import Client, LocalCluster
 
+    from ..cluster import connect
+
     viras = list(viras)
     cluster = None
     if scheduler is None:
@@ -195,7 +197,7 @@ def solve_viras_full(viras: Iterable, settings: Optional[dict] = None, scheduler
                                processes=processes, dashboard_address=":0")
         client = Client(cluster)
     else:
-        client = Client(scheduler)
+        client = connect(scheduler)
     try:
         futures = {v: client.submit(solve_vira_full, v, settings, checkpoint_root, False, toy_cap,
                                     None, threads, key=f"full-{v}-{time.time_ns()}", pure=False)
