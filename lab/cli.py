@@ -17,8 +17,10 @@ import importlib
 import json
 import math
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 
@@ -113,10 +115,17 @@ def internal_error(exc: BaseException, debug: bool) -> int:
     return fail(f"internal error ({what}); {where}; please report it", 1)
 
 
+def _terminated(signum, frame):
+    raise KeyboardInterrupt  # SIGTERM stops a command as Ctrl-C does: cleanly, saving whole work
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         parser = build_parser(argv[0] if argv else None)
         args = parser.parse_args(argv)
@@ -133,6 +142,9 @@ def main(argv=None) -> int:
         return 1
     except Exception as exc:  # noqa: BLE001 - anything else is a fault of the lab
         return internal_error(exc, debug)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

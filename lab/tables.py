@@ -276,10 +276,17 @@ def read_manifest(name: str, directory: Optional[Path] = None) -> dict:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise TableError(f"table {name!r}: unreadable manifest {manifest} ({exc}); "
                          f"rebuild it with `{spec.rebuild}`") from None
-    if not isinstance(data, dict) or not isinstance(data.get("viras"), dict):
-        raise TableError(f"table {name!r} is corrupt: its manifest {manifest} is not a "
-                         f"table manifest; rebuild it with `{spec.rebuild}`")
+    if not isinstance(data, dict) or not all(isinstance(data.get(key), kind) for key, kind
+                                             in MANIFEST_FIELDS.items()):
+        raise TableError(f"table {name!r} is stale or corrupt: {manifest} is not a table "
+                         f"manifest; rebuild it with `{spec.rebuild}`")
     return data
+
+
+MANIFEST_FIELDS = {"table": str, "schema": int, "rules_version": str, "settings": dict,
+                   "fingerprint": str, "built_on": dict, "rows": int, "sha256": str,
+                   "family": dict, "viras": dict}
+"""The fields every table manifest holds, with their JSON types."""
 
 
 UNUSED = "unused"

@@ -179,6 +179,7 @@ class FullSolver:
         self.build_seconds = time.perf_counter() - start
         self.state = BUILT
         self.iterations = 0
+        self.complete = True    # regrets and sums hold whole iterations only (see iterate)
         self.seconds = 0.0
         self.history: list = []   # (iterations, seconds, exploitability)
         self.final_exploitability = float("nan")
@@ -383,14 +384,16 @@ class FullSolver:
             raise SolverStateError("iterate() on a stored policy: it holds no regrets")
         start = time.perf_counter()
         for _ in range(n):
-            self.iterations += 1
-            it = self.iterations
+            it = self.iterations + 1
             k = (it - 1) ** self.alpha
             pos = k / (k + 1.0)
             neg = 0.5
             avg = ((it - 1) / it) ** self.gamma
+            self.complete = False   # until both seats' traversals of this iteration are done
             for u in (0, 1):
                 self.traverse(u, K.CFR, pos, neg, avg)
+            self.iterations = it
+            self.complete = True
         self.seconds += time.perf_counter() - start
         if self.state == SOLVED:
             self.state = ALLOCATED
@@ -547,7 +550,8 @@ class FullSolver:
         finally:
             if bar is not None:
                 bar.close()
-            if checkpoint_dir is not None and self.iterations:
+            # an interrupted iteration is not saved: the checkpoint keeps whole iterations
+            if checkpoint_dir is not None and self.iterations and self.complete:
                 self.save_checkpoint(checkpoint_dir)
         self.final_exploitability = expl
         self.state = SOLVED
@@ -561,6 +565,9 @@ class FullSolver:
     def save_checkpoint(self, directory) -> Path:
         """Write the regrets, strategy sums and history to ``directory`` (atomically)."""
         self._need(ALLOCATED, "save_checkpoint()")
+        if not self.complete:
+            raise SolverStateError("save_checkpoint(): an iteration was interrupted, so the "
+                                   "regrets hold part of it; resume from the last checkpoint")
         directory = Path(directory)
         tmp = directory.with_name(directory.name + ".tmp")
         if tmp.exists():
