@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from .options import count, natural, Parser
+from .options import count, integers, natural, Parser
 
 
 def _leak_one_at_a_time(solver, me, score):
@@ -45,7 +45,8 @@ def main(argv) -> int:
     p.add_argument("--checkpoints", metavar="DIR", help="where lab solve full saved the "
                    "points solutions (default: solve a reduced deck)")
     p.add_argument("--vira", default="4", help="vira rank with --checkpoints (default 4)")
-    p.add_argument("--toy", default="2,2,2,1", help="the reduced deck without --checkpoints")
+    p.add_argument("--toy", type=integers, default=(2, 2, 2, 1),
+                   help="the reduced deck without --checkpoints (default 2,2,2,1)")
     p.add_argument("--iterations", type=count, default=200,
                    help="points iterations on the reduced deck (default 200)")
     p.add_argument("--one-by-one", type=natural, default=3, metavar="N",
@@ -60,8 +61,9 @@ def main(argv) -> int:
     if args.checkpoints:
         solver, what = load_points_solution(args.checkpoints, args.vira), f"vira {args.vira}"
     else:
-        cap = tuple(int(x) for x in args.toy.split(","))
-        solver, what = FullSolver(config_for(toy_cap=cap)).allocate(), f"reduced deck {args.toy}"
+        cap = args.toy
+        solver = FullSolver(config_for(toy_cap=cap)).allocate()
+        what = f"reduced deck {','.join(map(str, cap))}"
         solver.iterate(args.iterations)
     print(json.dumps({"points_solution": what, "iterations": solver.iterations,
                       "seconds": round(time.perf_counter() - start, 1)}), flush=True)

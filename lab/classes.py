@@ -22,7 +22,7 @@ from math import comb
 
 import numpy as np
 
-from .cards import N_LEVELS, RANKS, Card, level, level_copies, level_name
+from .cards import N_LEVELS, RANKS, Card, level, level_copies, level_name, parse_card
 from .errors import InputError
 
 N_HANDS_PER_CLASS_DEALS = comb(39, 3) * comb(36, 3)
@@ -34,12 +34,12 @@ def vira_rank_of(vira) -> int:
     if isinstance(vira, Card):
         return vira.rank
     if isinstance(vira, str):
-        text = vira.strip().upper()
-        if len(text) == 2:  # a card such as "4c"
-            text = text[0]
-        if text not in RANKS:
+        text = vira.strip()
+        if len(text) > 1:  # a card such as "4c" or "4♣"
+            return parse_card(text).rank
+        if len(text) != 1 or text.upper() not in RANKS:
             raise InputError(f"{vira!r}: unknown vira rank (ranks are {' '.join(RANKS)})")
-        return RANKS.index(text)
+        return RANKS.index(text.upper())
     if isinstance(vira, (int, np.integer)) and 0 <= vira < len(RANKS):
         return int(vira)
     raise InputError(f"{vira!r}: unknown vira")

@@ -293,6 +293,16 @@ def vira_rows(vira: str, bots: Iterable[str], hands: int, seed: int,
     return rows
 
 
+def check_ranking(viras=None, bots=None, hands: int = DEFAULT_HANDS,
+                  seed: int = DEFAULT_SEED) -> tuple[list, list]:
+    """(viras, bots) of a ranking, checked (InputError on a bad one) before any work."""
+    if isinstance(hands, bool) or not isinstance(hands, int) or hands < 2:
+        raise InputError(f"{hands!r}: --hands must be an integer of at least 2")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InputError(f"{seed!r}: the seed must be a non-negative integer")
+    return check_viras(viras), check_bots(bots)
+
+
 def rank_bots(viras=None, bots=None, hands: int = DEFAULT_HANDS, seed: int = DEFAULT_SEED,
               progress: Optional[bool] = None) -> pd.DataFrame:
     """One row per (vira, bot): COLUMNS (points per hand). Viras one at a time (a real
@@ -300,12 +310,7 @@ def rank_bots(viras=None, bots=None, hands: int = DEFAULT_HANDS, seed: int = DEF
     steps (None: when stderr is a terminal)."""
     from tqdm import tqdm
 
-    if isinstance(hands, bool) or not isinstance(hands, int) or hands < 2:
-        raise InputError(f"{hands!r}: --hands must be an integer of at least 2")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError(f"{seed!r}: the seed must be a non-negative integer")
-    bots = check_bots(bots)
-    viras = check_viras(viras)
+    viras, bots = check_ranking(viras, bots, hands, seed)
     rows = []
     with tqdm(total=len(viras) * len(bots), unit="bot", file=sys.stderr, leave=False,
               disable=None if progress is None else not progress) as bar:

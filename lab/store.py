@@ -147,10 +147,10 @@ def check_output_file(path, option: str, suffixes=()) -> Path:
     if suffixes and not text.endswith(tuple(suffixes)):
         raise InputError(f"{option} {text!r}: write a {' or '.join(suffixes)} file")
     path = Path(text)
-    if path.is_dir():
-        raise InputError(f"{option} {text!r}: that is a folder; name a file")
-    existed = path.exists()
     try:
+        if path.is_dir():
+            raise InputError(f"{option} {text!r}: that is a folder; name a file")
+        existed = path.exists()
         with open(path, "ab"):
             pass
     except OSError as exc:

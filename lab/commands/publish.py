@@ -13,10 +13,10 @@ the live widgets appear, so a page read offline still shows its charts. An
 from __future__ import annotations
 
 import html
-import os
 import sys
 from pathlib import Path
 from ..errors import InputError
+from ..store import check_writable, write_atomic
 from ..options import integer
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -38,21 +38,17 @@ def add_arguments(parser) -> None:
 
 
 def output_directory(text: str) -> Path:
-    """The folder to write into; ValueError when it cannot be one."""
+    """The folder to write into (created, and proven writable, before any work);
+    InputError when it cannot be one."""
     if not text.strip():
         raise InputError("DIR is empty: name the folder to write the pages into")
     path = Path(text)
-    if path.exists() and not path.is_dir():
-        raise InputError(f"{text}: exists and is not a folder")
-    if not path.exists():
-        if not path.parent.is_dir():
-            raise InputError(f"{text}: its parent folder {path.parent} does not exist")
-        if not os.access(path.parent, os.W_OK):
-            raise InputError(f"{text}: cannot create it ({path.parent} is not writable)")
-        return path
-    if not os.access(path, os.W_OK):
-        raise InputError(f"{text}: the folder is not writable")
-    return path
+    try:
+        if path.exists() and not path.is_dir():
+            raise InputError(f"{text}: exists and is not a folder")
+    except OSError as exc:
+        raise InputError(f"{text}: cannot be a folder ({exc.strerror})") from None
+    return check_writable(path, "DIR")
 
 
 def chosen_notebooks(only) -> list[Path]:
@@ -186,15 +182,14 @@ def run(args) -> int:
         raise InputError(f"--timeout {args.timeout}: give at least 1 second per notebook")
     target = output_directory(args.directory)
     notebooks = chosen_notebooks(args.only)
-    target.mkdir(exist_ok=True)
     pages = []
     for path in tqdm(notebooks, desc="dashboards", unit="page", file=sys.stderr):
         nb = execute(path, args.timeout)
         page = target / f"{path.stem}.html"
-        page.write_text(to_html(nb), encoding="utf-8")
+        write_atomic(page, to_html(nb))
         pages.append((page.name, title_of(nb, path.stem)))
         print(page)
     index = target / "index.html"
-    index.write_text(index_html(pages), encoding="utf-8")
+    write_atomic(index, index_html(pages))
     print(index)
     return 0

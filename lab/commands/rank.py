@@ -25,7 +25,8 @@ from __future__ import annotations
 import sys
 import time
 
-from ..ranking import DEFAULT_HANDS, DEFAULT_SEED, rank_bots, ranked_bots, summary
+from ..ranking import (DEFAULT_HANDS, DEFAULT_SEED, check_ranking, rank_bots, ranked_bots,
+                       summary)
 from ..errors import InputError
 from ..options import read_integer
 from ..cli import print_json
@@ -73,6 +74,7 @@ def run(args) -> int:
     if args.write and (args.bot or hands != DEFAULT_HANDS or seed != DEFAULT_SEED):
         raise InputError("--write builds the bot_ranking table with every bot and the default "
                          "--hands and --seed; leave those out")
+    check_ranking(args.vira, args.bot, hands, seed)
     if args.write:
         from ..tables import check_data_writable
 

@@ -15,6 +15,7 @@ from ..sim.batch import check_matches, run_matches
 from ..sim.bots import BOT_NAMES, make_bot
 from ..sim.match import FIRST_CHOICES
 from ..errors import InputError
+from ..rules import check_score
 from ..options import read_integer
 from ..store import check_output_file, write_atomic
 from ..cli import print_json
@@ -24,7 +25,12 @@ def parse_start(text: str) -> tuple[int, int]:
     parts = text.split(",")
     if len(parts) != 2:
         raise InputError(f"--start {text!r}: write A's and B's points as A,B")
-    return read_integer(parts[0], "--start"), read_integer(parts[1], "--start")
+    start = read_integer(parts[0], "--start"), read_integer(parts[1], "--start")
+    try:
+        check_score(start)
+    except InputError as exc:
+        raise InputError(f"--start {exc}") from None
+    return start
 
 
 def add_arguments(parser) -> None:
@@ -51,7 +57,11 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     make_bot(args.a)
     make_bot(args.b)
-    matches = check_matches(read_integer(args.matches, "--matches"))
+    matches = read_integer(args.matches, "--matches")
+    try:
+        check_matches(matches)
+    except InputError as exc:
+        raise InputError(f"--matches {exc}") from None
     seed = random.SystemRandom().randrange(2**32) if args.seed is None else \
         read_integer(args.seed, "--seed")
     if seed < 0:

@@ -75,8 +75,14 @@ class FullConfig:
             raise InputError("give a vira or a toy deck (toy_cap), not both")
         if self.storage not in STORAGES:
             raise InputError(f"{self.storage!r}: storage is one of {', '.join(STORAGES)}")
-        if tuple(self.ladder) != tuple(sorted(set(self.ladder))) or len(self.ladder) < 1:
-            raise InputError(f"{self.ladder}: a ladder is increasing hand values")
+        if tuple(self.ladder) != tuple(sorted(set(self.ladder))) or len(self.ladder) < 1 \
+                or self.ladder[0] < 1:
+            raise InputError(f"{self.ladder}: a ladder is increasing hand values from 1 up")
+        if self.toy_cap is not None and not (
+                2 <= len(self.toy_cap) <= 13 and all(1 <= c <= 4 for c in self.toy_cap)
+                and sum(self.toy_cap) >= 6):
+            raise InputError(f"{list(self.toy_cap)}: a toy deck is 2 to 13 levels of 1 to 4 "
+                             "copies each, at least 6 cards")
 
     @property
     def label(self) -> str:

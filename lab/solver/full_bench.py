@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from ..options import count, Parser, positive
+from ..options import count, integers, Parser, positive
 
 
 def _rss_gib() -> float:
@@ -32,8 +32,10 @@ def main(argv) -> int:
 
     p = Parser(prog="lab bench full", description=__doc__.splitlines()[0])
     p.add_argument("--vira", default="4", help="vira rank (default 4)")
-    p.add_argument("--toy", default=None, help="a reduced deck: copies per level, e.g. 2,2,2,1")
-    p.add_argument("--ladder", default="1,3,6,9,12", help="hand values (default 1,3,6,9,12)")
+    p.add_argument("--toy", type=integers, default=None,
+                   help="a reduced deck: copies per level, e.g. 2,2,2,1")
+    p.add_argument("--ladder", type=integers, default=(1, 3, 6, 9, 12),
+                   help="hand values (default 1,3,6,9,12)")
     p.add_argument("--storage", default="int16", choices=("int16", "float32"))
     p.add_argument("--target", type=positive, default=0.01, help="points per hand (default 0.01)")
     p.add_argument("--minutes", type=positive, default=30.0, help="time budget (default 30)")
@@ -47,14 +49,14 @@ def main(argv) -> int:
                    help="threads (the root's subtrees are split among them; default 1)")
     args = p.parse_args(argv)
 
-    ladder = tuple(int(x) for x in args.ladder.split(","))
+    ladder, toy = args.ladder, args.toy
+    config = config_for(None if toy else args.vira, toy_cap=toy, ladder=ladder,
+                        storage=args.storage)
     t_compile = time.perf_counter()
     ensure_compiled()
     t_compile = time.perf_counter() - t_compile
-    toy = tuple(int(x) for x in args.toy.split(",")) if args.toy else None
     start = time.perf_counter()
-    solver = FullSolver(config_for(None if toy else args.vira, toy_cap=toy, ladder=ladder,
-                                   storage=args.storage), threads=args.threads)
+    solver = FullSolver(config, threads=args.threads)
     build = time.perf_counter() - start
     est = solver.memory_estimate()
     print(json.dumps({"config": solver.config.label, "sizes": solver.sizes(),
