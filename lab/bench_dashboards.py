@@ -80,7 +80,8 @@ class VoilaServer:
 
     def __enter__(self) -> "VoilaServer":
         self.log = tempfile.TemporaryFile()
-        command = [sys.executable, "-m", "voila", str(self.notebooks), "--no-browser",
+        command = [sys.executable, "-m", "lab.dashboards.server", str(self.notebooks),
+                   "--no-browser",
                    f"--port={self.port}", "--Voila.ip=127.0.0.1", "--strip_sources=True",
                    "--show_tracebacks=False"]
         env = dict(os.environ if self.env is None else self.env)

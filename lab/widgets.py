@@ -78,7 +78,9 @@ def load(name: str, solved_only: bool = False) -> pd.DataFrame:
 
 
 def missing_html(exc: TableMissing, headline: str = "not solved yet") -> str:
-    """The message a dashboard shows in place of a missing table."""
+    """The message a dashboard shows in place of a missing, stale or corrupt table."""
+    if "stale" in exc.detail:
+        headline = "table to rebuild"
     return (f'<div class="lab-missing" style="padding:8px 12px;border-left:4px solid #d98c00;'
             f'background:#fff8e6;margin:4px 0">'
             f"<b>{html.escape(headline)}</b>: run <code>{html.escape(exc.command)}</code>"

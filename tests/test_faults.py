@@ -249,6 +249,25 @@ def test_equity_on_a_corrupt_table_solves_instead_of_serving_it(corrupt_folder, 
     assert out["source"] == "solved" and "stale or corrupt" in out["table_status"]
 
 
+@pytest.mark.parametrize("dashboard", ["lab.widgets:equity_by_vira", "lab.widgets:match_equity",
+                                       "lab.dashboards.hand_explorer:hand_explorer"])
+def test_dashboards_on_a_corrupt_folder_show_the_rebuild_command(corrupt_folder, dashboard):
+    import importlib
+
+    import ipywidgets as W
+
+    module, name = dashboard.split(":")
+    texts, todo = [], [getattr(importlib.import_module(module), name)()]
+    while todo:
+        widget = todo.pop()
+        if isinstance(widget, W.HTML):
+            texts.append(widget.value)
+        todo += list(getattr(widget, "children", ()))
+    page = " ".join(texts)
+    assert "table to rebuild" in page and "stale or corrupt" in page
+    assert "<code>lab solve" in page
+
+
 def test_an_unwritable_data_folder_is_refused_before_the_solve(tmp_path, monkeypatch, capsys):
     blocker = tmp_path / "a file"
     blocker.write_text("")

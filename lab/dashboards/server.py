@@ -1,0 +1,63 @@
+"""The dashboard server: Voila with a Host check and kernels culled when pages close.
+
+Plain Voila answers whatever ``Host`` a request names (so a page on another site can
+reach a server on 127.0.0.1 through DNS rebinding) and, with its defaults, keeps the
+kernel of every page visit alive for good. This server:
+
+- refuses (403) requests whose ``Host`` is not a loopback address, ``localhost``, or a name
+  listed in ``LAB_ALLOWED_HOSTS`` (comma-separated: the names a reverse proxy in front of it
+  will forward, when the dashboards are published beyond this machine);
+- culls the kernel of a page that is closed: a kernel with no open page and no work for
+  CULL_IDLE_SECONDS (60, or ``LAB_CULL_IDLE_SECONDS``) is shut down (checked every
+  CULL_INTERVAL_SECONDS); the kernel of an open page is kept however long the page stays
+  open.
+
+``python -m lab.dashboards.server notebooks/ [voila options]`` takes Voila's options.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+CULL_IDLE_SECONDS = int(os.environ.get("LAB_CULL_IDLE_SECONDS", "60"))
+CULL_INTERVAL_SECONDS = max(1, min(15, CULL_IDLE_SECONDS // 4))
+LOCAL_HOSTNAMES = ("localhost",)
+
+
+def allowed_hostnames() -> list[str]:
+    """Host names served besides loopback addresses (``LAB_ALLOWED_HOSTS`` added)."""
+    extra = os.environ.get("LAB_ALLOWED_HOSTS", "")
+    return [*LOCAL_HOSTNAMES, *(h.strip() for h in extra.split(",") if h.strip())]
+
+
+def server_class():
+    from voila.app import Voila
+
+    class LabVoila(Voila):
+        """Voila whose handlers check the Host header (jupyter_server's own check, which
+        plain Voila turns off)."""
+
+        def init_settings(self):
+            settings = super().init_settings()
+            settings["allow_remote_access"] = False
+            settings["local_hostnames"] = allowed_hostnames()
+            return settings
+
+    return LabVoila
+
+
+def culling_options() -> list[str]:
+    return [f"--MappingKernelManager.cull_idle_timeout={CULL_IDLE_SECONDS}",
+            f"--MappingKernelManager.cull_interval={CULL_INTERVAL_SECONDS}",
+            "--MappingKernelManager.cull_connected=False"]
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    server_class().launch_instance(argv=[*culling_options(), *argv])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
