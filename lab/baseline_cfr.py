@@ -7,7 +7,7 @@ classes in every iteration.
 
 The game is the card-play game of one vira (stake fixed, no betting): chance
 deals class ``i`` to the mão and ``j`` to the pé with the exact weight
-``w[i, j]``; then cards are played as in RULES.md, covers allowed from round 2.
+``w[i, j]``; then cards are played as in docs/rules.md, covers allowed from round 2.
 An information set is (seat, own class, own cards still held, public history);
 the public history lists each card shown as ``("play", level)`` and a covered
 card as ``("cover",)`` -- which card went face down is known only to its owner,

@@ -1,4 +1,4 @@
-"""The hand and match engine: the executable form of ``shared/RULES.md``.
+"""The hand and match engine: the executable form of ``docs/rules.md``.
 
 Plain, readable Python; every fast path in the lab is checked against it.
 

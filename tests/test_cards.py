@@ -1,4 +1,4 @@
-"""The cards of RULES.md: the 40-card deck, the notation, the vira and the manilhas.
+"""The cards of docs/rules.md: the 40-card deck, the notation, the vira and the manilhas.
 
 Every expected value here is written from the rules, not read from the code.
 """

@@ -1,4 +1,4 @@
-"""One test per rule of RULES.md (and per tie case), through the Python API of lab.rules.
+"""One test per rule of docs/rules.md (and per tie case), through the Python API of lab.rules.
 
 Every expected outcome is worked out by hand from the rules; the comments say how.
 Unless a test says otherwise the vira is Kc, so the manilhas are the aces

@@ -1,6 +1,6 @@
 """A numba hand engine that plays uniformly random legal moves.
 
-It plays the whole hand game of ``shared/RULES.md`` on strength levels (suits of plain cards
+It plays the whole hand game of ``docs/rules.md`` on strength levels (suits of plain cards
 never matter, a covered card is never consulted): covered cards from round 2, the truco
 ladder with re-raises, accept / run / surrender, the mão de onze decision with its locked
 raises, and 11 x 11. Every hand is dealt and played from its own random stream, derived

@@ -2,7 +2,7 @@
 
 The hand with the stake fixed and no betting: round 1 the mão leads, each
 player plays one card per round, covered cards are allowed from round 2, the
-round winner leads next (a tie keeps the leader), the tie table of RULES.md
+round winner leads next (a tie keeps the leader), the tie table of docs/rules.md
 decides (:func:`lab.rules.hand_winner`), and the hand stops the moment its
 winner is known.
 

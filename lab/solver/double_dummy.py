@@ -2,7 +2,7 @@
 
 For a vira, a deal of classes (the mão holds class ``i``, the pé class ``j``)
 is a perfect-information game: no betting, covers allowed from round 2, the
-tie table of RULES.md, and the hand stops the moment its winner is decided.
+tie table of docs/rules.md, and the hand stops the moment its winner is decided.
 Its minimax value (the mão maximises his win) is 1 or 0.
 
 The game only sees strength levels, so one memoised search over level

@@ -8,7 +8,7 @@ iteration by iteration on reduced configurations.
 
 Cards follow :class:`~lab.solver.cardplay_game.CardplayGame` (strength levels,
 hand classes, covered cards from round 2, the tie table); the betting follows
-``RULES.md``:
+``docs/rules.md``:
 
 * On his turn to play a card a player may first **raise** (if he did not make
   the last raise and the value is below the top of the ladder).
