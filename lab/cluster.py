@@ -29,11 +29,14 @@ client.close()
 
 
 def check_scheduler(address: str, option: str = "--scheduler") -> int:
-    """The number of workers of the dask scheduler at ``address``; InputError (one line)
+    """The number of workers of the dask scheduler at ``address`` (-1 for one in this
+    process, ``inproc://``); InputError (one line)
     when nothing answers there as a dask scheduler within CONNECT_SECONDS."""
     if not address or not isinstance(address, str) or address.strip() != address:
         raise InputError(f"{option} {address!r}: give a scheduler address like "
                          "tcp://HOST:8786")
+    if address.startswith("inproc://"):
+        return -1  # a scheduler in this process: nothing foreign can listen there
     try:
         out = subprocess.run([sys.executable, "-c", _PROBE, address, str(CONNECT_SECONDS)],
                              capture_output=True, text=True, timeout=CONNECT_SECONDS + 20)

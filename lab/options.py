@@ -75,7 +75,7 @@ def positive(text: str) -> float:
     """A finite number above 0."""
     value = number(text)
     if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a number above 0")
+        raise argparse.ArgumentTypeError(f"{text!r}: give a positive number")
     return value
 
 

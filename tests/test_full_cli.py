@@ -76,4 +76,5 @@ def test_lab_solve_full_refuses_fewer_than_one(option):
     out = lab("solve", "full", "--vira", "4", option, "0")
     assert out.returncode == 2 and out.stdout == ""
     lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error:") and f"{option} 0" in lines[0]
+    assert len(lines) == 1 and lines[0].startswith("error:")
+    assert f"{option}: '0': give at least 1" in lines[0]

@@ -46,6 +46,8 @@ def output_directory(text: str) -> Path:
     try:
         if path.exists() and not path.is_dir():
             raise InputError(f"{text}: exists and is not a folder")
+        if not path.exists() and not path.parent.is_dir():
+            raise InputError(f"{text}: its parent folder {path.parent} does not exist")
     except OSError as exc:
         raise InputError(f"{text}: cannot be a folder ({exc.strerror})") from None
     return check_writable(path, "DIR")
