@@ -8,7 +8,7 @@ kernel of every page visit alive for good. This server:
   listed in ``LAB_ALLOWED_HOSTS`` (comma-separated: the names a reverse proxy in front of it
   will forward, when the dashboards are published beyond this machine);
 - culls the kernel of a page that is closed: a kernel with no open page and no work for
-  CULL_IDLE_SECONDS (60, or ``LAB_CULL_IDLE_SECONDS``) is shut down (checked every
+  CULL_IDLE_SECONDS (300, or ``LAB_CULL_IDLE_SECONDS``) is shut down (checked every
   CULL_INTERVAL_SECONDS); the kernel of an open page is kept however long the page stays
   open.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import sys
 
-CULL_IDLE_SECONDS = int(os.environ.get("LAB_CULL_IDLE_SECONDS", "60"))
+CULL_IDLE_SECONDS = int(os.environ.get("LAB_CULL_IDLE_SECONDS", "300"))
 CULL_INTERVAL_SECONDS = max(1, min(15, CULL_IDLE_SECONDS // 4))
 LOCAL_HOSTNAMES = ("localhost",)
 
