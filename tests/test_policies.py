@@ -82,7 +82,12 @@ def test_damaged_file_is_refused_with_the_rebuild_command(copy_of_data):
 
 def test_missing_file_and_missing_vira_are_refused(copy_of_data):
     directory, v = copy_of_data
-    other = next(x for x in RANKS if x not in policies.stored_viras(directory))
+    other = next(x for x in RANKS if x != v)      # a vira the manifest no longer lists
+    path = policies.manifest_path(directory)
+    manifest = json.loads(path.read_text())
+    del manifest["viras"][other]
+    path.write_text(json.dumps(manifest))
+    assert other not in policies.stored_viras(directory)
     assert f"lab solve policy --vira {other}" in refused(directory, other)
     policies.policy_path(v, directory).unlink()
     assert "lab solve policy" in refused(directory, v)
