@@ -4,7 +4,7 @@ Prints (stdout, one JSON object per line): the sizes and the memory estimate
 before allocating, the build time, then one line per exploitability check
 (iterations, seconds, exploitability in points per hand, (node, hand) updates
 per second), and a final summary with the exploitability-vs-time curve and
-the peak memory (resident set, GiB). Targets (issue 4): exploitability <= 0.01
+the peak memory (resident set, GiB). Targets: exploitability <= 0.01
 points per hand within 30 minutes on 2 cores and 12 GB.
 
 ``--checkpoint DIR`` makes the run resumable (kill it, run the same command
