@@ -68,7 +68,5 @@ def ev_of(vira, hand, seat: str, solve_minutes=None) -> dict:
 
 def run(args) -> int:
     vira, hand, seat = parse_request(args.vira, args.hand, args.seat)
-    if args.solve_minutes is not None and not args.solve_minutes > 0:
-        raise UsageError(f"--solve-minutes {args.solve_minutes}: give a positive number")
     print_json(ev_of(vira, hand, seat, args.solve_minutes))
     return 0

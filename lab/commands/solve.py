@@ -80,8 +80,6 @@ def settings_from(args) -> dict:
                              "(win probability)")
         settings["target_exploitability"] = args.target
     if args.max_iterations is not None:
-        if args.max_iterations < 1:
-            raise UsageError(f"--max-iterations {args.max_iterations}: give a positive number")
         settings["max_iterations"] = args.max_iterations
     return settings
 
@@ -91,8 +89,6 @@ def run_match(args) -> int:
     from ..match import MODEL_DESCRIPTIONS
     from ..tables import build_match_tables, check_data_writable, table_paths
 
-    if args.jobs < 1:
-        raise UsageError(f"--jobs {args.jobs}: give at least 1")
     check_data_writable()
     tables = build_match_tables(progress=not args.no_progress, jobs=args.jobs)
     me = tables["match_equity"]
@@ -127,8 +123,6 @@ def run(args) -> int:
 
         return run_policy(args)
     viras = chosen_viras(args.vira)
-    if args.jobs < 1:
-        raise UsageError(f"--jobs {args.jobs}: give at least 1")
     settings = settings_from(args)
     check_data_writable()
     tables = build_cardplay_tables(viras, settings, progress=not args.no_progress,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 
-from ..options import count, positive, UsageError
+from ..options import count, positive
 
 
 def add_arguments(parser) -> None:
@@ -46,12 +46,8 @@ def settings_from(args) -> dict:
 
     s = dict(FULL_SETTINGS)
     if args.minutes is not None:
-        if not args.minutes > 0:
-            raise UsageError(f"--minutes {args.minutes}: give a positive number")
         s["time_budget_minutes"] = float(args.minutes)
     if args.target is not None:
-        if not args.target > 0:
-            raise UsageError(f"--target {args.target}: give a positive exploitability (points)")
         s["target_exploitability"] = float(args.target)
     if args.storage is not None:
         s["storage"] = args.storage
@@ -66,10 +62,6 @@ def run(args) -> int:
     from ..tables import check_data_writable
 
     viras = chosen_viras(args.vira)
-    if args.workers < 1:
-        raise UsageError(f"--workers {args.workers}: give at least 1")
-    if args.threads < 1:
-        raise UsageError(f"--threads {args.threads}: give at least 1")
     settings = settings_from(args)
     check_data_writable()
     if args.checkpoints is not None:

@@ -44,8 +44,6 @@ def run(args) -> int:
     threshold = THRESHOLD if args.threshold is None else args.threshold
     if not 0 <= threshold < 0.5:
         raise UsageError(f"--threshold {args.threshold}: give a probability in [0, 0.5)")
-    if args.threads < 1:
-        raise UsageError(f"--threads {args.threads}: give at least 1")
     same = {}
     for item in args.same_as:
         if "=" not in item:
