@@ -216,11 +216,11 @@ def test_it_raises_and_answers_by_the_policys_probabilities(strategy, policy):
 
 
 def test_self_play_reproduces_the_policys_value(policy):
-    """lab.sim.solver_bot.self_play_value, 1,000 hands of vira 4 (about 30 s): the mão's
+    """lab.ranking.self_play_value, 1,000 hands of vira 4 (about 30 s): the mão's
     mean points per hand has a 95% interval of about +-0.12 and must hold the policy's
     value_mao (exact, from its manifest)."""
     from lab.policies import load_full_policy, policy_info
-    from lab.sim.solver_bot import self_play_value
+    from lab.ranking import self_play_value
 
     result = self_play_value(load_full_policy, parse_card("4h"), 1000, seed=3)
     lo, hi = result["ci95"]

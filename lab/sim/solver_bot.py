@@ -436,23 +436,3 @@ def solver_bot(policies: Optional[FullPolicies] = None,
     the strategy answers every view or raises)."""
     return SolverBot(SolverStrategy(policies, eleven_accept, match_equity, cardplay_target,
                                     eleven_target, max_iterations, progress))
-
-
-# ---------------------------------------------------------------- self-play value
-
-
-def self_play_value(policies: FullPolicies, vira, hands: int, seed: int = 0) -> dict:
-    """The solver bot against itself on ``hands`` random deals of one ``vira`` (a Card) at
-    0-0: the mão's mean points per hand with its 95% interval (normal approximation).
-
-    A benchmark-style check of the stored policy's ``value_mao`` (points per hand): the
-    bot plays the policy, so the interval should hold it. About 30 ms per hand with a
-    real vira's policy once it is loaded (about 10 s)."""
-    from .hands import hand_summary, sample_hands
-
-    bot = solver_bot(policies, progress=False)
-    frame = sample_hands(bot, bot, int(hands), seed, vira=vira)
-    s = hand_summary(frame)
-    return {"vira": str(vira), "hands": s["hands"], "mao_points": s["mao_points"],
-            "ci95": s["mao_points_ci95"],
-            "how": {k: int(v) for k, v in frame["how"].value_counts().items()}}
