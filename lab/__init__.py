@@ -1,6 +1,21 @@
-"""The truco lab: exact solvers and fast simulators for heads-up Truco Paulista."""
+"""The truco lab: exact solvers and fast simulators for heads-up Truco Paulista.
+
+The public API (see :mod:`lab.api`): ``lab.load(name)`` reads a solved table,
+``lab.hand(vira, cards, seat, score)`` gives one hand's numbers, ``lab.match_equity()`` the
+12 x 12 match-equity grid. They load on first use, so ``import lab`` stays light.
+"""
 
 __version__ = "0.1.0"
 
 RULES_VERSION = "000_7669bc4c9b2f417f"
 """The seed text whose rules every number of the lab is exact for."""
+
+PUBLIC = ("load", "hand", "match_equity", "TABLE_NAMES")
+__all__ = ["RULES_VERSION", *PUBLIC]
+
+
+def __getattr__(name):
+    if name in PUBLIC:
+        from . import api
+        return getattr(api, name)
+    raise AttributeError(f"module 'lab' has no attribute {name!r}")

@@ -1,0 +1,170 @@
+"""The public Python API (``lab.load``, ``lab.hand``, ``lab.match_equity``) and the README's
+examples of it.
+
+The API's numbers are checked against the stored parquet files read directly and against
+the command line's own readers (``lab equity``, ``lab ev``), so a wrong join or a wrong seat
+shows up as a mismatch.
+"""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import lab
+from lab.cards import RANKS, parse_card, parse_cards
+from lab.commands.equity import equity_of
+from lab.commands.ev import ev_of
+from lab.tables import data_dir
+
+from conftest import require_table
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tables_present():
+    for name in ("cardplay", "match_equity", "mao_de_onze"):
+        require_table(name)
+    for name in ("full_ev", "full_strategy", "full_summary", "score_leak", "bot_ranking"):
+        require_table(name, solved_only=True)
+
+
+def raw(name: str) -> pd.DataFrame:
+    return pd.read_parquet(data_dir() / f"{name}.parquet")
+
+
+@pytest.mark.parametrize("name", lab.TABLE_NAMES)
+def test_every_table_loads_tidy_with_units_and_manifest(name):
+    df = lab.load(name)
+    assert len(df) > 0
+    numbers = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])
+               and not pd.api.types.is_bool_dtype(df[c])
+               and not isinstance(df[c].dtype, pd.CategoricalDtype)]
+    assert numbers and set(numbers) <= set(df.attrs["units"]), "a number column has no unit"
+    assert all(isinstance(u, str) and u for u in df.attrs["units"].values())
+    manifest = df.attrs["manifest"]
+    assert manifest["rules_version"] == lab.RULES_VERSION and "settings" in manifest
+    assert "score" not in df.columns  # scores are two integer columns everywhere
+    for column in ("score_mao", "score_pe"):
+        if column in df:
+            assert pd.api.types.is_integer_dtype(df[column]) and df[column].between(0, 11).all()
+    if "vira" in df:
+        assert isinstance(df["vira"].dtype, pd.CategoricalDtype) and df["vira"].cat.ordered
+        assert list(df["vira"].cat.categories) == list(RANKS)
+        assert set(df["vira"].astype(str)) == set(manifest["viras"])
+        assert df["vira"].is_monotonic_increasing  # rank order: 4 5 6 7 Q J K A 2 3
+
+
+def test_mao_de_onze_scores_are_the_stored_scores_split():
+    tidy, stored = lab.load("mao_de_onze"), raw("mao_de_onze")
+    joined = tidy["score_mao"].astype(str) + "," + tidy["score_pe"].astype(str)
+    assert (joined == stored["score"]).all()
+    assert np.array_equal(tidy["value"], stored["value"])
+
+
+def test_outcomes_are_the_summary_columns_in_long_form():
+    outcomes, stored = lab.load("full_outcomes"), raw("full_summary").set_index("vira")
+    assert list(outcomes.columns) == ["vira", "seat", "points", "probability"]
+    for row in outcomes.sample(20, random_state=1).itertuples():
+        assert row.probability == stored.loc[row.vira, f"p_{row.seat}_{row.points}"]
+    total = outcomes.groupby("vira", observed=True)["probability"].sum()
+    assert np.allclose(total, 1, atol=1e-6)  # every hand ends with one seat scoring
+    assert not any(c.startswith("p_") for c in lab.load("full_summary").columns)
+
+
+def test_match_equity_grid_is_the_table_and_rises_with_the_maos_points():
+    grid, stored = lab.match_equity(), raw("match_equity")
+    assert grid.shape == (12, 12) and list(grid.index) == list(range(12))
+    assert list(grid.columns) == list(range(12))
+    for row in stored.itertuples():
+        assert grid.loc[row.score_mao, row.score_pe] == row.p_mao
+    normal = grid.iloc[:11, :11].to_numpy()  # more points never hurt before 11
+    assert (np.diff(normal, axis=0) > 0).all() and (np.diff(normal, axis=1) < 0).all()
+    assert grid.attrs["units"]["values"] == "match-win probability"
+
+
+@pytest.mark.parametrize("vira,cards,seat", [("4c", "5c,3h,Kd", "mao"), ("Kd", "Ac,Ah,2s", "pe"),
+                                             ("3s", "4c,4h,5d", "pe")])
+def test_hand_at_a_normal_score_agrees_with_the_command_line(vira, cards, seat):
+    h = lab.hand(vira, cards, seat=seat, score=(3, 5)).set_index("measure")
+    card, hand_cards = parse_card(vira), parse_cards(cards, 3)
+    equity = equity_of(card, hand_cards, seat)
+    assert h.loc["equity", "value"] == equity["equity"]
+    assert h.loc["double_dummy", "value"] == equity["double_dummy"]
+    assert h.loc["equity", "exploitability"] == equity["exploitability"]
+    ev = ev_of(card, hand_cards, seat)
+    assert h.loc["points_ev", "value"] == ev["ev"]
+    assert h.loc["points_ev", "unit"] == "points per hand"
+    for situation, name in (("first", "first"), ("vs_truco", "vs truco"),
+                            ("first_after_card", "after a card")):
+        for action, p in ev["strategy"].get(situation, {}).items():
+            assert h.loc[f"{name}: {action}", "value"] == pytest.approx(p, abs=1e-6)
+    me = raw("match_equity").set_index(["score_mao", "score_pe"]).loc[(3, 5)]
+    assert h.loc["match_equity", "value"] == me["p_mao" if seat == "mao" else "p_pe"]
+    assert h.attrs["hand"] == equity["hand"]
+
+
+def test_hand_at_a_mao_de_onze_offers_no_truco_and_reads_the_holders_decision():
+    h = lab.hand("4c", "5c,3h,Kd", seat="pe", score=(2, 11)).set_index("measure")
+    assert not h.index.str.contains("truco").any() and "points_ev" not in h.index
+    stored = raw("mao_de_onze")
+    label = h.attrs["hand"]
+    row = stored[(stored["vira"] == "4") & (stored["score"] == "2,11") & (stored["seat"] == "pe")
+                 & (stored["hand"] == label)].iloc[0]
+    assert h.loc["accept", "value"] == row["accept"]
+    assert h.loc["eleven_value", "value"] == row["value"]
+    assert h.loc["eleven_value", "unit"] == "match-win probability"
+    other = lab.hand("4c", "5c,3h,Kd", seat="mao", score=(2, 11)).set_index("measure")
+    assert "accept" not in other.index  # the holder decides, not its opponent
+
+
+def test_hand_at_eleven_eleven_is_decided_by_the_card_play():
+    h = lab.hand("4c", "5c,3h,Kd", seat="mao", score=(11, 11)).set_index("measure")
+    assert h.loc["eleven_value", "value"] == h.loc["equity", "value"]
+    assert not h.index.str.contains("truco").any()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: lab.load("nope"),
+    lambda: lab.load(3),
+    lambda: lab.hand("4x", "5c,3h,Kd"),
+    lambda: lab.hand("4c", "5c,3h"),
+    lambda: lab.hand("4c", ["5c", "3h", "Kd", "Ks"]),
+    lambda: lab.hand("4c", "4c,3h,Kd"),
+    lambda: lab.hand("4c", "5c,5c,Kd"),
+    lambda: lab.hand("4c", [5, 3, 1]),
+    lambda: lab.hand("4c", "5c,3h,Kd", seat="dealer"),
+    lambda: lab.hand("4c", "5c,3h,Kd", score=(12, 0)),
+    lambda: lab.hand("4c", "5c,3h,Kd", score=(-1, 0)),
+    lambda: lab.hand("4c", "5c,3h,Kd", score=(1.5, 0)),
+    lambda: lab.hand("4c", "5c,3h,Kd", score="3,4"),
+    lambda: lab.hand("4c", "5c,3h,Kd", score=(1, 2, 3)),
+])
+def test_bad_input_is_a_one_line_value_error(call):
+    with pytest.raises(ValueError) as info:
+        call()
+    message = str(info.value)
+    assert message and "\n" not in message
+
+
+def readme_examples() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+def test_the_readme_examples_run():
+    examples = readme_examples()
+    assert examples, "the README has no Python example"
+    for code in examples:
+        exec(compile(code, "README.md", "exec"), {})
+
+
+def test_import_lab_stays_light():
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", "import sys, lab; print('pandas' in sys.modules)"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.strip() == "False", out.stderr
