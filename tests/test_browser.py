@@ -172,3 +172,28 @@ def test_strategy_explorer_dashboard_in_the_browser(dashboard):
     wait_new_chart(page, after)
     assert page.get_by_text("the hand is worth 3", exact=False).first.is_visible()
     screenshot(page, "strategy_explorer")
+
+
+def no_horizontal_overflow(page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_landing_page_links_every_dashboard(page, voila):
+    """The server's root opens the landing page; its links name every dashboard and one
+    click opens a rendered dashboard; nothing runs off the page at 1300 px."""
+    page.route("**/cdn.jsdelivr.net/**", lambda route: route.abort())
+    page.goto(voila.base + "/", timeout=FIRST_RENDER_MS)
+    page.wait_for_selector("table.lab-status", timeout=FIRST_RENDER_MS)
+    assert page.url == voila.url("index")
+    links = page.locator("a[href$='.ipynb']")
+    hrefs = {links.nth(i).get_attribute("href") for i in range(links.count())}
+    dashboards = {p.name for p in voila.notebooks.glob("*.ipynb")} - {"index.ipynb"}
+    assert hrefs == dashboards
+    assert page.get_by_text("match-win probability", exact=False).first.is_visible()
+    assert no_horizontal_overflow(page)
+    screenshot(page, "landing")
+    shutdown_kernel(page)
+    page.get_by_role("link", name="Match equity").click()
+    page.wait_for_selector(READY, timeout=FIRST_RENDER_MS)
+    assert page.url == voila.url("match_equity")
+    shutdown_kernel(page)

@@ -304,6 +304,16 @@ def test_publish_writes_pages_with_widget_state(tmp_path, capsys):
 
 
 @pytest.mark.slow
+def test_published_landing_page_is_the_index_and_links_the_pages(tmp_path):
+    target = tmp_path / "site"
+    assert lab_main(["publish", str(target), "--only", "index"]) == 0
+    index = (target / "index.html").read_text()
+    assert "The truco lab" in index and "lab-status" in index  # the landing, not a list
+    for name in ("hand_explorer", "strategy_explorer", "equity_by_vira", "match_equity"):
+        assert f'href="{name}.html"' in index and f'href="{name}.ipynb"' not in index
+
+
+@pytest.mark.slow
 def test_re_solving_a_vira_replaces_its_rows_with_a_fresh_solve():
     summary = real_table("cardplay_summary")
     real_table("cardplay")

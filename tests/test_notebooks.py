@@ -61,7 +61,8 @@ def html_text(nb) -> str:
 
 def test_every_notebook_says_what_it_is_first():
     names = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
-    assert names == ["equity_by_vira", "hand_explorer", "match_equity", "strategy_explorer"]
+    assert names == ["equity_by_vira", "hand_explorer", "index", "match_equity",
+                     "strategy_explorer"]
     for name in names:
         nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
         intro = nb.cells[0]

@@ -1,4 +1,4 @@
-"""The dashboard server (lab/dashboards/server.py): the Host check."""
+"""The dashboard server (lab/dashboards/server.py): the Host check and the landing page."""
 
 from __future__ import annotations
 
@@ -19,10 +19,14 @@ def server():
         yield s
 
 
-def status_for_host(server, host: str) -> int:
+def get(server, path: str, host: str | None = None) -> http.client.HTTPResponse:
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
-    connection.request("GET", "/", headers={"Host": host})
-    return connection.getresponse().status
+    connection.request("GET", path, headers={"Host": host or f"127.0.0.1:{server.port}"})
+    return connection.getresponse()
+
+
+def status_for_host(server, host: str) -> int:
+    return get(server, "/voila/tree", host).status
 
 
 def test_the_host_header_is_checked(server):
@@ -34,3 +38,15 @@ def test_the_host_header_is_checked(server):
                  "dashboards.example"):
         assert status_for_host(server, host) == 200, host
 
+
+
+def test_the_root_opens_the_landing_page_under_the_host_check(server):
+    response = get(server, "/")
+    assert response.status == 302
+    assert response.getheader("Location") == "/voila/render/index.ipynb"
+    assert get(server, "/", "attacker.example").status == 403
+    page = get(server, "/voila/render/index.ipynb")
+    body = page.read().decode()
+    assert page.status == 200 and "The truco lab" in body
+    for name in ("hand_explorer", "strategy_explorer", "equity_by_vira", "match_equity"):
+        assert f'href="{name}.ipynb"' in body  # a link to every dashboard

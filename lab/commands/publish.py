@@ -6,13 +6,15 @@ hidden as in Voila. The pages need no server: the widgets show the state they ha
 after the run (controls do not redraw without a kernel). Live widgets come from
 ``@jupyter-widgets/html-manager``, which the page loads from a CDN; under each dashboard
 a plain-HTML snapshot of the same state (charts, tables, chosen values) is shown until
-the live widgets appear, so a page read offline still shows its charts. An
-``index.html`` links the pages.
+the live widgets appear, so a page read offline still shows its charts. The landing page
+(``notebooks/index.ipynb``) becomes ``index.html``, its links pointing at the pages; when
+it is not published, a plain ``index.html`` links the pages.
 """
 
 from __future__ import annotations
 
 import html
+import re
 import sys
 from pathlib import Path
 from ..errors import InputError
@@ -168,6 +170,12 @@ def index_html(pages: list[tuple[str, str]]) -> str:
             f"<h1>Truco lab dashboards</h1>\n<ul>\n{items}\n</ul></body></html>\n")
 
 
+def static_links(page: str) -> str:
+    """``page`` with its links to other notebooks (``name.ipynb``) pointing at their
+    published pages (``name.html``)."""
+    return re.sub(r'href="(\w+)\.ipynb"', r'href="\1.html"', page)
+
+
 def title_of(nb, fallback: str) -> str:
     for cell in nb.cells:
         if cell.cell_type == "markdown":
@@ -188,10 +196,11 @@ def run(args) -> int:
     for path in tqdm(notebooks, desc="dashboards", unit="page", file=sys.stderr):
         nb = execute(path, args.timeout)
         page = target / f"{path.stem}.html"
-        write_atomic(page, to_html(nb))
+        write_atomic(page, static_links(to_html(nb)))
         pages.append((page.name, title_of(nb, path.stem)))
         print(page)
     index = target / "index.html"
-    write_atomic(index, index_html(pages))
-    print(index)
+    if index.name not in [name for name, _ in pages]:
+        write_atomic(index, index_html(pages))
+        print(index)
     return 0

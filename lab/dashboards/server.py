@@ -7,6 +7,9 @@ kernel of every page visit alive for good. This server:
 - refuses (403) requests whose ``Host`` is not a loopback address, ``localhost``, or a name
   listed in ``LAB_ALLOWED_HOSTS`` (comma-separated: the names a reverse proxy in front of it
   will forward, when the dashboards are published beyond this machine);
+- opens on the landing page: ``/`` redirects to ``LANDING`` (the notebook that explains the
+  lab and links every dashboard) instead of Voila's bare file list, which stays at
+  ``/voila/tree``;
 - culls the kernel of a page that is closed: a kernel with no open page and no work for
   CULL_IDLE_SECONDS (300, or ``LAB_CULL_IDLE_SECONDS``) is shut down (checked every
   CULL_INTERVAL_SECONDS); the kernel of an open page is kept however long the page stays
@@ -23,6 +26,7 @@ import sys
 CULL_IDLE_SECONDS = int(os.environ.get("LAB_CULL_IDLE_SECONDS", "300"))
 CULL_INTERVAL_SECONDS = max(1, min(15, CULL_IDLE_SECONDS // 4))
 LOCAL_HOSTNAMES = ("localhost",)
+LANDING = "index.ipynb"
 
 
 def allowed_hostnames() -> list[str]:
@@ -36,13 +40,30 @@ def server_class():
 
     class LabVoila(Voila):
         """Voila whose handlers check the Host header (jupyter_server's own check, which
-        plain Voila turns off)."""
+        plain Voila turns off) and whose root is the landing page."""
 
         def init_settings(self):
             settings = super().init_settings()
             settings["allow_remote_access"] = False
             settings["local_hostnames"] = allowed_hostnames()
             return settings
+
+        def init_handlers(self):
+            from jupyter_server.base.handlers import JupyterHandler
+            from jupyter_server.utils import url_path_join
+
+            handlers = super().init_handlers()
+            if self.notebook_path or not os.path.exists(os.path.join(self.root_dir, LANDING)):
+                return handlers
+            landing = url_path_join(self.server_url, "voila/render", LANDING)
+
+            class LandingRedirect(JupyterHandler):
+                """``/`` to the landing page (a Jupyter handler: the Host check applies)."""
+
+                def get(self):
+                    self.redirect(landing, permanent=False)
+
+            return [(url_path_join(self.server_url, "/?"), LandingRedirect), *handlers]
 
     return LabVoila
 
