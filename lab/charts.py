@@ -10,6 +10,8 @@ of the quantity it belongs to.
 
 from __future__ import annotations
 
+import math
+
 import io
 
 import numpy as np
@@ -49,6 +51,19 @@ MEASURES = {
 """What :func:`equity_heatmap` shows."""
 
 SEATS = {"mao": "mão", "pe": "pé"}
+
+
+def significant(x: float, digits: int = 2) -> str:
+    """``x`` rounded to ``digits`` significant digits, written as a plain decimal without
+    trailing zeros (``0.021``, ``0.000096``, ``0.001``); a dash for NaN."""
+    if x != x:
+        return "–"
+    if x == 0:
+        return "0"
+    x = float(f"{x:.{digits - 1}e}")  # round first: 0.00000999 is 0.000010
+    places = max(0, digits - 1 - math.floor(math.log10(abs(x))))
+    text = f"{x:.{places}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 """Seat codes of the tables and their names."""
 
 MEASURE_COLUMNS = {"equilibrium": "equity", "double dummy": "double_dummy"}
@@ -253,7 +268,8 @@ def equity_heatmap(table: pd.DataFrame, summary: pd.DataFrame | None = None, sea
              f"{GROUPINGS.get(grouping, grouping)}")
     if summary is not None and len(summary):
         worst = float(summary["exploitability"].max())
-        title += f"\nequilibrium exploitability ≤ {worst:.2g} win probability (all viras)"
+        title += (f"\nequilibrium exploitability ≤ {significant(worst)} win probability "
+                  "(all viras)")
     fig.suptitle(title, fontsize=12, y=1 - 0.08 / height, va="top")
     return fig
 
@@ -362,9 +378,11 @@ def match_equity_heatmap(table: pd.DataFrame, model: str | None = None,
     if "exploitability" in rows and len(rows):
         measured = rows["exploitability"].dropna()
         if len(measured) == len(rows):
-            title += f"\nexploitability ≤ {float(measured.max()):.2g} match-win probability"
+            worst = significant(float(measured.max()))
+            title += f"\nexploitability ≤ {worst} match-win probability"
         elif len(measured):
-            title += (f"\nsolved scores: exploitability ≤ {float(measured.max()):.2g} "
+            worst = significant(float(measured.max()))
+            title += (f"\nsolved scores: exploitability ≤ {worst} "
                       "match-win probability; the others are points play")
     ax.set_title(title, fontsize=11)
     return fig
@@ -400,7 +418,8 @@ def eleven_thresholds(decisions: pd.DataFrame, cardplay: pd.DataFrame) -> pd.Dat
 
     ``decisions`` are the mão de onze rows of one score and seat (columns vira, seat,
     hand, accept = probability of accepting, value, and the deal weight if it has one);
-    ``cardplay`` the card-play table, which gives each hand's equity (and weight). Returns one row per vira: the
+    ``cardplay`` the card-play table, which gives each hand's equity (and weight). Returns
+    one row per vira: the
     share of dealt hands accepted (deal probability), the weakest hand (by card-play
     equity) accepted at least half of the time and that hand's card-play equity (win
     probability).

@@ -319,6 +319,22 @@ def hand_kind(score: tuple[int, int]) -> tuple[str, Optional[int]]:
     return NORMAL, None
 
 
+def hand_results(score: tuple[int, int]) -> list[tuple[int, int, str]]:
+    """Every way the hand at (mão, pé) ``score`` can end: (winner seat, points, how).
+
+    A normal hand gives either seat 1, 3, 6, 9 or 12 (the value it reached, by the cards,
+    a run from a raise or a surrender); a mão de onze gives either seat 3 when the holder
+    plays it, or the holder's opponent 1 when the holder runs; 11 x 11 gives either seat 3.
+    """
+    kind, holder = hand_kind(score)
+    if kind == NORMAL:
+        return [(seat, value, "hand won") for seat in (MAO, PE) for value in LADDER]
+    played = [(seat, ELEVEN_VALUE, "hand played") for seat in (MAO, PE)]
+    if kind == ELEVEN:
+        return played + [(1 - holder, 1, "the holder runs")]
+    return played
+
+
 def check_score(score: tuple[int, int]) -> None:
     """Raise ValueError unless ``score`` is a score before a hand of an unfinished match."""
     a, b = score

@@ -19,9 +19,10 @@ import numpy as np
 import pandas as pd
 
 from . import charts
+from .charts import significant
 from .cards import RANKS, Card
 from .classes import hand_classes
-from .rules import ELEVEN, ELEVEN_ELEVEN, hand_kind
+from .rules import ELEVEN, ELEVEN_ELEVEN, hand_kind, hand_results
 
 
 SUIT_SYMBOL = {"c": "♣", "h": "♥", "s": "♠", "d": "♦"}
@@ -145,11 +146,15 @@ class Dashboard(W.VBox):
         self.redraw_seconds = float("nan")
         """Wall time of the last redraw, seconds (rendering included)."""
 
-    def draw(self, image: W.Image, key, make_figure) -> None:
-        """Show the figure of view ``key`` in ``image``, rendering it on first use only."""
+    def png_of(self, key, make_figure) -> bytes:
+        """The PNG of view ``key``, rendered from ``make_figure()`` on first use only."""
         if key not in self._pngs:
             self._pngs[key] = charts.png(make_figure())
-        show_png(image, self._pngs[key])
+        return self._pngs[key]
+
+    def draw(self, image: W.Image, key, make_figure) -> None:
+        """Show the figure of view ``key`` in ``image``."""
+        show_png(image, self.png_of(key, make_figure))
 
 
 # --------------------------------------------------------------------- equity by vira
@@ -438,19 +443,18 @@ class MatchEquity(Dashboard):
 
     def details_html(self, score: tuple[int, int]) -> str:
         p = self.p_mao(score)
-        rows = []
-        for winner in ("mao", "pe"):
-            for points in (1, 3, 6, 9, 12):
-                nxt = after_hand(score, winner, points)
-                if nxt is None:
-                    mine = 1.0 if winner == "mao" else 0.0
-                else:
-                    mine = 1.0 - self.p_mao(nxt)  # the current mão is pé next hand
-                rows.append((charts.SEATS[winner], points,
-                             "match over" if nxt is None else f"{nxt[1]}–{nxt[0]}", mine))
-                if nxt is None:
-                    break
-        frame = pd.DataFrame(rows, columns=["hand won by", "points",
+        rows, over = [], set()
+        for winner, points, how in hand_results(score):
+            side = ("mao", "pe")[winner]
+            nxt = after_hand(score, side, points)
+            if nxt is None and side in over:
+                continue   # more points end the match all the same
+            if nxt is None:
+                over.add(side)
+            mine = (1.0 if side == "mao" else 0.0) if nxt is None else 1.0 - self.p_mao(nxt)
+            rows.append((charts.SEATS[side], points, how,    # the mão is pé next hand
+                         "match over" if nxt is None else f"{nxt[1]}–{nxt[0]}", mine))
+        frame = pd.DataFrame(rows, columns=["points to", "points", "how",
                                             "score after (this mão–pé)",
                                             "this mão's match-win probability"])
         row = self.row(score)
@@ -461,8 +465,8 @@ class MatchEquity(Dashboard):
             if pd.isna(row["exploitability"]):
                 source += ", " + leak_text(score)
             else:
-                source += (f", exploitability {float(row['exploitability']):.2g} match-win "
-                           "probability")
+                worst = significant(float(row["exploitability"]))
+                source += f", exploitability {worst} match-win probability"
         return (TABLE_STYLE + f"<h3>At {score[0]}–{score[1]} (mão–pé)</h3>"
                 f"<p>the mão wins the match with probability <b>{p:.3f}</b>, the pé with "
                 f"<b>{1 - p:.3f}</b> <small>({source.strip(', ')})</small>.<br>"
@@ -482,7 +486,7 @@ def leak_text(score: tuple[int, int]) -> str:
     rows = table[(table["score_mao"] == score[0]) & (table["score_pe"] == score[1])]
     if rows.empty:
         return f"the points play's leak here is not measured ({how})"
-    text = (f"the points play leaks {rows['leak'].mean():.2g} match-win probability here "
+    text = (f"the points play leaks {significant(rows['leak'].mean())} match-win probability here "
             f"(mean over {len(rows)} vira{'s' if len(rows) > 1 else ''})")
     if "resolve_iterations" in rows:
         for _, row in rows[rows["resolve_iterations"] > 0].iterrows():
@@ -496,8 +500,8 @@ def resolve_text(row: pd.Series) -> str:
         return "n/a" if pd.isna(x) else f"{100 * x:.1f} %"
 
     return (f"a score-aware re-solve of vira {row['vira']} ({int(row['resolve_iterations'])} "
-            f"iterations, exploitability {row['resolve_exploitability']:.2g}) has the mão open "
-            f"with a truco {pct(row['truco_mao_score'])} of the time instead of "
+            f"iterations, exploitability {significant(row['resolve_exploitability'])}) has the "
+            f"mão open with a truco {pct(row['truco_mao_score'])} of the time instead of "
             f"{pct(row['truco_mao_points'])}, the pé run from it "
             f"{pct(row['run_pe_score'])} instead of {pct(row['run_pe_points'])}, and the mão "
             f"win the match with probability {row['resolve_value_mao']:.3f} instead of "
@@ -523,7 +527,8 @@ def eleven_missing_html() -> str:
 
 
 class ElevenThresholds(Dashboard):
-    """Per vira, which hands the 11-holder accepts at a mão de onze."""
+    """Per vira, which hands the 11-holder accepts at a mão de onze. The score decides who
+    holds 11, so one picker chooses both."""
 
     def __init__(self):
         super().__init__()
@@ -535,35 +540,49 @@ class ElevenThresholds(Dashboard):
             self.missing = exc
             return
         self.missing = None
-        scores = list(dict.fromkeys(self.table["score"]))
-        self.score = W.Dropdown(options=scores, value=scores[0], description="score")
-        self.seat = seat_buttons()
+        scores = sorted({tuple(int(p) for p in s.split(",")) for s in self.table["score"]},
+                        key=lambda sc: (sc[0] != 11, sc))
+        self.score = W.Dropdown(options=[(eleven_score_label(sc), sc) for sc in scores],
+                                value=scores[0], description="score",
+                                layout=W.Layout(width="330px"))
         self.image = _image()
         self.details = W.HTML()
-        for control in (self.score, self.seat):
-            control.observe(lambda change: self.redraw(), names="value")
-        self.children = [W.HTML("<h3>Mão de onze thresholds</h3>"),
-                         W.HBox([self.score, labeled("11-holder", self.seat)], layout=WRAP),
-                         self.image, self.details]
+        self.score.observe(lambda change: self.redraw(), names="value")
+        self.children = [W.HTML("<h3>Mão de onze thresholds</h3>"), self.score, self.image,
+                         self.details]
         self.redraw()
 
     def redraw(self) -> None:
         start = time.perf_counter()
-        rows = self.table[(self.table["score"] == self.score.value)
-                          & (self.table["seat"] == self.seat.value)]
-        if rows.empty:
-            self.details.value = "<p><i>no rows for this score and seat</i></p>"
+        score = self.score.value
+        holder = "mao" if hand_kind(score)[1] == 0 else "pe"
+        rows = self.table[(self.table["score"] == f"{score[0]},{score[1]}")
+                          & (self.table["seat"] == holder)]
+        if rows.empty:   # never leave another score's chart up
+            self.image.layout.visibility = "hidden"
+            self.details.value = "<p><i>no rows for this score in the table</i></p>"
             return
         thresholds = charts.eleven_thresholds(rows, self.cardplay)
-        title = (f"Mão de onze at {self.score.value}, the {charts.SEATS[self.seat.value]} "
-                 f"holds 11")
+        title = f"Mão de onze at {score[0]}–{score[1]}: the {charts.SEATS[holder]} holds 11"
         if "exploitability" in rows:
-            title += (f"\nexploitability ≤ {rows['exploitability'].max():.2g} "
+            title += (f"\nexploitability ≤ {significant(rows['exploitability'].max())} "
                       "match-win probability")
-        key = (self.score.value, self.seat.value)
-        self.draw(self.image, key, lambda: charts.eleven_chart(thresholds, title))
-        self.details.value = TABLE_STYLE + frame_html(thresholds, "{:.3f}")
+        self.draw(self.image, score, lambda: charts.eleven_chart(thresholds, title))
+        self.image.layout.visibility = "visible"
+        shown = pd.DataFrame({
+            "vira": thresholds["vira"],
+            "share of dealt hands played": thresholds["accept_share"].map("{:.1%}".format),
+            "weakest hand played": thresholds["weakest_accepted"].fillna("none"),
+            "its chance to win the tricks": thresholds["its_cardplay_win_probability"].map(
+                lambda x: "–" if pd.isna(x) else f"{x:.1%}")})
+        self.details.value = TABLE_STYLE + frame_html(shown)
         self.redraw_seconds = time.perf_counter() - start
+
+
+def eleven_score_label(score: tuple[int, int]) -> str:
+    """``11–3 (mão–pé): the mão holds 11``."""
+    holder = charts.SEATS["mao" if score[0] == 11 else "pe"]
+    return f"{score[0]}–{score[1]} (mão–pé): the {holder} holds 11"
 
 
 def match_equity() -> MatchEquity:

@@ -197,3 +197,38 @@ def test_landing_page_links_every_dashboard(page, voila):
     page.wait_for_selector(READY, timeout=FIRST_RENDER_MS)
     assert page.url == voila.url("match_equity")
     shutdown_kernel(page)
+
+
+def test_hand_explorer_at_a_mao_de_onze_offers_no_truco(dashboard):
+    require_table("mao_de_onze")
+    page = dashboard("hand_explorer")
+    page.get_by_text("Solved strategy: ", exact=False).first.wait_for(timeout=30_000)
+    dropdown(page, "mão's points").select_option("11")
+    heading = page.get_by_text("Mão de onze: the mão holds 11", exact=False).first
+    heading.wait_for(timeout=30_000)
+    assert page.get_by_text("how often the holder plays this hand", exact=False).count() == 1
+    assert page.get_by_text("Solved strategy: ", exact=False).count() == 0
+    assert page.locator(".widget-button", has_text="truco").count() == 0
+    dropdown(page, "pé's points").select_option("11")     # 11 x 11
+    page.get_by_text("the hand decides it", exact=False).first.wait_for(timeout=30_000)
+    assert page.get_by_text("Mão de onze: the", exact=False).count() == 0
+    assert no_horizontal_overflow(page)
+    screenshot(page, "hand_explorer_eleven")
+
+
+def test_eleven_picker_at_every_score(dashboard):
+    require_table("mao_de_onze")
+    page = dashboard("match_equity")
+    picker = dropdown(page, "score")
+    labels = picker.locator("option").all_inner_texts()
+    assert len(labels) == 22, labels   # ipywidgets writes the spaces as no-break spaces
+    for label in labels:
+        old = chart_src(page, 1)
+        picker.select_option(label=label)
+        if label != labels[0]:
+            wait_new_chart(page, old, index=1)
+        words = label.replace("\xa0", " ")
+        score, holder = words.split(" ")[0], words.split("the ")[1].split(" holds")[0]
+        assert (holder == "mão") == score.startswith("11–"), words  # the score decides
+        assert page.locator(CHART).nth(1).is_visible(), words
+    assert no_horizontal_overflow(page)

@@ -437,24 +437,73 @@ def test_published_snapshot_leaves_out_live_only_parts():
 
 def test_sections_of_an_unsolved_vira_say_so(tmp_path, monkeypatch):
     """A full-game table that holds some viras only (as while they are being solved)."""
-    from lab.tables import FULL_SETTINGS, write_table
+    import shutil
 
+    from lab.cards import parse_card, parse_cards
+    from lab.tables import FULL_SETTINGS, data_dir, write_table
+
+    for path in data_dir().glob("*.*"):
+        shutil.copy(path, tmp_path)
     table = real_table("full_ev", solved_only=True)
     some = table[table["vira"].isin(["4", "7"])]
     info = {"iterations": 1, "exploitability": 0.01}
     write_table("full_ev", some, FULL_SETTINGS, {"4": info, "7": info}, tmp_path)
     monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
-    html = hand_explorer.section_rows("full_ev", vira="5", seat="mao", hand="zap 3 K")
-    assert "solved so far for vira 4, 7 only; vira 5 is not solved yet" in html
-    assert "lab solve full --all" in html
-    assert "zap 3 K" in hand_explorer.section_rows("full_ev", vira="7", seat="mao", hand="zap 3 K")
+    html = hand_explorer.sections_html(parse_card("5c"), parse_cards("Ac,3h,Kd", 3), "mao",
+                                       (0, 0))
+    assert "lacks vira 5" in html and "lab solve full --all" in html
+    assert "lab-missing" in html
 
 
-def test_a_section_says_which_seat_decides_when_the_other_is_asked():
+def sections_text(vira: str, cards: str, seat: str, score) -> str:
+    from lab.cards import parse_card, parse_cards
+
+    return hand_explorer.sections_html(parse_card(vira), parse_cards(cards, 3), seat, score)
+
+
+def test_hand_sections_follow_the_score():
+    """A normal score shows each seat's own first decisions; at a mão de onze or 11 x 11
+    nothing about truco is offered, and the holder's decision shows for the holder only."""
     real_table("full_strategy", solved_only=True)
-    html = hand_explorer.section_rows("full_strategy", situations=("vs_truco",), vira="4",
-                                seat="mao", hand="zap A K")
-    assert "only the pé decides here" in html
-    html = hand_explorer.section_rows("full_strategy", situations=("vs_truco",), vira="4",
-                                seat="pe", hand="zap A K")
-    assert "<table" in html and "accept" in html
+    mao = sections_text("4c", "Ac,3h,Kd", "mao", (3, 4))
+    assert "first move: truco, or which card to lead" in mao and "answer to" not in mao
+    assert "played for points" in mao and "leaks" in mao
+    pe = sections_text("4c", "Ac,3h,Kd", "pe", (3, 4))
+    assert "answer to the mão&#x27;s opening truco" in pe and "accept" in pe
+    for score, seat in (((11, 0), "mao"), ((11, 0), "pe"), ((5, 11), "pe"), ((11, 11), "mao")):
+        html = sections_text("4c", "Ac,3h,Kd", seat, score)
+        assert "Solved strategy" not in html and "answer to" not in html, (score, seat)
+        assert "points per hand" not in html
+    holder = sections_text("4c", "Ac,3h,Kd", "pe", (5, 11))
+    assert "how often the holder plays this hand" in holder
+    other = sections_text("4c", "Ac,3h,Kd", "mao", (5, 11))
+    assert "The pé holds 11 and decides" in other and "how often" not in other
+    assert "the hand decides it" in sections_text("4c", "Ac,3h,Kd", "mao", (11, 11))
+
+
+def test_significant_digits():
+    assert [charts.significant(x) for x in (0.020581, 0.000096, 9.99e-6, 0.001, 0.1, 123.4,
+                                            0, float("nan"))] == [
+        "0.021", "0.000096", "0.00001", "0.001", "0.1", "120", "0", "–"]
+
+
+def test_eleven_picker_offers_only_scores_with_their_holder():
+    real_table("mao_de_onze")
+    dashboard = widgets.ElevenThresholds()
+    assert len(dashboard.score.options) == 22
+    for label, score in dashboard.score.options:
+        dashboard.score.value = score
+        holder = "mão" if score[0] == 11 else "pé"
+        assert label.endswith(f"the {holder} holds 11") and 11 in score
+        assert dashboard.image.layout.visibility == "visible"
+        assert f"the {holder} holds 11" in dashboard.details.value or dashboard.image.value
+
+
+def test_after_this_hand_lists_only_what_can_happen_at_the_score():
+    real_table("match_equity")
+    dashboard = widgets.MatchEquity()
+    text = dashboard.details_html((11, 10))
+    assert "the holder runs" in text and "hand won" not in text
+    assert text.count("<tr>") == 3   # body rows: mão plays and wins 3, pé wins 3, mão runs
+    assert dashboard.details_html((11, 11)).count("<tr>") == 2
+    assert "hand won" in dashboard.details_html((3, 4))

@@ -603,3 +603,15 @@ def test_parse_score_reads_a_score():
     from lab.rules import parse_score
 
     assert parse_score("10, 3") == (10, 3)
+
+
+def test_hand_results_follow_the_kind_of_hand():
+    from lab.rules import hand_results
+
+    normal = hand_results((3, 4))
+    assert sorted((w, v) for w, v, _ in normal) == [(w, v) for w in (MAO, PE)
+                                                    for v in (1, 3, 6, 9, 12)]
+    assert hand_results((11, 10)) == [(MAO, 3, "hand played"), (PE, 3, "hand played"),
+                                      (PE, 1, "the holder runs")]
+    assert (MAO, 1, "the holder runs") in hand_results((5, 11))
+    assert hand_results((11, 11)) == [(MAO, 3, "hand played"), (PE, 3, "hand played")]

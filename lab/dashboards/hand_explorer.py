@@ -8,36 +8,44 @@ the stored full-game policy, move by move (:mod:`lab.dashboards.hand_play`).
 from __future__ import annotations
 
 import html
+import re
 import time
 
 import ipywidgets as W
 import pandas as pd
 
 from .. import charts
+from ..charts import significant
 from ..cards import DECK, Card, level
 from ..classes import hand_label
-from ..rules import ELEVEN, hand_kind
+from ..errors import InputError
+from ..rules import ELEVEN, ELEVEN_ELEVEN, hand_kind
+from ..tidy import hand_measures
 from ..widgets import (TABLE_STYLE, WRAP, Dashboard, TableMissing, _image, card_label,
-                       frame_html, hand_kind_text, labeled, load, match_equity_html,
-                       missing_html, seat_buttons, table_missing_html)
+                       hand_kind_text, labeled, leak_text, load, missing_html, seat_buttons,
+                       show_png, table_missing_html)
 from .hand_play import HandPlayer
 
-SECTIONS = (
-    ("Points EV (points per hand, full game with the truco ladder)", "full_ev", ()),
-    ("Strategy at the first decision", "full_strategy", ("first", "first_after_card")),
-    ("Answer to a truco", "full_strategy", ("vs_truco",)),
-    ("Outcome distribution of this vira's hands (probability each seat scores 1, 3, 6, 9, 12)",
-     "full_summary", ()),
-)
-"""Hand-explorer sections from the full game's tables: (title, table, situations)."""
-
-
-SITUATIONS = {
-    "first": "the mão's first move (truco or a card)",
-    "vs_truco": "the pé's answer to the mão's opening truco",
-    "first_after_card": "the pé's first move after the mão's card",
+MODEL_WORDS = {
+    "cardplay-1pt": "card play, the hand worth 1",
+    "double-dummy": "both hands face up",
+    "full-game-points": "full game with truco, played for points",
+    "mao-de-onze-exact": "mão de onze, solved for the match",
+    "eleven-eleven-exact": "11 x 11: the card play decides the match",
+    "cardplay-1pt-match": "card play, the hand worth 1",
 }
-"""Readable names of the full_strategy table's situations."""
+"""The models behind the numbers, in words."""
+
+EXPLOITABILITY_UNIT = {"cardplay-1pt": "win probability", "full-game-points": "points per hand"}
+"""The unit of a model's exploitability (the match models': match-win probability)."""
+
+DECISIONS = {
+    "mao": (("first", "first move: truco, or which card to lead"),),
+    "pe": (("after a card", "first move after the mão's card: truco, or which card"),
+           ("vs truco", "answer to the mão's opening truco")),
+}
+"""The first decisions of each seat that the full game's tables hold: (measure prefix,
+what it is)."""
 
 
 def pick_problem(vira: Card, cards) -> str | None:
@@ -113,6 +121,8 @@ class HandExplorer(Dashboard):
         return rows.iloc[0]
 
     def redraw(self) -> None:
+        """Recompute everything for the picks, then show it at once (never the new hand's
+        title over the old hand's tables)."""
         start = time.perf_counter()
         problem = pick_problem(self.vira.value, self.hand)
         if problem:
@@ -123,94 +133,137 @@ class HandExplorer(Dashboard):
             self.sections.value = ""
             self.player.layout.display = "none"
             return
-        self.message.value = ""
-        self.image.layout.visibility = "visible"
-        self.player.layout.display = ""
         score = (self.score_mao.value, self.score_pe.value)
-        seat = ("mao", "pe").index(self.seat.value)
-        self.player.show(self.vira.value, self.hand, seat, score)
+        vira, seat = self.vira.value, self.seat.value
         try:
             row = self.hand_row()
         except TableMissing as exc:
-            self.facts.value = table_missing_html(exc)
+            self.message.value, self.facts.value = "", table_missing_html(exc)
             return
-        vira, seat = self.vira.value, self.seat.value
         rows = self.table[(self.table["vira"] == vira.rank_char) & (self.table["seat"] == seat)]
+        facts = self.facts_html(row, rows, score)
+        png = self.png_of((vira.rank_char, seat, row["hand"]),
+                          lambda: charts.equity_curve(rows, row["hand"]))
+        sections = sections_html(vira, self.hand, seat, score)
+        self.message.value = ""
+        self.facts.value = facts
+        show_png(self.image, png)
+        self.image.layout.visibility = "visible"
+        self.sections.value = sections
+        self.player.layout.display = ""
+        self.player.show(vira, self.hand, ("mao", "pe").index(seat), score)
+        self.redraw_seconds = time.perf_counter() - start
+
+    def facts_html(self, row: pd.Series, rows: pd.DataFrame, score: tuple[int, int]) -> str:
+        """The hand's name and its card-play facts (``rows``: the vira's and seat's classes)."""
+        vira, seat = self.vira.value, self.seat.value
         pct = charts.weighted_rank(rows["equity"], rows["weight"])
         percentile = float(pct[rows["hand"] == row["hand"]].iloc[0])
-        seat_name = charts.SEATS[seat]
-        self.facts.value = (
+        return (
             TABLE_STYLE +
             f"<h3 style='margin:6px 0'>{html.escape(row['hand'])}"
             f" <small>({' '.join(card_label(c) for c in self.hand)}, vira {card_label(vira)}, "
-            f"{seat_name})</small></h3>"
+            f"{charts.SEATS[seat]})</small></h3>"
             "<table class='lab-table'>"
-            f"<tr><th>equity at the card-play equilibrium</th><td>{100 * row['equity']:.1f}%</td>"
-            "<td>win probability</td></tr>"
-            f"<tr><th>double-dummy equity</th><td>{100 * row['double_dummy']:.1f}%</td>"
-            "<td>win probability, both hands face up</td></tr>"
-            f"<tr><th>chance of being dealt this class</th><td>{100 * row['weight']:.3f}%</td>"
-            f"<td>1 deal in {1 / row['weight']:,.0f}</td></tr>"
+            f"<tr><th>chance to win the tricks, both playing perfectly</th>"
+            f"<td>{100 * row['equity']:.1f}%</td><td>win probability</td></tr>"
+            f"<tr><th>the same with both hands face up</th><td>{100 * row['double_dummy']:.1f}%"
+            "</td><td>win probability</td></tr>"
+            f"<tr><th>chance of being dealt this kind of hand</th>"
+            f"<td>{100 * row['weight']:.3f}%</td><td>1 deal in {1 / row['weight']:,.0f}</td></tr>"
             f"<tr><th>stronger than</th><td>{100 * percentile:.0f}%</td>"
-            "<td>of dealt hands (by equilibrium equity)</td></tr>"
-            f"<tr><th>exploitability</th><td>{row['exploitability']:.2g}</td>"
+            "<td>of dealt hands</td></tr>"
+            f"<tr><th>exploitability</th><td>{significant(row['exploitability'])}</td>"
             "<td>win probability, this vira</td></tr></table>"
             f"<p>At {score[0]}–{score[1]} (mão–pé): {html.escape(hand_kind_text(score))}</p>")
-        key = (vira.rank_char, seat, row["hand"])
-        self.draw(self.image, key, lambda: charts.equity_curve(rows, row["hand"]))
-        self.sections.value = self.sections_html(vira.rank_char, seat, row["hand"], score)
-        self.redraw_seconds = time.perf_counter() - start
-
-    def sections_html(self, vira: str, seat: str, hand: str, score: tuple[int, int]) -> str:
-        parts = []
-        for title, name, situations in SECTIONS:
-            parts.append(f"<h4 style='margin:10px 0 2px'>{title}</h4>"
-                         + section_rows(name, situations=situations, vira=vira, seat=seat,
-                                        hand=hand))
-        parts.append("<h4 style='margin:10px 0 2px'>Match equity at this score</h4>"
-                     + match_equity_html(score, seat))
-        if hand_kind(score)[0] == ELEVEN:
-            parts.append("<h4 style='margin:10px 0 2px'>Mão de onze</h4>"
-                         + section_rows("mao_de_onze", vira=vira, seat=seat, hand=hand,
-                                        score=score))
-        return TABLE_STYLE + "".join(parts)
 
 
-def section_rows(name: str, score: tuple[int, int] | None = None, situations=(),
-                 **match) -> str:
-    """The rows of table ``name`` matching ``match`` (columns present in the table) and one
-    of ``situations`` (when given), as HTML; the not-solved message while the table, or
-    this vira's part of a full-game table, is missing."""
+def sections_html(vira: Card, cards, seat: str, score: tuple[int, int]) -> str:
+    """What the tables say about the picked hand at this score, in sections that
+    follow the kind of hand the score makes (normal, mão de onze, 11 x 11)."""
     try:
-        table = load(name, solved_only=name.startswith("full_"))
-    except TableMissing as exc:
-        return missing_html(exc)
-    vira = match.get("vira")
-    if vira is not None and "vira" in table and vira not in set(table["vira"]):
-        return missing_html(TableMissing(name, f"solved so far for vira "
-                                               f"{', '.join(dict.fromkeys(table['vira']))} only; "
-                                               f"vira {vira} is not solved yet"))
-    rows = table
-    if situations and "situation" in rows:
-        rows = rows[rows["situation"].isin(situations)]
-        seat = match.get("seat")
-        if seat is not None and seat not in set(rows["seat"]):
-            deciders = " and ".join(charts.SEATS[s] for s in dict.fromkeys(rows["seat"]))
-            return (f"<p><i>in the solved table only the {deciders} decides here "
-                    f"({html.escape(', '.join(SITUATIONS.get(s, s) for s in situations))})"
-                    "</i></p>")
-    for column, value in match.items():
-        if column in rows:
-            rows = rows[rows[column] == value]
-    if score is not None:
-        if {"score_mao", "score_pe"} <= set(rows.columns):
-            rows = rows[(rows["score_mao"] == score[0]) & (rows["score_pe"] == score[1])]
-        elif "score" in rows:
-            rows = rows[rows["score"].astype(str).isin([f"{score[0]},{score[1]}",
-                                                        str(min(score))])]
+        measures = hand_measures(vira, cards, seat, score).set_index("measure")
+    except InputError as exc:   # a table missing or stale: say how to rebuild it
+        command = re.search(r"`([^`]+)`", str(exc))
+        return missing_html(TableMissing("tables", str(exc),
+                                         command.group(1) if command else None))
+    kind, holder = hand_kind(score)
+    me = charts.SEATS[seat]
+    parts = [section("Match equity at this score",
+                     rows_html(measures, [("match_equity",
+                                           f"the {me}'s chance to win the match, before "
+                                           "the cards are seen")]))]
+    if kind == ELEVEN_ELEVEN:
+        parts.append(section("11 x 11", rows_html(measures, [(
+            "eleven_value", "this hand's chance to win the match (the hand decides it; "
+                            "nobody may raise)")])))
+    elif kind == ELEVEN:
+        owner = charts.SEATS[("mao", "pe")[holder]]
+        if "accept" in measures.index:
+            body = rows_html(measures, [
+                ("accept", "how often the holder plays this hand (else runs, giving 1)"),
+                ("eleven_value", "match-win probability with this hand")])
+        else:
+            body = (f"<p>The {owner} holds 11 and decides to play the hand for 3 or run; "
+                    f"the {me} only plays the cards. Nobody may raise.</p>")
+        parts.append(section(f"Mão de onze: the {owner} holds 11, no truco", body))
+    else:
+        parts.append(section(
+            "Full game with truco (played for points)",
+            rows_html(measures, [("points_ev", "what this hand is worth on average")])))
+        for prefix, what in DECISIONS[seat]:
+            parts.append(section(f"Solved strategy: {what}",
+                                 strategy_html(measures, prefix)))
+        parts.append("<p><small>This advice plays each hand for points, the same at "
+                     f"every normal score; {html.escape(leak_text(score))}.</small></p>")
+    return TABLE_STYLE + "".join(parts)
+
+
+def section(title: str, body: str) -> str:
+    return f"<h4 style='margin:10px 0 2px'>{html.escape(title)}</h4>{body}"
+
+
+def number_text(value: float, unit: str) -> str:
+    if "probability" in unit:
+        return f"{100 * value:.1f}%"
+    return f"{value:+.3f}" if unit == "points per hand" else f"{value:.3f}"
+
+
+def rows_html(measures: pd.DataFrame, wanted) -> str:
+    """Rows of ``measures`` (indexed by measure) as a table: what, value, unit, how exact."""
+    rows = []
+    for measure, what in wanted:
+        if measure not in measures.index:
+            continue
+        m = measures.loc[measure]
+        unit = EXPLOITABILITY_UNIT.get(m["model"], "match-win probability")
+        if m["model"] == "full-game-points" and pd.isna(m["exploitability"]):
+            exact = "not a match equilibrium: its leak is below"
+        elif pd.isna(m["exploitability"]):
+            exact = "exact"
+        else:
+            exact = f"exploitability {significant(m['exploitability'])} {unit}"
+        rows.append(f"<tr><th>{html.escape(what)}</th>"
+                    f"<td>{number_text(m['value'], m['unit'])}</td>"
+                    f"<td>{html.escape(m['unit'])}</td>"
+                    f"<td><small>{html.escape(MODEL_WORDS.get(m['model'], m['model']))}; "
+                    f"{html.escape(exact)}</small></td></tr>")
+    return f"<table class='lab-table'>{''.join(rows)}</table>" if rows else \
+        "<p><i>not in the tables for this hand</i></p>"
+
+
+def strategy_html(measures: pd.DataFrame, prefix: str) -> str:
+    """The probabilities of the actions of one first decision, strongest first."""
+    rows = measures[measures.index.str.startswith(prefix + ": ")]
     if rows.empty:
-        return "<p><i>no row for this hand</i></p>"
-    return frame_html(rows.head(20))
+        return "<p><i>not in the tables for this hand</i></p>"
+    rows = rows.sort_values("value", ascending=False)
+    cells = "".join(f"<tr><th>{html.escape(name.split(': ', 1)[1])}</th>"
+                    f"<td>{100 * value:.1f}%</td></tr>"
+                    for name, value in zip(rows.index, rows["value"]))
+    worst = significant(float(rows["exploitability"].max()))
+    return (f"<table class='lab-table'>{cells}</table><p><small>probability of each action; "
+            f"exploitability {worst} points per hand</small></p>")
 
 
 def hand_explorer() -> HandExplorer:

@@ -325,8 +325,8 @@ class HandPlayer(W.VBox):
             self._replace([W.HTML(
                 f"<p class='lab-play-note'>At {score[0]}–{score[1]} the hand is {what}: it is "
                 "worth 3 and nobody may raise, so the full game's solved strategy (the "
-                "truco ladder, played for points) does not apply. See the mão de onze "
-                "section below.</p>")])
+                "truco ladder, played for points) does not apply. The sections below "
+                f"say what the tables know about {what}.</p>")])
             return
         v = vira.rank_char
         if self.policy is not None and self.policy_vira == v:

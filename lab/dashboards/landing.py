@@ -8,14 +8,14 @@ exploitability recorded (in the table's unit, rounded to two significant digits)
 from __future__ import annotations
 
 import html
-import math
 
 import pandas as pd
 
-from ..api import TABLE_NAMES
+from ..tidy import TABLE_NAMES
 from ..cards import RANKS
 from ..policies import policy_info, stored_viras
 from ..tables import TableError, read_manifest, spec_of, table_status
+from ..charts import significant
 
 WHAT = {
     "cardplay": "how strong each hand is in card play (equilibrium and double dummy)",
@@ -41,18 +41,6 @@ UNIT_OF = {
 """The unit of each table's exploitability."""
 
 
-def significant(x: float, digits: int = 2) -> str:
-    """``x`` rounded to ``digits`` significant digits, written as a plain decimal
-    (``0.021``, ``0.000096``); a dash for NaN."""
-    if x != x:
-        return "–"
-    if x == 0:
-        return "0"
-    x = float(f"{x:.{digits - 1}e}")  # round first: 0.00000999 is 0.000010
-    places = max(0, digits - 1 - math.floor(math.log10(abs(x))))
-    return f"{x:.{places}f}"
-
-
 def data_status() -> pd.DataFrame:
     """One row per public table: ``table``, ``answers``, ``viras`` (solved, in rank order),
     ``exploitability`` (largest recorded, text in ``unit``), ``unit``, ``built`` (date) and
@@ -73,7 +61,8 @@ def data_status() -> pd.DataFrame:
             status = "ok"  # per-vira tables hold the viras solved so far
         rows.append(dict(table=name, answers=WHAT[name], viras=" ".join(viras),
                          exploitability=significant(worst), unit=UNIT_OF[name], built=built,
-                         status=status if status == "ok" else f"rebuild: {spec_of(stored).rebuild}"))
+                         status=status if status == "ok"
+                         else f"rebuild: {spec_of(stored).rebuild}"))
     policies = stored_viras()
     worst = max((float(policy_info(v)["exploitability"]) for v in policies), default=float("nan"))
     rows.append(dict(table="full_policy", answers="the solved betting strategy, every decision",
