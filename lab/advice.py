@@ -396,11 +396,11 @@ def cardplay_model(vira: Card, score: tuple, progress=None) -> CardplayModel:
         return _MODELS[key]
     if kind == ELEVEN:
         from .match import eleven_payoffs
-        from .sim.solver_bot import match_equity_array
+        from .ranking import match_equity
         from .solver.eleven import solve_eleven
         from .tables import MATCH_SETTINGS
 
-        pay = eleven_payoffs(match_equity_array(), tuple(score))
+        pay = eleven_payoffs(match_equity(), tuple(score))
         with note(f"solving the mão de onze of vira {vira} at {score[0]},{score[1]}",
                   progress):
             sol = solve_eleven(vira.rank, pay.holder, pay.mao_wins, pay.pe_wins,

@@ -482,6 +482,27 @@ def solve_vira(vira: str, settings: dict, progress: bool = False) -> ViraSolutio
                         float(sol.exploitability), int(sol.iterations), float(sol.seconds))
 
 
+def resolve_vira(vira: str, target: float, max_iterations: int, step: int = 32):
+    """Solve the card-play game of one vira again, ``step`` iterations at a time: yields
+    ``(iterations, exploitability)`` after each step (win probability) and, last, the
+    :class:`ViraSolution`. For a dashboard that shows the solve as it goes."""
+    from .solver.cardplay import cardplay_solver  # numba: imported only when solving
+
+    start = time.perf_counter()
+    solver = cardplay_solver(vira)
+    solver.allocate()
+    while True:
+        solver.solve(target, max_iterations=min(solver.iterations + step, max_iterations),
+                     check_every=8)
+        reached = solver.final_exploitability
+        yield solver.iterations, reached
+        if reached <= target or solver.iterations >= max_iterations:
+            break
+    yield ViraSolution(RANKS[vira_rank_of(vira)], np.asarray(solver.hand_values()),
+                       float(solver.value()), float(reached), int(solver.iterations),
+                       time.perf_counter() - start)
+
+
 def cardplay_rows(vira, solution) -> pd.DataFrame:
     """The ``cardplay`` rows of one vira from a card-play solution (tidy, 2 x n rows)."""
     vira_rank = vira_rank_of(vira)

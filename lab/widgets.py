@@ -197,9 +197,15 @@ class EquityByVira(Dashboard):
     def show_summary(self) -> None:
         order = {v: i for i, v in enumerate(RANKS)}
         summary = self.summary.sort_values("vira", key=lambda s: s.map(order))
-        self.facts.value = (TABLE_STYLE + "<b>Solver, per vira</b> (value_mao: the mão's win "
-                            "probability at equilibrium; exploitability in win probability; "
-                            "seconds: wall time of the solve)" + frame_html(summary, "{:.4g}"))
+        shown = pd.DataFrame({
+            "vira": summary["vira"],
+            "the mão's chance to win the tricks": summary["value_mao"].map("{:.1%}".format),
+            "with both hands face up": summary["double_dummy_mao"].map("{:.1%}".format),
+            "exploitability (win probability)": summary["exploitability"].map(significant),
+            "iterations": summary["iterations"],
+            "solve time": summary["seconds"].map("{:.0f} s".format)})
+        self.facts.value = (TABLE_STYLE + "<b>The card-play solve of each vira</b> (both "
+                            "players playing perfectly)" + frame_html(shown))
 
     def replace_vira(self, vira: str, equity: np.ndarray, exploitability: float,
                      summary: dict) -> None:
@@ -269,26 +275,20 @@ class Resolver(W.VBox):
         self.progress.value, self.progress.bar_style = 0.0, ""
         self.status.value = f"building the game tree of vira {vira}…"
         try:
-            from .solver.cardplay import cardplay_solver
+            from .tables import resolve_vira
 
-            start = time.perf_counter()
-            solver = cardplay_solver(vira)
-            solver.allocate()
             first = None
-            while True:
-                solver.solve(target, max_iterations=min(solver.iterations + 32,
-                                                        self.max_iterations), check_every=8)
-                reached = solver.final_exploitability
+            for step in resolve_vira(vira, target, self.max_iterations):
+                if not isinstance(step, tuple):
+                    solution = step
+                    break
+                iterations, reached = step
                 first = first or reached
                 self.progress.value = float(np.clip(
                     np.log(first / reached) / np.log(first / target), 0.0, 1.0)) \
                     if first > target else 1.0
-                self.status.value = (f"vira {vira}: iteration {solver.iterations}, "
+                self.status.value = (f"vira {vira}: iteration {iterations}, "
                                      f"exploitability {reached:.2e} (target {target:g})")
-                if reached <= target or solver.iterations >= self.max_iterations:
-                    break
-            equity, value = solver.hand_values(), solver.value()
-            seconds = time.perf_counter() - start
         except Exception as exc:  # a dashboard reports, never raises
             self.progress.bar_style = "danger"
             self.status.value = (f"<span style='color:#a00'>re-solve failed: "
@@ -297,6 +297,7 @@ class Resolver(W.VBox):
         finally:
             self.button.disabled = False
         self.progress.value, self.progress.bar_style = 1.0, "success"
+        equity, value, reached = solution.equity, solution.value, solution.exploitability
         old = self.dashboard.table
         rows = old[(old["vira"] == vira)]
         labels = hand_classes(vira).labels
@@ -305,12 +306,12 @@ class Resolver(W.VBox):
             mine = rows[rows["seat"] == seat].set_index("hand")["equity"]
             diffs.append((pd.Series(equity[seat_index], index=labels) - mine).abs().max())
         self.dashboard.replace_vira(vira, equity, reached, {
-            "value_mao": value, "exploitability": reached, "iterations": solver.iterations,
-            "seconds": seconds})
+            "value_mao": value, "exploitability": reached, "iterations": solution.iterations,
+            "seconds": solution.seconds})
         self.status.value = (
             f"vira {vira} re-solved: the mão wins {value:.4f} (win probability), "
-            f"exploitability {reached:.2e} after {solver.iterations} iterations in "
-            f"{seconds:.1f} s; largest change of a hand's equity from the table: "
+            f"exploitability {reached:.2e} after {solution.iterations} iterations in "
+            f"{solution.seconds:.1f} s; largest change of a hand's equity from the table: "
             f"{max(diffs):.4f}.")
 
 

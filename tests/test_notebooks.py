@@ -81,7 +81,9 @@ def test_equity_by_vira_draws_the_heatmap_from_the_table():
     summary = load_table("cardplay_summary")
     text = html_text(nb)
     assert "exploitability" in text
-    assert f"{summary['exploitability'].iloc[0]:.4g}" in text
+    from lab.charts import significant
+    assert significant(summary["exploitability"].iloc[0]) in text
+    assert f"{summary['value_mao'].iloc[0]:.1%}" in text
 
 
 def test_hand_explorer_shows_the_hand_class_and_its_equity():

@@ -33,6 +33,7 @@ import pytest
 from lab.sim.batch import run_matches
 from lab.sim.solver_bot import solver_bot
 from lab.sim.stats import Z95, win_rate_ci95, wilson
+from lab.ranking import match_equity
 from lab.tables import load_table
 
 TARGET = 1e-3
@@ -43,7 +44,8 @@ SEED = 2024
 
 @pytest.fixture(scope="module")
 def played():
-    bot = solver_bot(cardplay_target=TARGET, eleven_target=TARGET, progress=False)
+    bot = solver_bot(cardplay_target=TARGET, eleven_target=TARGET, match_equity=match_equity,
+                     progress=False)
     return run_matches(bot, bot, MATCHES, SEED, first="a", start=(11, 10), workers=1,
                        with_hands=True, progress=False)
 

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from lab.cards import DECK, SUITS, level, parse_card, parse_cards
 from lab.classes import hand_classes
+from lab.ranking import match_equity
 from lab.rules import ACCEPT, COVER, PLAY, RAISE, RUN, SURRENDER, Action, new_hand
 from lab.sim.bots import SolverBot, make_bot
 from lab.sim.view import Table
@@ -55,7 +56,7 @@ def policy():
 @pytest.fixture(scope="module")
 def strategy(policy):
     from lab.policies import load_full_policy
-    from lab.ranking import eleven_accept, match_equity
+    from lab.ranking import eleven_accept
     from lab.sim.solver_bot import SolverStrategy
 
     return SolverStrategy(load_full_policy, eleven_accept, match_equity,
@@ -241,11 +242,12 @@ def test_mao_de_onze_decision_comes_from_the_table(strategy):
 
     rng = random.Random(4)
     vira = parse_card("4d")
-    solving = SolverStrategy(cardplay_target=TARGET, eleven_target=TARGET, progress=False)
+    solving = SolverStrategy(cardplay_target=TARGET, eleven_target=TARGET,
+                             match_equity=match_equity, progress=False)
     gaps = []
     for score in ((11, 6), (3, 11)):
         accept = eleven_accept(VIRA, score)
-        solved = eleven_policy(VIRA, score, TARGET).accept
+        solved = eleven_policy(VIRA, score, TARGET, equity=match_equity()).accept
         for _ in range(30):
             view = Table(new_hand(vira, *deal(rng, vira), score)).view()
             assert view.deciding_eleven and view.seat == (0 if score[0] == 11 else 1)
@@ -273,7 +275,8 @@ def test_card_play_after_accepting_and_at_11_11_is_the_card_play_solve(strategy)
             if table.view().deciding_eleven:
                 table.apply(Action(ACCEPT))
             view = table.view()
-            solved = eleven_policy(VIRA, score, TARGET).policy if score != (11, 11) else \
+            solved = eleven_policy(VIRA, score, TARGET, equity=match_equity()).policy \
+                if score != (11, 11) else \
                 cardplay_policy(VIRA, TARGET)
             held = tuple(sorted((level(c, vira) for c in view.hand), reverse=True))
             want = solved.strategy(cardplay_history(view), 0,
@@ -301,12 +304,17 @@ def test_a_missing_policy_is_an_error_naming_the_command(tmp_path):
         solver_bot(progress=False).act(view, random.Random(1))
 
 
-def test_make_bot_knows_the_solver():
+def test_the_commands_build_the_solver_on_the_stored_data():
+    from lab.ranking import command_bot, eleven_accept
     from lab.sim.solver_bot import SolverStrategy
 
-    bot = make_bot("solver")
+    bot = command_bot("solver")
     assert isinstance(bot, SolverBot) and isinstance(bot.strategy, SolverStrategy)
     assert bot.strategy.cardplay_target == 1e-4 and bot.strategy.eleven_target == 1e-5
+    assert bot.strategy.match_equity is match_equity
+    assert bot.strategy.eleven_accept is eleven_accept
+    with pytest.raises(ValueError, match="command_bot"):
+        make_bot("solver")   # the simulator reads no table: it cannot build this bot
     with pytest.raises(ValueError, match="random, cautious, aggressive, solver"):
         make_bot("smart")
 

@@ -27,7 +27,7 @@ import sys
 from ..cards import DECK, RANKS, card_name, manilha_rank
 from ..rules import (ACCEPT, COVER, PLAY, RAISE, RUN, SURRENDER, TARGET, MatchState,
                      next_value, parse_action)
-from ..sim.bots import BOT_NAMES, make_bot
+from ..sim.bots import BOT_NAMES, check_bot_name
 from ..sim.match import stream_seed
 from ..sim.solver_bot import DESCRIPTION as SOLVER_DESCRIPTION
 from ..sim.view import Table, token
@@ -328,7 +328,7 @@ def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str
 
 
 def run(args, stdin=None, stdout=None) -> int:
-    make_bot(args.bot)  # a bad name is an error line before anything is printed
+    check_bot_name(args.bot)  # a bad name is an error line before anything is printed
     if not 1 <= args.target <= TARGET:
         raise InputError(f"--target {args.target}: the target must be 1..{TARGET} points")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from ..sim.batch import check_matches, run_matches
-from ..sim.bots import BOT_NAMES, make_bot
+from ..sim.bots import BOT_NAMES, check_bot_name
 from ..sim.match import FIRST_CHOICES
 from ..errors import InputError
 from ..rules import check_score
@@ -55,8 +55,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    make_bot(args.a)
-    make_bot(args.b)
+    check_bot_name(args.a)
+    check_bot_name(args.b)
     matches = read_integer(args.matches, "--matches")
     try:
         check_matches(matches)

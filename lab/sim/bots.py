@@ -21,9 +21,9 @@ The fixed bots, in words ("strong" cards are judged on the cards still in hand):
   {Action: probability}`` (the card-play solver's per-vira strategies plug in here).
 - ``solver``: a SolverBot playing what the lab has solved (:mod:`lab.sim.solver_bot`): the
   stored full-game policy in normal hands (truco, answers and cards), the solved mão de
-  onze and 11 x 11 card play; it never surrenders. It takes the stored policies as a
-  provider: ``make_bot("solver")`` has none and plays only mão de onze and 11 x 11 hands;
-  the commands build it on the stored data (:func:`lab.ranking.command_bot`).
+  onze and 11 x 11 card play; it never surrenders. It takes the stored policies and
+  tables as providers, so it is built where they are read:
+  :func:`lab.ranking.command_bot` (``make_bot`` names it but does not build it).
 """
 
 from __future__ import annotations
@@ -177,14 +177,18 @@ playing the stored full-game policies and the solved mão de onze and 11 x 11,
 :mod:`lab.sim.solver_bot`)."""
 
 
+def check_bot_name(name) -> None:
+    """Raise InputError unless ``name`` is one of :data:`BOT_NAMES`."""
+    if name not in BOT_NAMES:
+        raise InputError(f"{name!r}: unknown bot (choose one of {', '.join(BOT_NAMES)})")
+
+
 def make_bot(name) -> Bot:
     """A bot from its name (or the bot itself); ValueError naming the choices otherwise."""
     if isinstance(name, Bot):
         return name
     if name == "solver":
-        from .solver_bot import solver_bot  # numba and the solver load only when asked for
-
-        return solver_bot()
-    if name not in BOTS:
-        raise InputError(f"{name!r}: unknown bot (choose one of {', '.join(BOT_NAMES)})")
+        raise InputError("the solver bot plays the stored policies and tables: build it with "
+                         "lab.ranking.command_bot('solver')")
+    check_bot_name(name)
     return BOTS[name]()

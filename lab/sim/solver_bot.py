@@ -21,7 +21,7 @@ What it plays, and where each part comes from:
   can win, and it wins them for sure.
 - **Mão de onze.** The game solved is :func:`lab.solver.eleven.solve_eleven` for this vira
   and score: the holder accepts or runs, then card play worth 3, with match-win payoffs
-  from the ``match_equity`` table (:func:`lab.match.eleven_payoffs`). The holder's
+  from the match equity (:func:`lab.match.eleven_payoffs`). The holder's
   decision: accept with probability ``accept[class]`` of its dealt class, read from the
   ``mao_de_onze`` table through the provider ``eleven_accept(vira, score) -> accept``
   when the bot is given one (the lab's commands pass :func:`lab.ranking.eleven_accept`;
@@ -38,8 +38,9 @@ Round 3 of the card-play games needs no lookup: one card is left and the solver'
 plays it face up (covering the last card is weakly dominated and pruned).
 
 The match equities for the mão de onze payoffs come from the provider
-``match_equity() -> (12, 12) p_mao`` when given (the lab's commands pass
-:func:`lab.ranking.match_equity`), else from the ``match_equity`` table in ``data/``.
+``match_equity() -> (12, 12) p_mao`` (the lab's commands pass
+:func:`lab.ranking.match_equity`). The bot reads no file: whatever it plays comes from
+its providers or its own solves.
 
 Card-play solves are lazy and cached per process: one per vira, one mão de onze solve per
 (vira, score). Only the average strategy and the equities are kept (about 3 MB per solve;
@@ -56,7 +57,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Callable, Optional
 
 import numpy as np
@@ -198,19 +198,6 @@ def cardplay_policy(vira, target: float = CARDPLAY_TARGET, max_iterations: int =
     return _CARDPLAY[key]
 
 
-@lru_cache(maxsize=1)
-def match_equity_array() -> np.ndarray:
-    """(12, 12) ``p_mao`` of the ``match_equity`` table, indexed [mão's points, pé's points].
-
-    The default source of the mão de onze payoffs when the bot is given none (the lab's
-    commands pass theirs, :func:`lab.ranking.match_equity`); it reads ``data/``."""
-    from ..tables import load_table
-
-    from ..match import equity_array
-
-    return equity_array(load_table("match_equity"))
-
-
 @dataclass(frozen=True)
 class ElevenPolicy:
     """A solved mão de onze of one vira and score: ``accept[class]`` (the holder's
@@ -228,8 +215,8 @@ def eleven_policy(vira, score: tuple, target: float = ELEVEN_TARGET,
                   max_iterations: int = 2000, progress: bool = False,
                   equity: Optional[np.ndarray] = None) -> ElevenPolicy:
     """The mão de onze of ``vira`` at ``score`` (mão's, pé's points; exactly one is 11),
-    with the match payoffs of ``equity`` ((12, 12) ``p_mao``, default the
-    ``match_equity`` table: :func:`match_equity_array`); solved once per process."""
+    with the match payoffs of ``equity`` ((12, 12) ``p_mao``: the next hand's mão's
+    match-win probability at every score); solved once per process."""
     from tqdm import tqdm
 
     from ..match import eleven_payoffs
@@ -237,7 +224,10 @@ def eleven_policy(vira, score: tuple, target: float = ELEVEN_TARGET,
 
     rank = vira_rank_of(vira)
     score = (int(score[0]), int(score[1]))
-    me = match_equity_array() if equity is None else np.asarray(equity, dtype=np.float64)
+    if equity is None:
+        raise InputError("the mão de onze is solved with match payoffs: give the match "
+                         "equity ((12, 12) p_mao, lab.ranking.match_equity())")
+    me = np.asarray(equity, dtype=np.float64)
     key = (rank, score, float(target), int(max_iterations), me.tobytes())
     if key in _ELEVEN:
         return _ELEVEN[key]
@@ -325,7 +315,7 @@ class SolverStrategy:
     ``policies``: the full-game policy provider (normal hands need it; a bot built without
     one refuses normal hands with a ValueError saying so). ``eleven_accept``: the mão de
     onze decision provider (None: solved here). ``match_equity``: ``() -> (12, 12)
-    p_mao`` for the mão de onze payoffs (None: the ``match_equity`` table).
+    p_mao`` for the mão de onze payoffs (a bot without it refuses a mão de onze).
     ``cardplay_target`` / ``eleven_target``: target exploitability of the card-play solves
     (win probability / match-win probability); tests use looser targets.
     ``progress``: solver progress bars on stderr (None: only when stderr is a terminal).
@@ -355,7 +345,11 @@ class SolverStrategy:
                                self._progress())
 
     def eleven(self, view: View) -> ElevenPolicy:
-        equity = None if self.match_equity is None else self.match_equity()
+        if self.match_equity is None:
+            raise InputError("this solver bot was built without the match equity, so it "
+                             "cannot play a mão de onze; build it with "
+                             "solver_bot(match_equity=lab.ranking.match_equity)")
+        equity = self.match_equity()
         return eleven_policy(view.vira.rank, tuple(view.score), self.eleven_target,
                              self.max_iterations, self._progress(), equity)
 
