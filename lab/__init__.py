@@ -7,8 +7,7 @@ The public API (see :mod:`lab.api`): ``lab.load(name)`` reads a solved table,
 
 __version__ = "0.1.0"
 
-RULES_VERSION = "000_7669bc4c9b2f417f"
-"""The seed text whose rules every number of the lab is exact for."""
+from .rules import RULES_VERSION
 
 PUBLIC = ("load", "hand", "match_equity", "TABLE_NAMES")
 __all__ = ["RULES_VERSION", *PUBLIC]

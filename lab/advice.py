@@ -37,7 +37,7 @@ Conventions (the same for every model):
 Models and units, by the score before the hand:
 
 - normal scores: the stored full-game policy of the vira
-  (:func:`lab.policies.load_full_policy`), model ``full-game-points``, values in
+  (:func:`lab.tables.policies.load_full_policy`), model ``full-game-points``, values in
   **points per hand** (net, for the asking seat); ``exploitability`` is the stored
   policy's (points per hand).
 - mão de onze (exactly one player at 11): model ``mao-de-onze-exact``, the game of
@@ -309,7 +309,7 @@ _VALUED: list = []
 
 def _full_game(position: Position, progress) -> Advice:
     from .match import FULL_MODEL
-    from .policies import load_full_policy
+    from .tables.policies import load_full_policy
     from .solver.full_line import follow
     from .solver.policy import PolicyError
 

@@ -10,9 +10,9 @@
     The mão's match-win probability at every score, a 12 x 12 frame (mão's points down,
     pé's points across).
 
-Bad input raises ValueError with a one-line message. See :mod:`lab.tidy` for the details.
+Bad input raises ValueError with a one-line message. See :mod:`lab.tables.tidy` for the details.
 """
 
-from .tidy import TABLE_NAMES, hand_measures as hand, load, match_grid as match_equity
+from .tables.tidy import TABLE_NAMES, hand_measures as hand, load, match_grid as match_equity
 
 __all__ = ["TABLE_NAMES", "hand", "load", "match_equity"]

@@ -27,10 +27,10 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from .rules import ELEVEN_VALUE, MAO, PE, TARGET
+from .rules import MAO, PE, TARGET
+from .solver.payoffs import ELEVEN, ElevenPayoffs, after_hand, eleven_payoffs
 from .errors import InputError
 
-ELEVEN = TARGET - 1
 
 
 def equity_array(table: pd.DataFrame) -> np.ndarray:
@@ -51,17 +51,6 @@ class HandResult:
     model: str
 
 
-@dataclass(frozen=True)
-class ElevenPayoffs:
-    """Match-win probabilities of the next hand's mão at a mão de onze, by outcome:
-    the mão wins the hand, the pé wins the hand, the 11-holder runs."""
-
-    holder: int
-    mao_wins: float
-    pe_wins: float
-    holder_runs: float
-
-
 class HandModel(Protocol):
     """What the match needs to know about one hand."""
 
@@ -76,31 +65,6 @@ class HandModel(Protocol):
 
     def eleven_eleven(self) -> HandResult:
         """Solve the 11 x 11 hand: the mão's probability of winning it (= the match)."""
-
-
-def after_hand(me: np.ndarray, score: tuple[int, int], winner: int, points: int) -> float:
-    """The old mão's match-win probability after ``winner`` scores ``points`` at ``score``."""
-    a, b = score
-    if winner == MAO:
-        a += points
-        if a >= TARGET:
-            return 1.0
-    else:
-        b += points
-        if b >= TARGET:
-            return 0.0
-    return 1.0 - me[b, a]
-
-
-def eleven_payoffs(me: np.ndarray, score: tuple[int, int]) -> ElevenPayoffs:
-    """Match payoffs of the mão de onze at ``score`` (exactly one player at 11)."""
-    holder = MAO if score[0] == ELEVEN else PE
-    return ElevenPayoffs(
-        holder=holder,
-        mao_wins=after_hand(me, score, MAO, ELEVEN_VALUE),
-        pe_wins=after_hand(me, score, PE, ELEVEN_VALUE),
-        holder_runs=after_hand(me, score, 1 - holder, 1),
-    )
 
 
 def scores_backward():

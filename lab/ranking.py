@@ -1,6 +1,6 @@
 """Bots ranked by the points they lose: exploitability and expected points against the solver.
 
-For each bot and each vira with a stored full-game policy (:mod:`lab.policies`), at 0-0
+For each bot and each vira with a stored full-game policy (:mod:`lab.tables.policies`), at 0-0
 (normal hands, the game the policy solves), in **points per hand**:
 
 ``exploitability``
@@ -113,9 +113,9 @@ def eleven_accept(vira, score, directory=None) -> np.ndarray:
 
 
 def stored_solver_bot(progress: Optional[bool] = None):
-    """The solver bot on the stored data: full-game policies (:mod:`lab.policies`), the
+    """The solver bot on the stored data: full-game policies (:mod:`lab.tables.policies`), the
     mão de onze decisions of the ``mao_de_onze`` table and the ``match_equity`` payoffs."""
-    from .policies import load_full_policy
+    from .tables.policies import load_full_policy
     from .sim.solver_bot import solver_bot
 
     return solver_bot(load_full_policy, eleven_accept, match_equity, progress=progress)
@@ -240,7 +240,7 @@ def check_bots(bots: Optional[Iterable[str]]) -> tuple[str, ...]:
 def check_viras(viras: Optional[Iterable]) -> list[str]:
     """Rank characters of ``viras`` (default: every vira with a stored policy); TableError
     naming the rebuild command for a vira without one."""
-    from .policies import policy_info, rebuild_command, stored_viras
+    from .tables.policies import policy_info, rebuild_command, stored_viras
     from .tables import TableError
 
     if not viras:
@@ -259,7 +259,7 @@ def vira_rows(vira: str, bots: Iterable[str], hands: int, seed: int,
               step=None) -> list[dict]:
     """The ranking rows of one vira (see the module docstring); ``step(text)`` is called
     before each bot and once at the end (progress)."""
-    from .policies import load_full_policy, policy_info
+    from .tables.policies import load_full_policy, policy_info
     from .sim.bots import make_bot
 
     step = step or (lambda text: None)
@@ -358,7 +358,7 @@ def write_ranking(frame: pd.DataFrame, seconds: float = 0.0, directory=None) -> 
     ``bot_ranking`` table, keeping the rows of other viras already there (the table grows
     one vira at a time); per vira the manifest records the policy it was ranked against.
     Returns the table written."""
-    from .policies import policy_info
+    from .tables.policies import policy_info
     from .tables import spec_of, write_merged
 
     viras = {}

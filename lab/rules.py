@@ -16,6 +16,10 @@ from typing import Optional
 from .cards import Card, CardError, check_distinct, level, parse_card
 from .errors import InputError
 
+RULES_VERSION = "000_7669bc4c9b2f417f"
+"""The seed text (``docs/rules.md`` follows it) whose rules every number of the lab is
+exact for; recorded in every table's manifest."""
+
 MAO, PE = 0, 1
 SEAT_NAMES = ("mao", "pe")
 LADDER = (1, 3, 6, 9, 12)

@@ -1,4 +1,4 @@
-"""``lab advise`` end to end on the stored data (lab.policies' default location).
+"""``lab advise`` end to end on the stored data (lab.tables.policies' default location).
 
 The advice runs in this process through ``lab.cli.main`` with captured streams (the vira
 4 policy is loaded once, about 1 GB, and numba compiles once); the checks that need no
@@ -70,7 +70,7 @@ def check_shape(got: dict, model="full-game-points", unit="points per hand") -> 
 
 @pytest.fixture(scope="module")
 def policy():
-    from lab.policies import load_full_policy
+    from lab.tables.policies import load_full_policy
 
     try:
         return load_full_policy("4")
@@ -122,7 +122,7 @@ def test_root_advice_and_the_best_response_value(policy):
     assert got["to_act"] == "mao"
     assert got["legal"] == ["5c", "3h", "Kd", "raise", "surrender"]
     assert got["on_path"] is True
-    from lab.policies import policy_info
+    from lab.tables.policies import policy_info
 
     assert got["exploitability"] == policy_info("4")["exploitability"]
     # the stored strategy of this hand at the root, level by level

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lab.bench_dashboards import (CHART, CHROMIUM_ARGS, READY, VoilaServer, button, chart_src,
+from lab.bench.dashboards import (CHART, CHROMIUM_ARGS, READY, VoilaServer, button, chart_src,
                                   chromium_path, dropdown, shutdown_kernel, toggle,
                                   wait_new_chart, wait_new_text)
 from conftest import in_ci, require_table
@@ -117,7 +117,7 @@ def test_match_equity_dashboard_in_the_browser(dashboard):
 
 def require_policy(vira: str = "4") -> None:
     """A stored full-game policy of ``vira`` (skipped without one, failed under CI)."""
-    from lab.policies import policy_info
+    from lab.tables.policies import policy_info
     from lab.tables import TableError
 
     try:

@@ -283,7 +283,7 @@ def test_a_missing_ranking_says_how_to_build_it(tmp_path, monkeypatch):
 
 
 def real_policy():
-    from lab.policies import load_full_policy
+    from lab.tables.policies import load_full_policy
     from lab.tables import TableError
 
     try:
@@ -327,6 +327,35 @@ def test_a_hand_is_not_played_at_mao_de_onze_or_without_a_policy(tmp_path, monke
     text = player.stage.children[0].value
     assert "solved strategy missing" in text
     assert "lab solve policy --vira V --checkpoints DIR" in text
+
+
+class HeldLoads(Background):
+    """Keeps the policy loads until the test finishes them (``finish_loads``), as a slow
+    load that completes after the user has changed the picks."""
+
+    def __init__(self):
+        super().__init__(threaded=False)
+        self.loads = []
+
+    def submit(self, kind, work, done, failed=None, delay=0.0):
+        self.loads.append((work, done))
+
+    def finish_loads(self, policy):
+        loads, self.loads = self.loads, []
+        for _, done in loads:
+            done(policy)
+
+
+def test_a_load_that_ends_after_the_score_changed_starts_no_hand():
+    """A policy load started at 0-0 and finished after the user moved to 11-0 (a mão de
+    onze) must not put the truco ladder on screen."""
+    background = HeldLoads()
+    player = HandPlayer(background=background)
+    player.show(VIRA, HAND, 0, (0, 0))
+    player.show(VIRA, HAND, 0, (11, 0))
+    background.finish_loads(object())       # any policy: it must not be started
+    assert player.play is None
+    assert "does not apply" in player.stage.children[0].value
 
 
 @pytest.mark.slow
@@ -431,7 +460,7 @@ def test_the_strategy_explorer_jumps_to_a_situation_and_walks_on():
 def test_viras_sharing_a_policy_name_their_own_cards():
     """Viras 2 and 3 deal alike and read one stored policy; each names its own cards."""
     from lab.dashboards.strategy_explorer import StrategyExplorer
-    from lab.policies import stored_viras
+    from lab.tables.policies import stored_viras
 
     if not {"2", "3"} <= set(stored_viras()):
         pytest.skip("needs stored policies of viras 2 and 3")

@@ -121,7 +121,7 @@ def test_equity_solves_with_the_real_solver_when_the_table_is_missing(data, caps
     assert got["hand"] == "zap pica-fumo 4"  # vira J: the manilha is K
     assert 0 < got["exploitability"] <= 1e-4
     committed = tables.load_table("cardplay", viras=["J"], directory=tables.Path(
-        tables.__file__).resolve().parent.parent / "data")
+        tables.__file__).resolve().parents[2] / "data")
     row = committed[(committed["seat"] == "pe") & (committed["hand"] == got["hand"])].iloc[0]
     assert got["double_dummy"] == pytest.approx(row["double_dummy"], abs=1e-12)
     assert got["equity"] == pytest.approx(row["equity"], abs=0.01)

@@ -12,7 +12,7 @@ import pytest
 from lab.solver.cfr import CFRSolver
 from lab.solver.full import FullSolver, MemoryLimitError, SolverStateError, config_for
 from lab.solver.full_game import FullGame
-from lab.solver.full_tables import solve_vira_full, solve_viras_full, summarise
+from lab.tables.full import solve_vira_full, solve_viras_full, summarise
 from lab.solver.tree import build_tree
 
 TOY = (2, 2, 2, 1)

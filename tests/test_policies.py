@@ -7,7 +7,8 @@ import shutil
 import numpy as np
 import pytest
 
-from lab import RULES_VERSION, policies
+from lab import RULES_VERSION
+from lab.tables import policies
 from lab.cards import RANKS
 from lab.classes import deal_weight_matrix, vira_rank_of
 from lab.tables import TableError

@@ -188,7 +188,7 @@ def lab(*args, env=None):
 
 @pytest.fixture(scope="module")
 def stored():
-    from lab.policies import stored_viras
+    from lab.tables.policies import stored_viras
 
     if "4" not in stored_viras():
         pytest.fail("lab rank's tests need vira 4's stored full-game policy in the data dir "
@@ -207,7 +207,7 @@ def test_rank_json_is_one_entry_per_bot(stored):
         assert {"bot", "exploitability", "ev_vs_solver", "exact"} <= set(r)
         assert isinstance(r["ev_vs_solver"], float) and isinstance(r["exact"], bool)
     by = {r["bot"]: r for r in rows}
-    from lab.policies import policy_info
+    from lab.tables.policies import policy_info
 
     assert by["solver"]["exact"] and by["solver"]["ev_vs_solver"] == 0.0
     assert by["solver"]["exploitability"] == pytest.approx(policy_info("4")["exploitability"])

@@ -1,4 +1,4 @@
-"""Play at one score (lab.score): match payoffs in the full-game solver, the points
+"""Play at one score (lab.tables.score): match payoffs in the full-game solver, the points
 strategy's leak and the score-aware re-solve, on a reduced deck (7 cards: levels with
 2, 2, 2, 1 copies) with the whole ladder 1-3-6-9-12."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from lab.match import HandResult, match_equity
 from lab.rules import MAO, PE
-from lab.score import measure_leak, resolve, score_payoffs, table_row, write_rows
+from lab.tables.score import measure_leak, resolve, score_payoffs, table_row, write_rows
 from lab.solver.cfr import CFRSolver
 from lab.solver.full import FullSolver, config_for
 from lab.solver.full_game import LADDER, FullGame
@@ -177,7 +177,7 @@ def toy_command(points_solution, me, tmp_path, monkeypatch):
     viras' (which take 3 GB each), a made-up match-equity table and data in tmp_path."""
     import pandas as pd
 
-    import lab.score
+    import lab.tables.score
     import lab.tables
 
     _, where = points_solution
@@ -186,8 +186,8 @@ def toy_command(points_solution, me, tmp_path, monkeypatch):
     real_load = lab.tables.load_table
     monkeypatch.setattr(lab.tables, "load_table", lambda name, *a, **k: table
                         if name == "match_equity" else real_load(name, *a, **k))
-    monkeypatch.setattr(lab.score, "has_points_solution", lambda root, vira: True)
-    monkeypatch.setattr(lab.score, "load_points_solution", lambda root, vira: fresh(where))
+    monkeypatch.setattr(lab.tables.score, "has_points_solution", lambda root, vira: True)
+    monkeypatch.setattr(lab.tables.score, "load_points_solution", lambda root, vira: fresh(where))
     monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
     from lab.cli import main
 

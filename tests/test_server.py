@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from lab.bench_dashboards import VoilaServer
+from lab.bench.dashboards import VoilaServer
 
 pytestmark = [pytest.mark.slow]
 
@@ -48,5 +48,6 @@ def test_the_root_opens_the_landing_page_under_the_host_check(server):
     page = get(server, "/voila/render/index.ipynb")
     body = page.read().decode()
     assert page.status == 200 and "The truco lab" in body
-    for name in ("hand_explorer", "strategy_explorer", "equity_by_vira", "match_equity"):
+    for name in ("hand_explorer", "strategy_explorer", "equity_by_vira", "match_equity",
+                 "tour"):
         assert f'href="{name}.ipynb"' in body  # a link to every dashboard

@@ -43,7 +43,7 @@ VIRA = "4"
 
 @pytest.fixture(scope="module")
 def policy():
-    from lab.policies import load_full_policy
+    from lab.tables.policies import load_full_policy
     from lab.tables import data_dir
 
     try:
@@ -55,7 +55,7 @@ def policy():
 
 @pytest.fixture(scope="module")
 def strategy(policy):
-    from lab.policies import load_full_policy
+    from lab.tables.policies import load_full_policy
     from lab.ranking import eleven_accept
     from lab.sim.solver_bot import SolverStrategy
 
@@ -220,7 +220,7 @@ def test_self_play_reproduces_the_policys_value(policy):
     """lab.ranking.self_play_value, 1,000 hands of vira 4 (about 30 s): the mão's
     mean points per hand has a 95% interval of about +-0.12 and must hold the policy's
     value_mao (exact, from its manifest)."""
-    from lab.policies import load_full_policy, policy_info
+    from lab.tables.policies import load_full_policy, policy_info
     from lab.ranking import self_play_value
 
     result = self_play_value(load_full_policy, parse_card("4h"), 1000, seed=3)
@@ -292,7 +292,7 @@ def test_card_play_after_accepting_and_at_11_11_is_the_card_play_solve(strategy)
 
 
 def test_a_missing_policy_is_an_error_naming_the_command(tmp_path):
-    from lab.policies import load_full_policy
+    from lab.tables.policies import load_full_policy
     from lab.sim.solver_bot import solver_bot
 
     table = Table(new_hand(parse_card("4c"), parse_cards("Kd,6h,2h"), parse_cards("Jd,7s,3s")))

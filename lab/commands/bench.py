@@ -12,12 +12,12 @@ import importlib
 from ..errors import InputError
 
 BENCHES = {
-    "sim": "lab.sim.bench:main",
-    "dashboards": "lab.bench_dashboards:main",
-    "cardplay": "lab.bench_cardplay:main",
-    "full": "lab.solver.full_bench:main",
-    "score": "lab.bench_score:main",
-    "policy": "lab.bench_policy:main",
+    "sim": "lab.bench.sim:main",
+    "dashboards": "lab.bench.dashboards:main",
+    "cardplay": "lab.bench.cardplay:main",
+    "full": "lab.bench.full:main",
+    "score": "lab.bench.score:main",
+    "policy": "lab.bench.policy:main",
 }
 """Benchmark target -> ``module:function`` running it."""
 

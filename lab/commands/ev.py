@@ -34,7 +34,7 @@ def add_arguments(parser) -> None:
 def ev_of(vira, hand, seat: str, solve_minutes=None) -> dict:
     from .. import tables
     from ..classes import hand_classes
-    from ..solver import full_tables as F
+    from ..tables import full as F
 
     rank = RANKS[vira.rank]
     hc = hand_classes(rank)

@@ -6,7 +6,7 @@ sends one task per vira to a dask.distributed cluster (a local one when no addre
 is given), each an epsilon-Nash solve of the hand game with betting that stops at
 the target exploitability (points per hand) or the time budget, and writes the
 ``full_ev``, ``full_strategy`` and ``full_summary`` tables (see
-:mod:`lab.solver.full_tables`). With ``--checkpoints DIR`` every solve saves its
+:mod:`lab.tables.full`). With ``--checkpoints DIR`` every solve saves its
 state there, so that running the same command again resumes it.
 
 :mod:`lab.commands.solve` hands ``lab solve full`` to this module.
@@ -42,7 +42,7 @@ def add_arguments(parser) -> None:
 
 
 def settings_from(args) -> dict:
-    from ..solver.full_tables import FULL_SETTINGS
+    from ..tables.full import FULL_SETTINGS
 
     s = dict(FULL_SETTINGS)
     if args.minutes is not None:
@@ -55,7 +55,7 @@ def settings_from(args) -> dict:
 
 
 def run(args) -> int:
-    from ..solver.full_tables import solve_viras_full, write_full_tables
+    from ..tables.full import solve_viras_full, write_full_tables
     from ..cli import chosen_viras
     from ..cluster import check_scheduler
     from ..store import check_writable

@@ -5,7 +5,7 @@
 average strategy over betting histories, drops probabilities below the threshold,
 quantises to bytes, prunes what each seat's own play never reaches, measures the stored
 policy's exploitability by an exact best response (points per hand) and writes the policy
-and its manifest (see :mod:`lab.policies`). About 3-4 minutes per vira on one core.
+and its manifest (see :mod:`lab.tables.policies`). About 3-4 minutes per vira on one core.
 
 ``--same-as 3=2`` stores vira 3's policy as vira 2's when the two decks have the same deal
 weights (viras 2 and 3 do: the vira's own rank is the top plain level in both), after
@@ -37,7 +37,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from ..policies import THRESHOLD, build_full_policy, copy_policy
+    from ..tables.policies import THRESHOLD, build_full_policy, copy_policy
     from ..cli import chosen_viras
     from ..tables import check_data_writable
 

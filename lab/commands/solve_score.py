@@ -7,7 +7,7 @@ measures its leak at score ``M,P`` (each seat's best-response gain against it wi
 payoffs in match-win probability, from the ``match_equity`` table) and, unless
 ``--minutes 0``, re-solves that score with the match payoffs for M minutes per vira
 (warm-started from the points solution). It prints one JSON object per score and merges
-its rows into the ``score_leak`` table (see :mod:`lab.score`).
+its rows into the ``score_leak`` table (see :mod:`lab.tables.score`).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def run(args) -> int:
 
     from ..classes import hand_classes
     from ..match import equity_array
-    from ..score import (has_points_solution, load_points_solution, measure_leaks, resolve,
+    from ..tables.score import (has_points_solution, load_points_solution, measure_leaks, resolve,
                          table_row, write_rows)
     from ..cli import chosen_viras, print_json
     from ..tables import check_data_writable, load_table

@@ -1,4 +1,4 @@
-"""Dashboards on the full game's stored policy (:mod:`lab.policies`).
+"""Dashboards on the full game's stored policy (:mod:`lab.tables.policies`).
 
 * :mod:`~lab.dashboards.spots`: decision points of the policy in a player's words: who
   acts, what each public action is called, how every hand class plays there and how likely

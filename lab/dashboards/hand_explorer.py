@@ -20,7 +20,7 @@ from ..cards import DECK, Card, level
 from ..classes import hand_label
 from ..errors import InputError
 from ..rules import ELEVEN, ELEVEN_ELEVEN, hand_kind
-from ..tidy import hand_measures
+from ..tables.tidy import hand_measures
 from ..widgets import (TABLE_STYLE, WRAP, Dashboard, TableMissing, _image, card_label,
                        hand_kind_text, labeled, leak_text, load, missing_html, seat_buttons,
                        show_png, table_missing_html)

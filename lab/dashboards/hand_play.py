@@ -317,7 +317,7 @@ class HandPlayer(W.VBox):
     # ---------------------------------------------------------------- from the explorer
     def show(self, vira: Card, hand, seat: int, score: tuple[int, int]) -> None:
         """Start the hand over for these picks (or say why it cannot be played)."""
-        self.pick = (vira, tuple(hand), int(seat))
+        self.pick = (vira, tuple(hand), int(seat), tuple(score))  # a late load checks it all
         self.play = None
         kind = hand_kind(score)[0]
         if kind in (ELEVEN, ELEVEN_ELEVEN):
@@ -332,7 +332,7 @@ class HandPlayer(W.VBox):
         if self.policy is not None and self.policy_vira == v:
             self._start(self.policy)
             return
-        from ..policies import load_full_policy
+        from ..tables.policies import load_full_policy
 
         self.policy = None   # one vira in memory at a time: let the old one go first
         self._replace([W.HTML(LOADING.format(
@@ -343,7 +343,7 @@ class HandPlayer(W.VBox):
                                lambda exc: pick == self.pick and self._missing(exc))
 
     def _missing(self, exc: Exception) -> None:
-        from ..policies import rebuild_command
+        from ..tables.policies import rebuild_command
 
         vira = self.pick[0].rank_char
         self._replace([W.HTML(policy_missing_html(exc, rebuild_command(vira)))])
@@ -352,7 +352,7 @@ class HandPlayer(W.VBox):
         self.policy = policy
         self.policy_vira = vira or self.policy_vira   # viras dealt alike share a policy
         self.failures.clear()
-        vira, hand, seat = self.pick
+        vira, hand, seat, _ = self.pick
         self.play = HandPlay(policy, vira, hand, seat)
         self.render()
 

@@ -11,9 +11,9 @@ import html
 
 import pandas as pd
 
-from ..tidy import TABLE_NAMES
+from ..tables.tidy import TABLE_NAMES
 from ..cards import RANKS
-from ..policies import policy_info, stored_viras
+from ..tables.policies import policy_info, stored_viras
 from ..tables import TableError, read_manifest, spec_of, table_status
 from ..charts import significant
 

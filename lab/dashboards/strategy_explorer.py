@@ -84,7 +84,7 @@ class StrategyExplorer(Dashboard):
 
     def __init__(self, background: Optional[Background] = None):
         super().__init__()
-        from ..policies import rebuild_command, stored_viras
+        from ..tables.policies import rebuild_command, stored_viras
 
         self.background = background or Background()
         self.ranking = BotRanking()
@@ -119,7 +119,7 @@ class StrategyExplorer(Dashboard):
     def load(self, now: bool = False) -> None:
         """Load the chosen vira's policy, then show the situation: ``now`` (the first
         draw, which a published page keeps), else in the background."""
-        from ..policies import load_full_policy, policy_info, rebuild_command
+        from ..tables.policies import load_full_policy, policy_info, rebuild_command
 
         v = self.vira.value
         self.policy = self.line = None   # one vira in memory at a time

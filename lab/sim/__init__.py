@@ -1,4 +1,5 @@
-"""Fast playouts, bots and match simulation.
+"""Fast playouts, bots and match simulation (``lab bench sim`` times the fast engine:
+:mod:`lab.bench.sim`).
 
 - :mod:`lab.sim.encoding` -- cards and actions as small integers (the fast engine's alphabet).
 - :mod:`lab.sim.fast` -- a numba hand engine playing uniformly random legal moves.
@@ -8,5 +9,4 @@
 - :mod:`lab.sim.match` -- one match between two bots, and mirrored pairs of matches.
 - :mod:`lab.sim.stats` -- match results as DataFrames with 95% confidence intervals.
 - :mod:`lab.sim.batch` -- many matches, in this process or on a dask cluster.
-- :mod:`lab.sim.bench` -- ``lab bench sim``: hands per second, fast engine against lab/rules.py.
 """

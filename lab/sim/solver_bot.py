@@ -7,7 +7,7 @@ What it plays, and where each part comes from:
   covered, exactly as solved (:class:`~lab.solver.policy.FullPolicy`, the hand game with
   the truco ladder, points per hand; its exploitability is in its manifest). The policy
   comes from a provider ``policies(vira) -> FullPolicy`` given to the bot (the lab's
-  commands pass :func:`lab.policies.load_full_policy`). At each turn the bot follows the
+  commands pass :func:`lab.tables.policies.load_full_policy`). At each turn the bot follows the
   hand on the policy (:func:`lab.solver.full_line.follow`) with its own dealt cards (the
   cards in hand, its open cards and the cards it covered, ``View.covered``), looks up
   the strategy of its private state at that public state and samples it.
@@ -21,7 +21,7 @@ What it plays, and where each part comes from:
   can win, and it wins them for sure.
 - **Mão de onze.** The game solved is :func:`lab.solver.eleven.solve_eleven` for this vira
   and score: the holder accepts or runs, then card play worth 3, with match-win payoffs
-  from the match equity (:func:`lab.match.eleven_payoffs`). The holder's
+  from the match equity (:func:`lab.solver.payoffs.eleven_payoffs`). The holder's
   decision: accept with probability ``accept[class]`` of its dealt class, read from the
   ``mao_de_onze`` table through the provider ``eleven_accept(vira, score) -> accept``
   when the bot is given one (the lab's commands pass :func:`lab.ranking.eleven_accept`;
@@ -219,7 +219,7 @@ def eleven_policy(vira, score: tuple, target: float = ELEVEN_TARGET,
     match-win probability at every score); solved once per process."""
     from tqdm import tqdm
 
-    from ..match import eleven_payoffs
+    from ..solver.payoffs import eleven_payoffs
     from ..solver.eleven import solve_eleven
 
     rank = vira_rank_of(vira)
@@ -358,7 +358,7 @@ class SolverStrategy:
         if self.policies is None:
             raise InputError("this solver bot was built without full-game policies, so it "
                              "cannot play a normal hand; build it with "
-                             "solver_bot(policies=lab.policies.load_full_policy)")
+                             "solver_bot(policies=lab.tables.policies.load_full_policy)")
         return self.policies(view.vira)
 
     # ------------------------------------------------------------ one turn

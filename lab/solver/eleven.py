@@ -5,7 +5,7 @@ and alone decides, before any card: **accept** (card play worth 3, raises
 locked) or **run** (the opponent scores 1). His choice is public, so the
 opponent then plays against the range that accepted. Every outcome leads to a
 known score, so every payoff is a match-win probability of the hand's mão
-(:class:`lab.match.ElevenPayoffs`): the game is the card-play game of
+(:class:`~lab.solver.payoffs.ElevenPayoffs`): the game is the card-play game of
 :mod:`lab.solver.cardplay` with a root decision, solved exactly per vira and
 score. Exploitability is reported in match-win probability.
 
@@ -20,12 +20,13 @@ from typing import Optional
 
 import numpy as np
 
-from ..classes import hand_classes, vira_rank_of
 from ..cards import RANKS
+from ..classes import hand_classes, vira_rank_of
 from .cardplay import CardplaySolution, solve_cardplay
 from .cardplay_game import CardplayGame
 
 ACCEPT, RUN = "accept", "run"
+
 
 
 @dataclass(frozen=True)

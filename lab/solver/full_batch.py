@@ -1,6 +1,6 @@
 """Many payoff vectors in one traversal of the full game: values and exact best responses.
 
-A measurement at one score of the match (:mod:`lab.score`) prices the same fixed
+A measurement at one score of the match (:mod:`lab.tables.score`) prices the same fixed
 strategies (a points solution's average) with that score's payoffs. What a
 traversal spends most of its time on does not depend on the payoffs: the
 strategies, the opponent's reach and its products with the deal weights

@@ -36,10 +36,10 @@ import pandas as pd
 
 from ..cards import RANKS, level_name
 from ..classes import hand_classes, vira_rank_of
-from ..tables import FULL_SETTINGS
-from .full import FullSolver, checkpoint_path, config_for
-from .policy import FullPolicy
-from .full_game import LADDER
+from ..solver.full import FullSolver, checkpoint_path, config_for
+from ..solver.full_game import LADDER
+from ..solver.policy import FullPolicy
+from .registry import FULL_SETTINGS
 
 SEATS = ("mao", "pe")
 
@@ -169,14 +169,16 @@ def solve_vira_full(vira, settings: Optional[dict] = None, checkpoint_root=None,
     solver.solve(s["target_exploitability"], int(s.get("max_iterations", 1_000_000)),
                  time_budget=60.0 * float(s["time_budget_minutes"]),
                  check_every=int(s.get("check_every", 10)), progress=progress,
-                 checkpoint_dir=ck, checkpoint_seconds=60.0 * float(s.get("checkpoint_minutes", 10)),
+                 checkpoint_dir=ck,
+                 checkpoint_seconds=60.0 * float(s.get("checkpoint_minutes", 10)),
                  log=log)
     out = summarise(solver, time.perf_counter() - start)
     out["seconds"] = solver.seconds
     return out
 
 
-def solve_viras_full(viras: Iterable, settings: Optional[dict] = None, scheduler: Optional[str] = None,
+def solve_viras_full(viras: Iterable, settings: Optional[dict] = None,
+                     scheduler: Optional[str] = None,
                      checkpoint_root=None, toy_cap=None, local_workers: int = 1,
                      processes: bool = True, threads: int = 1) -> dict:
     """Solve several viras, one dask task each; returns ``{vira: rows}``.

@@ -3,7 +3,7 @@ against one batched traversal for all of them, side by side.
 
 Prints one JSON object per line on stdout: the setup, the one-at-a-time figures (a
 value and two best-response traversals per score, :meth:`FullSolver.set_payoffs`),
-the batched figures (:func:`lab.score.measure_leaks` over all 121 normal scores) and a
+the batched figures (:func:`lab.tables.score.measure_leaks` over all 121 normal scores) and a
 summary with the seconds per score of each and the largest difference between their
 leaks on the scores both measured (match-win probability).
 
@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import json
 import time
-from .options import count, integers, natural, Parser
+from ..options import count, integers, natural, Parser
 
 
 def _leak_one_at_a_time(solver, me, score):
     """The points play's leak at ``score`` from three unbatched traversals (the reference
-    :func:`lab.score.measure_leaks` is compared with); leaves the solver on points."""
-    from .score import PointsLeak, score_payoffs
+    :func:`lab.tables.score.measure_leaks` is compared with); leaves the solver on points."""
+    from ..tables.score import PointsLeak, score_payoffs
 
     solver.set_payoffs(*score_payoffs(me, score))
     try:
@@ -36,10 +36,10 @@ def _leak_one_at_a_time(solver, me, score):
 def main(argv) -> int:
     import numpy as np
 
-    from .match import equity_array
-    from .score import load_points_solution, measure_leaks
-    from .solver.full import FullSolver, config_for
-    from .tables import load_table
+    from ..match import equity_array
+    from ..tables.score import load_points_solution, measure_leaks
+    from ..solver.full import FullSolver, config_for
+    from ..tables import load_table
 
     p = Parser(prog="lab bench score", description=__doc__.splitlines()[0])
     p.add_argument("--checkpoints", metavar="DIR", help="where lab solve full saved the "

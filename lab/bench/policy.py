@@ -14,13 +14,13 @@ import random
 import time
 
 import numpy as np
-from .errors import InputError
-from .options import Parser, integer
+from ..errors import InputError
+from ..options import Parser, integer
 
 
 def random_lookups(policy, n: int, seed: int) -> np.ndarray:
     """Seconds of ``n`` decision lookups on random walks (sampled from the policy)."""
-    from .solver.policy import PolicyError
+    from ..solver.policy import PolicyError
 
     rng = random.Random(seed)
     t = policy.tree
@@ -62,10 +62,10 @@ def main(argv) -> int:
                         help="decision lookups timed per vira (default 20000)")
     parser.add_argument("--seed", type=integer, default=1)
     args = parser.parse_args(argv)
-    from . import policies
-    from .cards import RANKS
-    from .classes import vira_rank_of
-    from .solver import policy as policy_module
+    from ..tables import policies
+    from ..cards import RANKS
+    from ..classes import vira_rank_of
+    from ..solver import policy as policy_module
 
     viras = ([RANKS[vira_rank_of(v)] for v in args.vira] if args.vira
              else policies.stored_viras())
@@ -82,7 +82,7 @@ def main(argv) -> int:
         if i == 0:
             for cache in (policy_module._LAYOUTS, policy_module._KEYS):
                 cache.clear()
-            from .solver.full import _card_tree
+            from ..solver.full import _card_tree
 
             _card_tree.cache_clear()
         policies._CACHE.clear()
@@ -112,8 +112,8 @@ def frontier(vira, checkpoint_root, grid, threads: int = 1, out=print) -> list[d
     stored, the compressed megabytes and the exact exploitability (points per hand)."""
     from dataclasses import replace
 
-    from .solver.full import FullSolver, checkpoint_path, config_for
-    from .solver.full_policy import build_keys, encode, expand, key_sums, prune_unreached, quantise
+    from ..solver.full import FullSolver, checkpoint_path, config_for
+    from ..solver.full_policy import build_keys, encode, expand, key_sums, prune_unreached, quantise
 
     config = config_for(vira)
     solver = FullSolver(config, threads=threads)

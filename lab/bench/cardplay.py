@@ -29,9 +29,9 @@ import time
 
 import numpy as np
 
-from .cards import RANKS
-from .errors import InputError
-from .options import integer, number
+from ..cards import RANKS
+from ..errors import InputError
+from ..options import integer, number
 
 MB = 1e6
 
@@ -88,7 +88,7 @@ def copy_bandwidth(nbytes: int = 256 * 2**20, repeats: int = 5) -> float:
 
 def solve_one(args) -> dict:
     """Solve one vira (in a worker process); returns its figures."""
-    from .solver.cardplay import solve_cardplay
+    from ..solver.cardplay import solve_cardplay
 
     vira, target, max_iterations = args
     sol = solve_cardplay(vira, target_exploitability=target, max_iterations=max_iterations)
@@ -107,7 +107,7 @@ def solve_all(viras, target: float, max_iterations: int, jobs: int) -> list[dict
         return [solve_one(t) for t in tasks]
     from concurrent.futures import ProcessPoolExecutor
 
-    from .tables import solver_processes
+    from ..tables import solver_processes
 
     with ProcessPoolExecutor(jobs, mp_context=solver_processes()) as pool:
         return list(pool.map(solve_one, tasks))
@@ -115,7 +115,7 @@ def solve_all(viras, target: float, max_iterations: int, jobs: int) -> list[dict
 
 def solver_iteration(vira, iterations: int) -> dict:
     """Seconds per solver iteration on one vira (after 2 untimed ones) and bytes touched."""
-    from .solver.cardplay import cardplay_solver
+    from ..solver.cardplay import cardplay_solver
 
     solver = cardplay_solver(vira).allocate()
     solver.iterate(2)
@@ -128,7 +128,7 @@ def solver_iteration(vira, iterations: int) -> dict:
 
 
 def parse(argv) -> argparse.Namespace:
-    from .options import Parser
+    from ..options import Parser
 
     p = Parser(prog="lab bench cardplay", description=__doc__.split("\n\n")[0])
     p.add_argument("--target", type=number, default=1e-4,
@@ -155,8 +155,8 @@ def main(argv=None) -> int:
     unknown = [v for v in viras if v not in RANKS]
     if unknown:
         raise InputError(f"--viras {args.viras}: unknown rank {unknown[0]!r}")
-    from .baseline_cfr import time_per_iteration
-    from .solver.cardplay import solve_cardplay
+    from ..baseline_cfr import time_per_iteration
+    from ..solver.cardplay import solve_cardplay
 
     figures: dict = {"cores": os.cpu_count(), "jobs": args.jobs, "target": args.target}
     print(f"card play: {len(viras)} viras to exploitability <= {args.target:g} "

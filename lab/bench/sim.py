@@ -16,8 +16,8 @@ import time
 import numba
 
 from ..rules import new_hand
-from . import fast
-from .encoding import card_of
+from ..sim import fast
+from ..sim.encoding import card_of
 from ..errors import InputError
 from ..options import Parser, integer
 

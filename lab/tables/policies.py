@@ -22,11 +22,12 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from . import RULES_VERSION
-from .cards import RANKS
-from .classes import vira_rank_of
-from .store import content_hash, data_lock, write_atomic
-from .tables import TableError, code_hash, data_dir
+from ..cards import RANKS
+from ..classes import vira_rank_of
+from ..rules import RULES_VERSION
+from ..store import content_hash, data_lock, write_atomic
+from .manifests import code_hash
+from .registry import TableError, data_dir
 
 NAME = "full_policy"
 SCHEMA = 1
@@ -36,7 +37,7 @@ under 100 MB for ten viras of the size-exploitability frontier in benchmarks/pol
 
 SOURCES = ("lab/cards.py", "lab/classes.py", "lab/rules.py", "lab/solver/cardplay_game.py",
            "lab/solver/full_game.py", "lab/solver/full_tree.py", "lab/solver/full_kernels.py",
-           "lab/solver/full.py", "lab/solver/full_policy.py", "lab/policies.py")
+           "lab/solver/full.py", "lab/solver/full_policy.py", "lab/tables/policies.py")
 
 
 def rebuild_command(vira: str = "V") -> str:
@@ -100,10 +101,10 @@ _CACHE: dict = {}
 def load_full_policy(vira, directory: Optional[Path] = None):
     """The stored :class:`~lab.solver.policy.FullPolicy` of ``vira`` (cached per process),
     checked against its manifest (file hash, size, layout)."""
-    from .solver.full import card_tree, config_for
-    from .solver.full_policy import decode
-    from .solver.full_tree import build_templates
-    from .solver.policy import FullPolicy
+    from ..solver.full import card_tree, config_for
+    from ..solver.full_policy import decode
+    from ..solver.full_tree import build_templates
+    from ..solver.policy import FullPolicy
 
     v = RANKS[vira_rank_of(vira)]
     info = policy_info(v, directory)
@@ -167,9 +168,9 @@ def write_full_policy(vira, blob: bytes, info: dict, directory: Optional[Path] =
 
 def policy_keys(config, merge: bool = True):
     """The keys of the stored policies of ``config``'s game (cached on disk)."""
-    from .solver.full import card_tree
-    from .solver.full_tree import build_templates, layout
-    from .solver.policy import _keys, _layout
+    from ..solver.full import card_tree
+    from ..solver.full_tree import build_templates, layout
+    from ..solver.policy import _keys, _layout
 
     tree = card_tree(config)
     templates = build_templates(config.ladder)
@@ -182,8 +183,8 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge
     """Load a vira's ``lab solve full`` checkpoint, store its policy (thresholded at
     ``threshold``, quantised, pruned) and measure the stored policy's exploitability
     exactly. Returns the manifest entry."""
-    from .solver.full import FullSolver, checkpoint_path, config_for, has_checkpoint
-    from .solver.full_policy import QUANT, compact_policy, encode, expand
+    from ..solver.full import FullSolver, checkpoint_path, config_for, has_checkpoint
+    from ..solver.full_policy import QUANT, compact_policy, encode, expand
 
     v = RANKS[vira_rank_of(vira)]
     config = config_for(v)
@@ -225,7 +226,7 @@ def copy_policy(vira, same_as, directory: Optional[Path] = None) -> dict:
     (the same game, so the same solution); TableError otherwise."""
     import numpy as np
 
-    from .classes import deal_weight_matrix
+    from ..classes import deal_weight_matrix
 
     v, w = RANKS[vira_rank_of(vira)], RANKS[vira_rank_of(same_as)]
     if not np.array_equal(deal_weight_matrix(vira_rank_of(v)), deal_weight_matrix(vira_rank_of(w))):

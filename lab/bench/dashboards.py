@@ -23,10 +23,10 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
-from .errors import InputError
-from .options import integer
+from ..errors import InputError
+from ..options import integer
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 """The dashboards' folder (the repository's ``notebooks/``)."""
 
 DASHBOARDS = ("equity_by_vira", "hand_explorer", "match_equity", "strategy_explorer")
@@ -245,7 +245,7 @@ def measure(server: VoilaServer, browser, name: str, runs: int = 1) -> dict:
 
 
 def main(argv=None) -> int:
-    from .options import Parser
+    from ..options import Parser
 
     parser = Parser(prog="lab bench dashboards",
                     description="How fast the Voila dashboards open and redraw in chromium.")

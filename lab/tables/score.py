@@ -26,12 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cards import RANKS
-from .classes import vira_rank_of
-from .match import ELEVEN, after_hand
-from .rules import MAO, PE
-from .solver.full_game import LADDER
-from .errors import InputError
+from ..cards import RANKS
+from ..classes import vira_rank_of
+from ..match import ELEVEN, after_hand
+from ..rules import MAO, PE
+from ..solver.full_game import LADDER
+from ..errors import InputError
 
 
 def score_payoffs(me: np.ndarray, score: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -48,14 +48,14 @@ def score_payoffs(me: np.ndarray, score: tuple[int, int]) -> tuple[np.ndarray, n
 
 def has_points_solution(root, vira) -> bool:
     """Whether ``lab solve full --checkpoints root`` left the points solution of ``vira``."""
-    from .solver.full import checkpoint_path, config_for, has_checkpoint
+    from ..solver.full import checkpoint_path, config_for, has_checkpoint
 
     return has_checkpoint(checkpoint_path(root, config_for(vira)))
 
 
 def load_points_solution(root, vira):
     """The points solution of ``vira`` (a :class:`FullSolver`) from its checkpoint."""
-    from .solver.full import FullSolver, checkpoint_path, config_for
+    from ..solver.full import FullSolver, checkpoint_path, config_for
 
     config = config_for(vira)
     return FullSolver(config).load_checkpoint(checkpoint_path(root, config))
@@ -114,8 +114,8 @@ def first_moves(solver) -> dict:
     ``truco_mao`` (the mão opens with a truco), ``accept_pe`` / ``run_pe`` / ``raise_pe``
     (the pé's answer to it, weighted by the deal and the mão's truco), and the per-class
     tables ``{class: p}`` behind them (``by_class_truco_mao``, ``by_class_run_pe``)."""
-    from .solver.full_tables import first_decisions
-    from .solver.policy import FullPolicy
+    from .full import first_decisions
+    from ..solver.policy import FullPolicy
 
     mao_first, pe_vs, _ = first_decisions(FullPolicy.average_of(solver))
     weight = solver.weights[0].sum(axis=1)   # P(the mão is dealt each class)
@@ -227,9 +227,9 @@ def write_rows(rows: list[dict], directory=None):
     replace old ones of the same vira and score); returns the table written."""
     import pandas as pd
 
-    from . import tables as T
+    from .. import tables as T
 
-    from .store import data_lock
+    from ..store import data_lock
 
     fresh = pd.DataFrame(rows)
     settings = T.spec_of("score_leak").settings
@@ -240,7 +240,7 @@ def write_rows(rows: list[dict], directory=None):
 def _merge(fresh, settings, directory):
     import pandas as pd
 
-    from . import tables as T
+    from .. import tables as T
 
     try:
         manifest = T.read_manifest("score_leak", directory)

@@ -30,12 +30,12 @@ from typing import Iterable, Union
 import numpy as np
 import pandas as pd
 
-from . import tables
-from .cards import RANKS, Card, check_distinct, parse_card, parse_cards
-from .classes import hand_classes
-from .errors import InputError
-from .match import ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL
-from .rules import ELEVEN, ELEVEN_ELEVEN, MAO, SEAT_NAMES, check_score, hand_kind
+from .. import tables
+from ..cards import RANKS, Card, check_distinct, parse_card, parse_cards
+from ..classes import hand_classes
+from ..errors import InputError
+from ..match import ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL
+from ..rules import ELEVEN, ELEVEN_ELEVEN, MAO, SEAT_NAMES, check_score, hand_kind
 
 VIRA_TYPE = pd.CategoricalDtype(list(RANKS), ordered=True)
 """The vira's rank as an ordered categorical, weakest (4) to strongest (3)."""

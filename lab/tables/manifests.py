@@ -1,0 +1,363 @@
+"""The manifest store: reading a table checked against its manifest (rules version,
+settings, schema, content hash, the tables it was built on and written with), and writing
+tables with their manifests atomically under the data folder's lock."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Optional
+
+import numpy as np
+import pandas as pd
+
+from ..cards import RANKS
+from ..classes import vira_rank_of
+from ..rules import RULES_VERSION
+from ..store import content_hash, data_lock, write_atomic
+from .registry import (CARDPLAY_SOURCES, SEATS, TableError, columns_of, data_dir, spec_of,
+                       table_paths)
+
+# ---------------------------------------------------------------- manifests
+
+
+def fingerprint(name: str, settings: dict) -> str:
+    """Hash of what a table's numbers mean: its schema, the rules version and the settings."""
+    spec = spec_of(name)
+    key = json.dumps({"table": name, "schema": spec.schema, "rules_version": RULES_VERSION,
+                      "settings": settings}, sort_keys=True)
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def code_hash(sources=CARDPLAY_SOURCES) -> str:
+    """Hash of the source code of ``sources`` (recorded for provenance, not checked on load)."""
+    root = Path(__file__).resolve().parents[2]
+    h = hashlib.sha256()
+    for entry in sources:
+        path = root / entry
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        for f in files:
+            if f.exists():
+                h.update(str(f.relative_to(root)).encode())
+                h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def read_manifest(name: str, directory: Optional[Path] = None) -> dict:
+    """The manifest of a table on disk; TableError when it is missing or unreadable."""
+    spec = spec_of(name)
+    parquet, manifest = table_paths(name, directory)
+    if not parquet.exists() or not manifest.exists():
+        missing = parquet if not parquet.exists() else manifest
+        raise TableError(f"table {name!r} is missing ({missing} not found); "
+                         f"build it with `{spec.rebuild}`")
+    try:
+        data = json.loads(manifest.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TableError(f"table {name!r}: unreadable manifest {manifest} ({exc}); "
+                         f"rebuild it with `{spec.rebuild}`") from None
+    if not isinstance(data, dict) or not all(isinstance(data.get(key), kind) for key, kind
+                                             in MANIFEST_FIELDS.items()):
+        raise TableError(f"table {name!r} is stale or corrupt: {manifest} is not a table "
+                         f"manifest; rebuild it with `{spec.rebuild}`")
+    return data
+
+
+MANIFEST_FIELDS = {"table": str, "schema": int, "rules_version": str, "settings": dict,
+                   "fingerprint": str, "built_on": dict, "rows": int, "sha256": str,
+                   "family": dict, "viras": dict}
+"""The fields every table manifest holds, with their JSON types."""
+
+
+UNUSED = "unused"
+"""Recorded in a manifest's ``built_on`` for a table the build did not read (the match
+tables read ``full_summary`` only once it holds all ten viras)."""
+
+
+def built_on_hashes(name: str, directory: Optional[Path] = None) -> dict:
+    """{table it is computed from: hash of that table's parquet file now (None if missing)}."""
+    out = {}
+    for dep in spec_of(name).built_on:
+        parquet = table_paths(dep, directory)[0]
+        out[dep] = content_hash(parquet) if parquet.exists() else None
+    return out
+
+
+def check_manifest(name: str, manifest: dict, settings: Optional[dict] = None,
+                   viras: Optional[Iterable] = None, directory: Optional[Path] = None) -> None:
+    """Raise TableError unless ``manifest`` matches the current rules version, schema and
+    ``settings`` (default: the table's own), covers ``viras`` (default: all ten) and was
+    computed from the tables now on disk that it is built on."""
+    spec = spec_of(name)
+    settings = spec.settings if settings is None else settings
+    try:
+        why = _stale_because(name, manifest, settings, viras, directory)
+    except (TypeError, AttributeError, KeyError) as exc:
+        raise corrupt(name, f"its manifest is malformed ({type(exc).__name__}: {exc})") from None
+    if why is not None:
+        raise TableError(f"table {name!r} is stale: {why}; rebuild it with `{spec.rebuild}`")
+
+
+def _stale_because(name, manifest, settings, viras, directory) -> Optional[str]:
+    why = None
+    if manifest.get("table") != name:
+        why = f"the manifest is for table {manifest.get('table')!r}"
+    elif manifest.get("rules_version") != RULES_VERSION:
+        why = (f"built for rules {manifest.get('rules_version')!r}, "
+               f"the lab is at {RULES_VERSION!r}")
+    elif manifest.get("schema") != spec_of(name).schema:
+        why = f"schema {manifest.get('schema')!r}, the lab expects {spec_of(name).schema}"
+    elif manifest.get("settings") != settings:
+        why = f"built with settings {manifest.get('settings')}, expected {settings}"
+    elif manifest.get("fingerprint") != fingerprint(name, settings):
+        why = "its fingerprint does not match its rules version and settings"
+    else:
+        want = [RANKS[vira_rank_of(v)] for v in (RANKS if viras is None else viras)]
+        have = set(manifest.get("viras", {}))
+        lacking = [v for v in want if v not in have]
+        if lacking:
+            why = f"it lacks vira {', '.join(lacking)}"
+        for dep, now in built_on_hashes(name, directory).items():
+            recorded = manifest.get("built_on", {}).get(dep)
+            if why is None and recorded != UNUSED and recorded != now:
+                why = f"it was computed from another {dep!r} table than the one on disk"
+    return why
+
+
+def load_table(name: str, viras: Optional[Iterable] = None, settings: Optional[dict] = None,
+               directory: Optional[Path] = None) -> pd.DataFrame:
+    """The table ``name`` from ``data/``, checked against its manifest.
+
+    ``viras`` (default: all ten) must all be present; the rows of those viras are
+    returned. Raises TableError, with the command that rebuilds the table, when it is
+    missing, unreadable, stale or corrupt (see :func:`validate`).
+    """
+    manifest = read_manifest(name, directory)
+    check_manifest(name, manifest, settings, viras, directory)
+    parquet, _ = table_paths(name, directory)
+    try:
+        data = parquet.read_bytes()
+    except OSError as exc:
+        raise TableError(f"table {name!r}: unreadable {parquet} ({exc}); "
+                         f"rebuild it with `{spec_of(name).rebuild}`") from None
+    if content_hash(data) != manifest.get("sha256"):
+        raise corrupt(name, f"{parquet.name} is not the file its manifest describes (a write "
+                            "was interrupted, or the file was changed)")
+    check_family(name, manifest, directory)
+    try:
+        df = pd.read_parquet(io.BytesIO(data))
+    except Exception as exc:  # pyarrow raises several kinds for a damaged file
+        raise TableError(f"table {name!r}: unreadable {parquet} ({exc}); "
+                         f"rebuild it with `{spec_of(name).rebuild}`") from None
+    validate(name, df, manifest)
+    if viras is not None:
+        keep = [RANKS[vira_rank_of(v)] for v in viras]
+        df = df[df["vira"].isin(keep)].reset_index(drop=True)
+    return df
+
+
+def corrupt(name: str, why: str) -> TableError:
+    """The error of a table whose files contradict each other or its schema."""
+    return TableError(f"table {name!r} is stale or corrupt: {why}; rebuild it with "
+                      f"`{spec_of(name).rebuild}`")
+
+
+def check_family(name: str, manifest: dict, directory: Optional[Path] = None) -> None:
+    """Raise TableError unless the tables written together with ``name`` (its manifest's
+    ``family``) are, where present, still the ones written with it."""
+    family = manifest.get("family", {})
+    if not isinstance(family, dict):
+        raise corrupt(name, "its manifest's family is not a table list")
+    for other, recorded in family.items():
+        path = table_paths(other, directory)[1]
+        if not path.exists():
+            continue  # a table kept alone (copied, or its family member deleted)
+        try:
+            now = json.loads(path.read_text()).get("sha256")
+        except (OSError, ValueError, AttributeError):
+            now = None
+        if now != recorded:
+            raise corrupt(name, f"it was written with another {other!r} table than the one "
+                                "on disk")
+
+
+def validate(name: str, df: pd.DataFrame, manifest: dict) -> None:
+    """Raise TableError unless ``df`` has the table's columns in order, each of its kind,
+    no NaN or infinity where a number is promised, the manifest's row count and only the
+    manifest's viras."""
+    schema = columns_of(name, manifest.get("settings"))
+    if list(df.columns) != list(schema):
+        raise corrupt(name, f"its columns are {list(df.columns)}, expected {list(schema)}")
+    for column, kind in schema.items():
+        values = df[column]
+        if kind == "str":
+            ok = pd.api.types.is_string_dtype(values) or pd.api.types.is_object_dtype(values)
+            ok = ok and values.map(lambda x: isinstance(x, str)).all()
+        elif kind == "int":
+            ok = pd.api.types.is_integer_dtype(values)
+        elif kind == "bool":
+            ok = pd.api.types.is_bool_dtype(values)
+        else:
+            ok = pd.api.types.is_float_dtype(values)
+            if ok:
+                finite = np.isfinite(values.to_numpy(dtype=np.float64))
+                nan = values.isna().to_numpy()
+                ok = bool((finite | (nan if kind == "float?" else False)).all())
+        if not ok:
+            raise corrupt(name, f"column {column!r} does not hold "
+                                f"{KIND_WORDS[kind]} in every row")
+    if len(df) != manifest.get("rows"):
+        raise corrupt(name, f"{len(df)} rows on disk, the manifest says {manifest.get('rows')}")
+    if "vira" in df and not set(df["vira"]) <= set(manifest.get("viras", {})):
+        raise corrupt(name, "it holds viras its manifest does not list")
+
+
+KIND_WORDS = {"str": "text", "int": "integers", "bool": "true/false",
+              "float": "finite numbers", "float?": "numbers (or blanks)"}
+
+
+def solved_viras(name: str, directory: Optional[Path] = None) -> list[str]:
+    """The viras (rank characters, in rank order) a table on disk holds, its manifest
+    checked apart from coverage; TableError when it is missing, stale or empty."""
+    manifest = read_manifest(name, directory)
+    check_manifest(name, manifest, viras=[], directory=directory)
+    viras = [v for v in RANKS if v in manifest.get("viras", {})]
+    if not viras:
+        raise TableError(f"table {name!r} holds no vira; build it with "
+                         f"`{spec_of(name).rebuild}`")
+    return viras
+
+
+def table_status(name: str, directory: Optional[Path] = None) -> str:
+    """``ok`` or the reason the table cannot be used (one line)."""
+    try:
+        check_manifest(name, read_manifest(name, directory), directory=directory)
+    except TableError as exc:
+        return str(exc)
+    return "ok"
+
+
+
+def write_merged(tables: dict, settings: dict, per_vira: dict,
+                 directory: Optional[Path] = None, build_seconds: float = 0.0) -> dict:
+    """Write ``tables`` ({name: rows of the viras in ``per_vira``}) together, each keeping
+    the rows of other viras from its table on disk when that was built with the same rules
+    version and settings (so tables can grow one vira at a time); returns {name: table
+    written}. The read and the write happen under the data folder's lock."""
+    directory = data_dir() if directory is None else Path(directory)
+    with data_lock(directory):
+        merged = {}
+        for name, df in tables.items():
+            old_viras = {}
+            try:
+                manifest = read_manifest(name, directory)
+                check_manifest(name, manifest, settings, viras=[], directory=directory)
+                old = load_table(name, viras=list(manifest["viras"]), settings=settings,
+                                 directory=directory)
+                old = old[~old["vira"].isin(per_vira)]
+                old_viras = {v: info for v, info in manifest["viras"].items()
+                             if v not in per_vira}
+                df = pd.concat([old, df], ignore_index=True)
+            except (TableError, OSError, KeyError, ValueError):
+                pass  # nothing usable on disk: the table holds only what was solved now
+            merged[name] = (_in_vira_order(df), {**old_viras, **per_vira})
+        write_tables({name: TableWrite(df, settings, viras, build_seconds)
+                      for name, (df, viras) in merged.items()}, directory)
+    return {name: df for name, (df, _) in merged.items()}
+
+
+def _in_vira_order(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows sorted by vira (rank order), then seat; rows of one vira and seat keep their
+    order (classes strongest first)."""
+    vira = df["vira"].map(RANKS.index).to_numpy()
+    seat = df["seat"].map(SEATS.index).to_numpy() if "seat" in df else np.zeros(len(df))
+    order = np.lexsort((np.arange(len(df)), seat, vira))
+    return df.iloc[order].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class TableWrite:
+    """One table of a write: its rows, the settings it was built with, {vira: solve
+    record}, the build's wall time (seconds) and the ``built_on`` tables it did not read."""
+
+    df: pd.DataFrame
+    settings: dict
+    viras: dict
+    build_seconds: float = 0.0
+    unused: tuple = ()
+
+
+def write_table(name: str, df: pd.DataFrame, settings: dict, viras: dict,
+                directory: Optional[Path] = None, build_seconds: float = 0.0,
+                unused: Iterable = ()) -> Path:
+    """Write one table and its manifest (see :func:`write_tables`); returns the parquet
+    path."""
+    write_tables({name: TableWrite(df, settings, viras, build_seconds, tuple(unused))},
+                 directory)
+    return table_paths(name, directory)[0]
+
+
+def write_tables(tables: dict, directory: Optional[Path] = None) -> None:
+    """Write ``tables`` ({name: :class:`TableWrite`}), each as ``<name>.parquet`` and its
+    manifest, as one family, under the data folder's lock.
+
+    Each manifest records the content hash of its parquet and of its family's other
+    parquets, and :func:`load_table` checks both: a write interrupted at any point leaves
+    the old tables, the new ones, or tables that refuse to load (naming their rebuild
+    command), never a mixture that loads.
+    """
+    directory = data_dir() if directory is None else Path(directory)
+    with data_lock(directory):
+        blobs = {}
+        for name, t in tables.items():
+            validate_before_write(name, t)
+            buffer = io.BytesIO()
+            t.df.to_parquet(buffer, index=False, compression="zstd")
+            blobs[name] = buffer.getvalue()
+        hashes = {name: content_hash(blob) for name, blob in blobs.items()}
+        manifests = {name: _manifest(name, t, hashes, directory) for name, t in tables.items()}
+        for name, blob in blobs.items():
+            write_atomic(table_paths(name, directory)[0], blob)
+        for name, manifest in manifests.items():
+            write_atomic(table_paths(name, directory)[1], json.dumps(manifest, indent=2) + "\n")
+
+
+def validate_before_write(name: str, t: TableWrite) -> None:
+    """Refuse to write a table that would not load (a bug in its builder, never a user's)."""
+    try:
+        validate(name, t.df.reset_index(drop=True),
+                 {"settings": t.settings, "rows": len(t.df), "viras": t.viras})
+    except TableError as exc:
+        raise RuntimeError(f"refusing to write table {name!r}: {exc}") from None
+
+
+def _manifest(name: str, t: TableWrite, hashes: dict, directory: Path) -> dict:
+    spec = spec_of(name)
+    ordered = {v: t.viras[v] for v in sorted(t.viras, key=RANKS.index)}
+    return {
+        "table": name,
+        "schema": spec.schema,
+        "rules_version": RULES_VERSION,
+        "settings": t.settings,
+        "fingerprint": fingerprint(name, t.settings),
+        "code": code_hash(spec.sources),
+        "built_on": {dep: UNUSED if dep in t.unused else h
+                     for dep, h in built_on_hashes(name, directory).items()},
+        "rows": int(len(t.df)),
+        "columns": list(t.df.columns),
+        "sha256": hashes[name],
+        "family": {other: h for other, h in hashes.items() if other != name},
+        "viras": ordered,
+        "iterations": sum(info["iterations"] for info in ordered.values()),
+        "exploitability": max((info["exploitability"] for info in ordered.values()),
+                              default=None),
+        "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "build_seconds": round(t.build_seconds, 3),
+        "rebuild": spec.rebuild,
+    }
+
+

@@ -1,0 +1,171 @@
+"""The registry of tables: each table's schema, settings, rebuild command and the
+tables it is built on, and where tables live (``data/`` or ``$LAB_DATA_DIR``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from ..errors import InputError
+from ..store import check_writable
+
+SEATS = ("mao", "pe")
+
+CARDPLAY_SETTINGS = {"target_exploitability": 1e-4, "max_iterations": 2000}
+"""Default settings of the card-play solves (exploitability in win probability)."""
+
+CARDPLAY_COLUMNS = ("vira", "seat", "hand", "best", "second", "third", "equity",
+                    "double_dummy", "weight", "exploitability")
+SUMMARY_COLUMNS = ("vira", "value_mao", "double_dummy_mao", "exploitability", "iterations",
+                   "seconds")
+
+CARDPLAY_SOURCES = ("lab/cards.py", "lab/classes.py", "lab/rules.py", "lab/tables/cardplay.py",
+                    "lab/solver/game.py", "lab/solver/tree.py", "lab/solver/kernels.py",
+                    "lab/solver/cfr.py", "lab/solver/cardplay_game.py", "lab/solver/cardplay.py",
+                    "lab/solver/double_dummy.py")
+MATCH_SOURCES = CARDPLAY_SOURCES + ("lab/match.py", "lab/solver/eleven.py", "lab/tables/match.py")
+"""Source files whose code decides a table's numbers: hashed into its manifest."""
+
+
+class TableError(InputError):
+    """A table that is missing, unreadable, stale or corrupt; the message says how to
+    rebuild it."""
+
+
+# column kinds: "str", "int", "bool", "float" (finite), "float?" (finite or NaN)
+SCHEMAS = {
+    "cardplay": dict(vira="str", seat="str", hand="str", best="str", second="str",
+                     third="str", equity="float", double_dummy="float", weight="float",
+                     exploitability="float"),
+    "cardplay_summary": dict(vira="str", value_mao="float", double_dummy_mao="float",
+                             exploitability="float", iterations="int", seconds="float"),
+    "match_equity": dict(score_mao="int", score_pe="int", p_mao="float", p_pe="float",
+                         model="str", exploitability="float?"),
+    "mao_de_onze": dict(vira="str", score="str", seat="str", hand="str", accept="float",
+                        value="float", weight="float", exploitability="float"),
+    "full_ev": dict(vira="str", seat="str", hand="str", weight="float", ev="float",
+                    exploitability="float"),
+    "full_strategy": dict(vira="str", seat="str", hand="str", situation="str", action="str",
+                          probability="float"),
+    "full_summary": None,  # its outcome columns follow the ladder: see columns_of
+    "score_leak": dict(vira="str", score_mao="int", score_pe="int", value_mao="float",
+                       gain_mao="float", gain_pe="float", leak="float",
+                       points_exploitability="float?", points_iterations="int",
+                       resolve_iterations="int", resolve_exploitability="float?",
+                       resolve_value_mao="float?", truco_mao_points="float?",
+                       truco_mao_score="float?", run_pe_points="float?",
+                       run_pe_score="float?"),
+    "bot_ranking": dict(vira="str", bot="str", exploitability="float?", ev_vs_solver="float",
+                        exact="bool", ci95_lo="float?", ci95_hi="float?", hands="int",
+                        method="str"),
+}
+"""Table name -> {column: kind}, in column order: what a table must hold to be read."""
+
+
+def columns_of(name: str, settings: Optional[dict] = None) -> dict:
+    """{column: kind} of table ``name`` built with ``settings`` (default: its own)."""
+    if name != "full_summary":
+        return SCHEMAS[name]
+    ladder = (settings or FULL_SETTINGS).get("ladder", FULL_SETTINGS["ladder"])
+    outcomes = {f"p_{seat}_{k}": "float" for k in ladder for seat in SEATS}
+    return dict(vira="str", value_mao="float", exploitability="float", iterations="int",
+                seconds="float", storage="str", **outcomes, bluff_mao="float",
+                bluff_pe="float")
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """What a table is and how it is rebuilt."""
+
+    name: str
+    schema: int            # bump when the columns or their meaning change
+    settings: dict         # the default solver settings the table must be built with
+    group: str             # tables built together by one solve
+    rebuild: str           # the command that rebuilds the table
+    sources: tuple = CARDPLAY_SOURCES  # the code that decides its numbers
+    built_on: tuple = ()   # tables whose numbers it is computed from
+
+
+MATCH_SETTINGS = {"eleven_target_exploitability": 1e-5,
+                  "normal_model": "full-game-points if all ten viras are solved, else cardplay-1pt",
+                  "cardplay": CARDPLAY_SETTINGS}
+"""Settings of the match tables: the mão de onze solves' target exploitability (match-win
+probability) and the model of normal hands (the full game's points solution once
+``full_summary`` holds all ten viras, the card-play model until then), on card-play tables
+built with CARDPLAY_SETTINGS."""
+
+FULL_SETTINGS = {"target_exploitability": 0.01, "time_budget_minutes": 30.0,
+                 "storage": "int16", "ladder": [1, 3, 6, 9, 12]}
+"""Default settings of the full-game solves (exploitability in points per hand)."""
+
+# the code hash is provenance (not checked on load): it names the code that decides the
+# full game's numbers, which leaves out the table plumbing of this module
+FULL_SOURCES = tuple(s for s in CARDPLAY_SOURCES if s != "lab/tables/cardplay.py") + (
+                                   "lab/solver/full_game.py", "lab/solver/full_tree.py",
+                                   "lab/solver/full_kernels.py", "lab/solver/full.py",
+                                   "lab/tables/full.py")
+
+SCORE_SETTINGS = {"full": FULL_SETTINGS,
+                  "payoffs": "match-win probability from match_equity",
+                  "warm_start": "points regrets, average strategy restarted"}
+"""Settings of the ``score_leak`` table: the points solutions it measures (built with
+FULL_SETTINGS) and how the score-aware re-solves start."""
+
+TABLES = {
+    "cardplay": TableSpec("cardplay", 1, CARDPLAY_SETTINGS, "cardplay",
+                          "lab solve cardplay --all"),
+    "cardplay_summary": TableSpec("cardplay_summary", 1, CARDPLAY_SETTINGS, "cardplay",
+                                  "lab solve cardplay --all"),
+    "match_equity": TableSpec("match_equity", 1, MATCH_SETTINGS, "match", "lab solve match",
+                              MATCH_SOURCES, ("cardplay_summary", "full_summary")),
+    "mao_de_onze": TableSpec("mao_de_onze", 1, MATCH_SETTINGS, "match", "lab solve match",
+                             MATCH_SOURCES, ("cardplay_summary", "full_summary")),
+    **{name: TableSpec(name, 1, FULL_SETTINGS, "full", "lab solve full --all", FULL_SOURCES)
+       for name in ("full_ev", "full_strategy", "full_summary")},
+    "score_leak": TableSpec("score_leak", 1, SCORE_SETTINGS, "score",
+                            "lab solve score --score M,P --checkpoints DIR",
+                            FULL_SOURCES + ("lab/match.py", "lab/tables/score.py"),
+                            ("match_equity", "full_summary")),
+    # one row per (vira, bot): exploitability and ev_vs_solver in points per hand, exact or
+    # simulated (lab/ranking.py); built on the stored full-game policies of data/full_policy
+    "bot_ranking": TableSpec("bot_ranking", 1,
+                             {"hands": 1000, "seed": 0, "score": "0,0",
+                              "policies": "full_policy (stored)"},
+                             "ranking", "lab rank --write",
+                             ("lab/ranking.py", "lab/sim/solver_bot.py", "lab/sim/bots.py",
+                              "lab/sim/hands.py", "lab/rules.py", "lab/solver/policy.py",
+                              "lab/solver/full_line.py", "lab/solver/full_policy.py",
+                              "lab/solver/full.py", "lab/solver/full_kernels.py")),
+}
+
+
+# ---------------------------------------------------------------- where tables live
+
+
+def data_dir() -> Path:
+    """The folder of solved tables: ``$LAB_DATA_DIR`` if set, else the repository's ``data/``."""
+    env = os.environ.get("LAB_DATA_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "data"
+
+
+def table_paths(name: str, directory: Optional[Path] = None) -> tuple[Path, Path]:
+    """(parquet file, manifest file) of a table."""
+    d = Path(directory) if directory is not None else data_dir()
+    return d / f"{name}.parquet", d / f"{name}.json"
+
+
+def check_data_writable(directory: Optional[Path] = None) -> Path:
+    """The data folder, after proving it can be written (InputError otherwise): called by
+    the commands that solve before they start, so no work is lost to a read-only folder."""
+    return check_writable(data_dir() if directory is None else Path(directory),
+                          "the data folder")
+
+
+def spec_of(name: str) -> TableSpec:
+    if name not in TABLES:
+        raise TableError(f"{name!r}: unknown table (tables are {', '.join(TABLES)})")
+    return TABLES[name]
+
+

@@ -1,0 +1,123 @@
+"""Imports run one way: cards -> rules -> classes -> solvers/simulator -> match -> tables ->
+analysis -> charts/dashboards -> commands and the public API, with no import circle.
+
+The graph is read from the source (every ``import``, at module level or inside a
+function), so a lazy import against the direction counts as much as an eager one.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+LAB = Path(__file__).resolve().parent.parent / "lab"
+
+LAYERS = (
+    ("utilities", ("lab.errors", "lab.options", "lab.store", "lab.cluster")),
+    ("cards", ("lab.cards",)),
+    ("rules", ("lab.rules",)),
+    ("classes", ("lab.classes",)),
+    ("solvers and simulator", ("lab.solver", "lab.sim", "lab.baseline_cfr")),
+    ("match", ("lab.match",)),
+    ("tables", ("lab.tables",)),
+    ("analysis", ("lab.advice", "lab.ranking")),
+    ("charts and dashboards", ("lab.charts", "lab.widgets", "lab.dashboards")),
+    ("commands and the public API", ("lab.cli", "lab.commands", "lab.bench", "lab.api",
+                                     "lab.__main__", "lab")),
+)
+"""Each module's layer, lowest first: a module may import its own layer and those below."""
+
+POLICY_READERS = ("lab.solver.policy", "lab.solver.full_line")
+"""The only solver modules the charts and dashboards may use: reading a solved policy
+(they never solve; a solve goes through the tables layer)."""
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(LAB.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in LAB.rglob("*.py") if "__pycache__" not in p.parts}
+
+
+def imports_of(name: str) -> set[str]:
+    """The lab modules ``name`` imports (a name imported from a package is the submodule
+    when there is one of that name)."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target == "lab" or target.startswith("lab."):
+                for alias in node.names:
+                    full = f"{target}.{alias.name}"
+                    out.add(full if full in MODULES else target)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.split(".")[0] == "lab")
+    out.discard(name)
+    return out
+
+
+GRAPH = {name: imports_of(name) for name in MODULES}
+
+
+def layer_of(name: str) -> int:
+    """Index in LAYERS of the most specific prefix that names ``name``."""
+    best, depth = None, -1
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (name == prefix or name.startswith(prefix + ".")) and prefix.count(".") > depth:
+                best, depth = index, prefix.count(".")
+    assert best is not None, f"{name} has no layer: add it to LAYERS"
+    return best
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_imports_run_one_way(name):
+    mine = layer_of(name)
+    upward = [f"{target} ({LAYERS[layer_of(target)][0]})" for target in sorted(GRAPH[name])
+              if layer_of(target) > mine]
+    assert not upward, f"{name} ({LAYERS[mine][0]}) imports against the direction: {upward}"
+
+
+def test_charts_and_dashboards_never_solve():
+    views = [n for n in MODULES if LAYERS[layer_of(n)][0] == "charts and dashboards"]
+    for name in views:
+        solving = [t for t in GRAPH[name]
+                   if t.startswith(("lab.solver", "lab.sim")) and t not in POLICY_READERS]
+        assert not solving, f"{name} imports {solving}: ask the tables layer instead"
+
+
+def test_no_import_circle():
+    """Depth-first search for a back edge; a package importing its own submodules is the
+    one kind of cycle Python resolves, and there is none here either."""
+    state, stack = {}, []
+
+    def visit(name):
+        state[name] = "open"
+        stack.append(name)
+        for target in sorted(GRAPH[name]):
+            if state.get(target) == "open":
+                circle = stack[stack.index(target):] + [target]
+                pytest.fail("import circle: " + " -> ".join(circle))
+            if target not in state:
+                visit(target)
+        stack.pop()
+        state[name] = "done"
+
+    for name in sorted(MODULES):
+        if name not in state:
+            visit(name)
+
+
+def test_the_graph_is_read():
+    """The reader finds known edges (so the tests above cannot pass on an empty graph)."""
+    assert "lab.cards" in GRAPH["lab.rules"]
+    assert "lab.tables.manifests" in GRAPH["lab.tables.cardplay"]
+    assert "lab.solver.cardplay" in GRAPH["lab.tables.cardplay"]  # a lazy import counts
+    assert len(MODULES) > 60
