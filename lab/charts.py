@@ -37,7 +37,7 @@ means the same strength rank-wise for every vira where it exists."""
 
 GROUPINGS = {
     "best card": "hands grouped by their strongest card",
-    "best two cards": "hands grouped by their two strongest cards",
+    "best two cards": "hands by their two strongest cards (all viras, deal-weighted)",
     "manilhas held": "hands grouped by how many manilhas they hold",
 }
 """How hand classes can be grouped in :func:`equity_heatmap`, with a description."""
@@ -127,6 +127,23 @@ def grouped_equity(table: pd.DataFrame, seat: str, grouping: str, column: str) -
     return mean.reindex(index=_group_order(grouping, mean.index), columns=viras)
 
 
+def two_card_grid(table: pd.DataFrame, seat: str, column: str) -> pd.DataFrame:
+    """Deal-weighted mean of ``column`` over every vira, per best card (rows) and second
+    card (columns), strongest first; NaN where no hand has that pair (the second card is
+    never stronger than the best). One readable grid instead of a hundred rows per vira.
+    """
+    rows = table[table["seat"] == seat]
+    if rows.empty:
+        raise InputError(f"{seat!r}: no rows for this seat (seats are mao, pe)")
+    frame = pd.DataFrame({"best": rows["best"].to_numpy(), "second": rows["second"].to_numpy(),
+                          "weighted": (rows[column] * rows["weight"]).to_numpy(),
+                          "weight": rows["weight"].to_numpy()})
+    sums = frame.groupby(["best", "second"])[["weighted", "weight"]].sum()
+    mean = (sums["weighted"] / sums["weight"]).unstack("second")
+    return mean.reindex(index=[c for c in CARD_ORDER if c in mean.index],
+                        columns=[c for c in CARD_ORDER if c in mean.columns])
+
+
 PNG_DPI = 80
 """Resolution of the dashboards' PNG images, dots per inch."""
 
@@ -174,28 +191,32 @@ def _write_cells(ax, labels: np.ndarray, dark: np.ndarray, fontsize: float,
 
 
 def _heat_panel(ax, grid: pd.DataFrame, cmap: str, norm, title: str, annotate_fmt,
-                row_pt: float, row_labels: bool = True) -> object:
+                row_pt: float, row_labels: bool = True, by_vira: bool = True) -> object:
     """Draw one heatmap panel with every cell's value written in it (rows ``row_pt``
-    points high)."""
+    points high); its columns are viras (``by_vira``) or second cards."""
     values = grid.to_numpy(dtype=float)
     colormap = _colormap(cmap)
     image = ax.imshow(np.ma.masked_invalid(values), cmap=colormap, norm=norm, aspect="auto",
                       interpolation="nearest")
-    large = grid.shape[0] > 20
-    ax.set_xticks(range(grid.shape[1]), [f"{v}\n({manilha_of(v)})" for v in grid.columns])
+    if by_vira:
+        ax.set_xticks(range(grid.shape[1]), [f"{v}\n({manilha_of(v)})" for v in grid.columns])
+    else:
+        ax.set_xticks(range(grid.shape[1]), list(grid.columns), rotation=50, ha="left",
+                      rotation_mode="anchor")
     if row_labels:
         ax.set_yticks(range(grid.shape[0]), list(grid.index))
     else:
         ax.set_yticks([])
-    ax.tick_params(length=0, labelsize=8 if large else 10)
+    ax.tick_params(length=0, labelsize=10)
     ax.xaxis.tick_top()
-    ax.set_xlabel(f"{title}\nvira (manilha rank)", fontsize=10)
+    ax.set_xlabel(f"{title}\n{'vira (manilha rank)' if by_vira else 'second card'}",
+                  fontsize=10)
     ax.xaxis.set_label_position("top")
     shade = colormap(norm(np.nan_to_num(values)))
     light = shade[..., 0] * 0.299 + shade[..., 1] * 0.587 + shade[..., 2] * 0.114
     labels = np.array([["" if np.isnan(v) else annotate_fmt(v) for v in row] for row in values],
                       dtype=object)
-    _write_cells(ax, labels, light <= 0.5, 6.5 if large else 9, row_pt)
+    _write_cells(ax, labels, light <= 0.5, 9, row_pt)
     return image
 
 
@@ -225,18 +246,24 @@ def equity_heatmap(table: pd.DataFrame, summary: pd.DataFrame | None = None, sea
     """
     if measure not in MEASURES:
         raise InputError(f"{measure!r}: unknown measure (choose from {', '.join(MEASURES)})")
+    by_vira = grouping != "best two cards"
+
+    def grid(column: str) -> pd.DataFrame:
+        return grouped_equity(table, seat, grouping, column) if by_vira else \
+            two_card_grid(table, seat, column)
+
     if measure == "double dummy − equilibrium":
-        eq = grouped_equity(table, seat, grouping, "equity")
-        dd = grouped_equity(table, seat, grouping, "double_dummy")
-        panels = [(dd - eq, "double dummy − equilibrium")]
+        panels = [(grid("double_dummy") - grid("equity"), "double dummy − equilibrium")]
     else:
         names = ["equilibrium", "double dummy"] if "|" in measure else [measure]
-        panels = [(grouped_equity(table, seat, grouping, MEASURE_COLUMNS[n]), n) for n in names]
+        panels = [(grid(MEASURE_COLUMNS[n]), n) for n in names]
     n_rows = panels[0][0].shape[0]
     # A fixed layout in inches (constrained layout would draw every cell label twice).
-    row_in = 0.2 if n_rows > 20 else 0.36
-    left_in = 1.55 if grouping == "best two cards" else 1.1
-    top_in, bottom_in, panel_in, gap_in, bar_in = 1.45, 0.15, 5.0, 0.25, 1.3
+    row_in = 0.36
+    left_in = 1.1
+    top_in, bottom_in, panel_in, gap_in, bar_in = 1.65, 0.15, 5.0, 0.25, 1.3
+    if not by_vira:
+        top_in += 0.35   # the second cards' names, slanted
     width = left_in + len(panels) * panel_in + (len(panels) - 1) * gap_in + bar_in
     height = top_in + bottom_in + row_in * n_rows
     fig = Figure(figsize=(width, height))
@@ -246,7 +273,7 @@ def equity_heatmap(table: pd.DataFrame, summary: pd.DataFrame | None = None, sea
         axes.append(fig.add_axes((x0 / width, bottom_in / height, panel_in / width,
                                   row_in * n_rows / height)))
     for k, (ax, (grid, name)) in enumerate(zip(axes, panels)):
-        extra = dict(row_labels=k == 0, row_pt=row_in * 72)
+        extra = dict(row_labels=k == 0, row_pt=row_in * 72, by_vira=by_vira)
         if name == "double dummy − equilibrium":
             top = max(float(np.nanmax(np.abs(grid.to_numpy(dtype=float)))), 1e-3)
             norm = TwoSlopeNorm(vcenter=0.0, vmin=-top, vmax=top)
@@ -264,7 +291,7 @@ def equity_heatmap(table: pd.DataFrame, summary: pd.DataFrame | None = None, sea
                         0.18 / width, bar_h / height))
     fig.colorbar(image, cax=bar, label=label, format=PercentFormatter(xmax=1, symbol=""))
     unit = "points of %" if measure == "double dummy − equilibrium" else "%"
-    title = (f"Hand equity of the {SEATS.get(seat, seat)} ({unit}): "
+    title = (f"Hand equity of the {SEATS.get(seat, seat)} ({unit})\n"
              f"{GROUPINGS.get(grouping, grouping)}")
     if summary is not None and len(summary):
         worst = float(summary["exploitability"].max())

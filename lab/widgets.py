@@ -182,15 +182,11 @@ class EquityByVira(Dashboard):
         self.image = _image()
         for control in (self.seat, self.grouping, self.measure):
             control.observe(lambda change: self.redraw(), names="value")
-        note = W.HTML(
-            "<small>Cells: win probability (%) of a hand dealt at random in the group, "
-            "weighted by how often each hand class is dealt. Gray: the group cannot be held "
-            "with that vira (its card is a manilha there). Double dummy: both hands face up."
-            "</small>")
+        self.note = W.HTML()
         self.facts = W.HTML()
         controls = W.HBox([labeled("seat", self.seat), self.grouping, self.measure], layout=WRAP)
         self.resolver = Resolver(self)
-        self.children = [controls, self.image, note, self.facts, self.resolver]
+        self.children = [controls, self.image, self.note, self.facts, self.resolver]
         self.show_summary()
         self.redraw()
 
@@ -234,7 +230,22 @@ class EquityByVira(Dashboard):
         key = (self.seat.value, self.grouping.value, self.measure.value)
         self.draw(self.image, key, lambda: charts.equity_heatmap(
             self.table, self.summary, *key))
+        self.note.value = f"<small>{html.escape(equity_note(*key[1:]))}</small>"
         self.redraw_seconds = time.perf_counter() - start
+
+
+def equity_note(grouping: str, measure: str) -> str:
+    """What the cells of the equity heatmap are, for this grouping and measure."""
+    if measure == "double dummy − equilibrium":
+        cells = ("Cells: how much more often the hand wins when both hands are face up than "
+                 "at the card-play equilibrium, in points of % (win probability × 100)")
+    else:
+        cells = "Cells: win probability (%) of a hand dealt at random in the group"
+    where = ("over every vira" if grouping == "best two cards" else "for that vira")
+    gray = ("Gray: no hand has that pair." if grouping == "best two cards" else
+            "Gray: the group cannot be held with that vira (its card is a manilha there).")
+    return (f"{cells}, weighted by how often each hand class is dealt {where}. {gray} "
+            "Double dummy: both hands face up.")
 
 
 TARGETS = {"1e-2 (seconds)": 1e-2, "1e-3": 1e-3, "1e-4 (the tables')": 1e-4}

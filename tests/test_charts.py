@@ -61,6 +61,19 @@ def test_best_two_cards_and_manilha_groupings():
         charts.group_key(table, "by colour")
 
 
+def test_two_card_grid_averages_every_vira_by_deal_weight():
+    grid = charts.two_card_grid(tiny_cardplay(), "mao", "equity")
+    assert list(grid.index) == ["zap", "3"] and list(grid.columns) == ["3", "2"]
+    # zap 3: vira 4 (0.9, weight 0.1) and vira 5 (0.8, weight 0.4)
+    assert grid.loc["zap", "3"] == pytest.approx((0.9 * 0.1 + 0.8 * 0.4) / 0.5)
+    assert grid.loc["zap", "2"] == pytest.approx(0.6)
+    assert grid.loc["3", "3"] == pytest.approx(0.5) and np.isnan(grid.loc["3", "2"])
+    fig = charts.equity_heatmap(tiny_cardplay(), None, "mao", "best two cards", "equilibrium")
+    ax = next(ax for ax in fig.axes if ax.images and ax.get_xlabel())
+    assert "second card" in ax.get_xlabel()
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["3", "2"]
+
+
 def test_equity_heatmap_draws_the_grouped_numbers_in_each_panel():
     table = tiny_cardplay()
     fig = charts.equity_heatmap(table, None, "mao", "best card", "equilibrium | double dummy")
@@ -79,19 +92,19 @@ def test_equity_heatmap_draws_the_grouped_numbers_in_each_panel():
         charts.equity_heatmap(table, None, "mao", "best card", "luck")
 
 
-def test_cell_labels_sit_one_per_row_in_a_tall_heatmap():
+def test_cell_labels_sit_one_per_row():
     table = real_table("cardplay")
-    fig = charts.equity_heatmap(table, None, "pe", "best two cards", "equilibrium")
+    fig = charts.equity_heatmap(table, None, "pe", "best card", "equilibrium")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     fig.set_dpi(charts.PNG_DPI)
     renderer = FigureCanvasAgg(fig).get_renderer()
     ax = next(ax for ax in fig.axes if ax.images and ax.get_xlabel())
     n_rows = ax.images[0].get_array().shape[0]
-    assert n_rows > 90
+    assert n_rows == 14
     (_, y_first), (_, y_last) = ax.transData.transform([(0, -0.5), (0, n_rows - 0.5)])
     row_px = abs(y_last - y_first) / n_rows
-    grid = charts.grouped_equity(table, "pe", "best two cards", "equity").to_numpy()
+    grid = charts.grouped_equity(table, "pe", "best card", "equity").to_numpy()
     for text in ax.texts:
         lines = text.get_text().split("\n")
         column, top_edge = text.get_position()
