@@ -6,6 +6,9 @@ Chromium comes from /usr/bin/chromium (or $CHROMIUM); no browser is ever downloa
 Under CI (CI=true) a missing chromium fails these tests instead of skipping them.
 """
 
+import http.client
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -232,3 +235,53 @@ def test_eleven_picker_at_every_score(dashboard):
         assert (holder == "mão") == score.startswith("11–"), words  # the score decides
         assert page.locator(CHART).nth(1).is_visible(), words
     assert no_horizontal_overflow(page)
+
+
+@pytest.mark.parametrize("name", ["equity_by_vira", "hand_explorer", "match_equity",
+                                  "strategy_explorer"])
+def test_no_dashboard_runs_off_the_page_at_1300_px(dashboard, name):
+    page = dashboard(name)
+    page.wait_for_timeout(1500)   # the sections that load after the first chart
+    assert no_horizontal_overflow(page), name
+
+
+def test_hand_explorer_pickers_fit_a_phone(dashboard):
+    page = dashboard("hand_explorer")
+    page.set_viewport_size({"width": 412, "height": 900})
+    page.wait_for_timeout(500)
+    width = page.evaluate("window.innerWidth")
+    for label in ("vira", "card 1", "card 2", "card 3", "mão's points", "pé's points"):
+        box = dropdown(page, label).bounding_box()
+        assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= width, label
+    screenshot(page, "hand_explorer_phone")
+
+
+def kernel_status(server, kernel_id: str) -> int:
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    connection.request("GET", f"/api/kernels/{kernel_id}")
+    return connection.getresponse().status
+
+
+def test_a_closed_page_gives_its_kernel_back_and_an_open_one_keeps_it(browser):
+    """With the idle limit at 4 s: the kernel of a closed page is shut down, the kernel of
+    a page still open stays however long it is idle."""
+    require_table("match_equity")
+    env = dict(os.environ, LAB_CULL_IDLE_SECONDS="4")
+    with VoilaServer(env=env) as server:
+        kernels = []
+        pages = [browser.new_page() for _ in range(2)]
+        for page in pages:
+            page.route("**/cdn.jsdelivr.net/**", lambda route: route.abort())
+            page.goto(server.url("match_equity"), timeout=FIRST_RENDER_MS)
+            page.wait_for_selector(READY, timeout=FIRST_RENDER_MS)
+            kernels.append(page.evaluate("JSON.parse(document.getElementById("
+                                         "'jupyter-config-data').textContent).kernelId"))
+        assert [kernel_status(server, k) for k in kernels] == [200, 200]
+        pages[1].close()
+        deadline = time.monotonic() + 60
+        while kernel_status(server, kernels[1]) == 200 and time.monotonic() < deadline:
+            time.sleep(1)
+        assert kernel_status(server, kernels[1]) == 404, "the closed page's kernel stayed"
+        time.sleep(6)   # longer than the idle limit: the open page keeps its kernel
+        assert kernel_status(server, kernels[0]) == 200
+        pages[0].close()

@@ -97,7 +97,7 @@ class HandExplorer(Dashboard):
         for control in (self.vira, *self.cards, self.seat, self.score_mao, self.score_pe):
             control.observe(lambda change: self.redraw(), names="value")
         self.children = [
-            W.HBox([self.vira, *self.cards]),
+            W.HBox([self.vira, *self.cards], layout=WRAP),
             W.HBox([labeled("seat", self.seat), self.score_mao, self.score_pe], layout=WRAP),
             self.message, W.HBox([self.facts, self.image], layout=WRAP), self.player,
             self.sections,
