@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
 from .cards import MANILHA_NAMES, RANKS, SUITS
+from .match import MODEL_LABELS
 from .errors import InputError
 
 VIRAS = tuple(RANKS)
@@ -401,7 +402,7 @@ def match_equity_heatmap(table: pd.DataFrame, model: str | None = None,
     if model:
         title += f", model {model}"
     elif "model" in rows and len(rows):
-        title += "\nmodels: " + ", ".join(dict.fromkeys(rows["model"]))
+        title += "\n" + "; ".join(MODEL_LABELS.get(m, m) for m in dict.fromkeys(rows["model"]))
     if "exploitability" in rows and len(rows):
         measured = rows["exploitability"].dropna()
         if len(measured) == len(rows):

@@ -114,6 +114,14 @@ ELEVEN_MODEL = "mao-de-onze-exact"
 ELEVEN_ELEVEN_MODEL = "eleven-eleven-exact"
 """11 x 11 solved exactly: card play worth 3, whoever wins the hand wins the match."""
 
+MODEL_LABELS = {
+    CARDPLAY_MODEL: "card play, every hand worth 1",
+    FULL_MODEL: "full game with truco, played for points",
+    ELEVEN_MODEL: "mão de onze, solved for the match",
+    ELEVEN_ELEVEN_MODEL: "11 x 11: the card play decides the match",
+}
+"""Each model in a few words, for pages that players read."""
+
 MODEL_DESCRIPTIONS = {
     CARDPLAY_MODEL: "card-play model: no truco, every hand worth 1 point, exact card-play "
                     "equilibrium",

@@ -22,6 +22,7 @@ from . import charts
 from .charts import significant
 from .cards import RANKS, Card
 from .classes import hand_classes
+from .match import MODEL_LABELS
 from .rules import ELEVEN, ELEVEN_ELEVEN, hand_kind, hand_results
 
 
@@ -472,7 +473,7 @@ class MatchEquity(Dashboard):
         row = self.row(score)
         source = ""
         if row is not None and "model" in row:
-            source += f"model {html.escape(str(row['model']))}"
+            source += html.escape(MODEL_LABELS.get(row["model"], str(row["model"])))
         if row is not None and "exploitability" in row:
             if pd.isna(row["exploitability"]):
                 source += ", " + leak_text(score)

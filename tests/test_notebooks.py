@@ -117,8 +117,10 @@ def test_match_equity_dashboard():
     nb = execute("match_equity")
     text = html_text(nb)
     assert len(pngs(nb)) == 2  # the 12 x 12 heatmap and the mão de onze thresholds
+    from lab.match import MODEL_LABELS
+
     model = require_table("match_equity").model.iloc[0]   # the model of normal scores
-    assert "wins the match with probability" in text and model in text
+    assert "wins the match with probability" in text and MODEL_LABELS[model] in text
 
 
 def require_policy(vira: str = "4") -> dict:

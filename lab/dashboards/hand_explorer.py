@@ -19,6 +19,7 @@ from ..charts import significant
 from ..cards import DECK, Card, level
 from ..classes import hand_label
 from ..errors import InputError
+from ..match import MODEL_LABELS
 from ..rules import ELEVEN, ELEVEN_ELEVEN, hand_kind
 from ..tables.tidy import hand_measures
 from ..widgets import (TABLE_STYLE, WRAP, Dashboard, TableMissing, _image, card_label,
@@ -26,14 +27,8 @@ from ..widgets import (TABLE_STYLE, WRAP, Dashboard, TableMissing, _image, card_
                        show_png, table_missing_html)
 from .hand_play import HandPlayer
 
-MODEL_WORDS = {
-    "cardplay-1pt": "card play, the hand worth 1",
-    "double-dummy": "both hands face up",
-    "full-game-points": "full game with truco, played for points",
-    "mao-de-onze-exact": "mão de onze, solved for the match",
-    "eleven-eleven-exact": "11 x 11: the card play decides the match",
-    "cardplay-1pt-match": "card play, the hand worth 1",
-}
+MODEL_WORDS = {**MODEL_LABELS, "cardplay-1pt": "card play, the hand worth 1",
+               "double-dummy": "both hands face up"}
 """The models behind the numbers, in words."""
 
 EXPLOITABILITY_UNIT = {"cardplay-1pt": "win probability", "full-game-points": "points per hand"}
