@@ -31,16 +31,10 @@ import numba
 import numpy as np
 
 from . import kernels as K
+from .lifecycle import ALLOCATED, BUILT, SOLVED, Lifecycle, SolverStateError
 from .tree import PublicTree
 
-BUILT, ALLOCATED, SOLVED = "built", "allocated", "solved"
-
-
-class SolverStateError(RuntimeError):
-    """A solver used out of order (e.g. values asked before solving)."""
-
-
-class CFRSolver:
+class CFRSolver(Lifecycle):
     """Discounted CFR for one public tree, deal-weight matrix and payoff vector."""
 
     alpha, beta, gamma = 1.5, 0.0, 2.0
@@ -63,18 +57,10 @@ class CFRSolver:
         self.seconds = 0.0
         self.exploitability_history: list[tuple[int, float]] = []
 
-    # ------------------------------------------------------------ state checks
-    def _need(self, state: str, what: str) -> None:
-        order = (BUILT, ALLOCATED, SOLVED)
-        if order.index(self.state) < order.index(state):
-            step = {ALLOCATED: "allocate()", SOLVED: "solve()"}[state]
-            raise SolverStateError(f"{what} needs a {state} solver; it is {self.state}: call {step} first")
-
     # ------------------------------------------------------------ allocation
     def allocate(self) -> "CFRSolver":
         """Make the working arrays (regrets, strategies, reach, values)."""
-        if self.state != BUILT:
-            raise SolverStateError(f"allocate() on a solver that is already {self.state}")
+        self._need_built("allocate()")
         t = self.tree
         n_pairs, n_edges = t.n_pairs, t.n_edges
         infoset_player = t.pair_player[t.infoset_pair]

@@ -47,13 +47,9 @@ from .cardplay_game import CardplayGame
 from .full_game import LADDER
 from .full_tree import CardTree, build_card_tree, build_templates, layout
 from ..errors import InputError
+from .lifecycle import ALLOCATED, BUILT, SOLVED, Lifecycle, SolverStateError
 
-BUILT, ALLOCATED, SOLVED = "built", "allocated", "solved"
 STORAGES = ("int16", "float32")
-
-
-class SolverStateError(RuntimeError):
-    """A solver used out of order."""
 
 
 class MemoryLimitError(MemoryError):
@@ -164,7 +160,7 @@ def _gib(x: float) -> str:
     return f"{x / 2**30:.2f} GiB"
 
 
-class FullSolver:
+class FullSolver(Lifecycle):
     """Discounted CFR on the compact layout of the full hand game (see the module doc)."""
 
     alpha, beta, gamma = 1.5, 0.0, 2.0
@@ -250,8 +246,7 @@ class FullSolver:
 
     # ------------------------------------------------------------ allocation
     def allocate(self, limit_bytes: Optional[int] = None, out=None) -> "FullSolver":
-        if self.state != BUILT:
-            raise SolverStateError(f"allocate() on a solver that is already {self.state}")
+        self._need_built("allocate()")
         self.check_memory(limit_bytes, out)
         L = self.layout
         wide = self.config.storage == "float32"
@@ -293,8 +288,7 @@ class FullSolver:
         its quantisation). Best responses, values and the outcome distribution are then
         those of the stored policy, exactly; :meth:`iterate` is refused. Needs a solver
         built with ``storage="float32"`` (the kernels read ``q`` as its wide arrays)."""
-        if self.state != BUILT:
-            raise SolverStateError(f"use_policy() on a solver that is already {self.state}")
+        self._need_built("use_policy()")
         if self.config.storage != "float32":
             raise ValueError("use_policy() needs a solver configured with storage='float32'")
         q = np.ascontiguousarray(q, dtype=np.uint8)
@@ -313,12 +307,6 @@ class FullSolver:
         self.fixed_policy = True
         self.state = ALLOCATED
         return self
-
-    def _need(self, state: str, what: str) -> None:
-        order = (BUILT, ALLOCATED, SOLVED)
-        if order.index(self.state) < order.index(state):
-            step = {ALLOCATED: "allocate()", SOLVED: "solve()"}[state]
-            raise SolverStateError(f"{what} needs a {state} solver; it is {self.state}: call {step} first")
 
     # ------------------------------------------------------------ traversals
     def set_payoffs(self, mao_scores, pe_scores) -> "FullSolver":
