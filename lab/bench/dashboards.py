@@ -9,6 +9,12 @@ tracebacks off), opens each dashboard in Debian's chromium through Playwright an
   backed by a table that is built (target <= 1 s). A view seen for the first time is
   rendered by matplotlib; a view seen before comes from the dashboard's cache.
 
+``--visits N`` measures what the server holds instead: it opens a dashboard N times, each
+page closed as a reader closes a tab (nothing asks for its kernel's shutdown), with kernels
+of closed pages culled after 5 s, and prints the kernels left and the memory of the server
+and its kernels after the first visit and after the last (target: no kernel left, memory
+within 10 % of the first figure).
+
 The same helpers start the server and the browser for ``tests/test_browser.py``.
 """
 
@@ -244,6 +250,70 @@ def measure(server: VoilaServer, browser, name: str, runs: int = 1) -> dict:
     return result
 
 
+CULL_SECONDS = 5
+"""Idle seconds before the kernel of a closed page is culled, in the ``--visits`` run."""
+
+
+def server_footprint(server: VoilaServer) -> tuple[int, float]:
+    """(kernels alive, MB of resident memory of the server and all its processes)."""
+    import psutil
+
+    root = psutil.Process(server.process.pid)
+    processes = [root, *root.children(recursive=True)]
+    kernels, rss = 0, 0
+    for process in processes:
+        try:
+            rss += process.memory_info().rss
+            kernels += any("ipykernel" in part for part in process.cmdline())
+        except psutil.NoSuchProcess:
+            continue
+    return kernels, rss / 2**20
+
+
+def settled_footprint(server: VoilaServer, timeout: float = 60.0) -> tuple[int, float]:
+    """The footprint once no kernel is left (or ``timeout`` seconds have passed)."""
+    deadline = time.monotonic() + timeout
+    kernels, mb = server_footprint(server)
+    while kernels and time.monotonic() < deadline:
+        time.sleep(1.0)
+        kernels, mb = server_footprint(server)
+    return kernels, mb
+
+
+def visits(name: str, count: int) -> int:
+    """Open ``name`` ``count`` times, each page closed without a shutdown; print what the
+    server holds after the first visit and after the last."""
+    from playwright.sync_api import sync_playwright
+
+    env = dict(os.environ, LAB_CULL_IDLE_SECONDS=str(CULL_SECONDS))
+    with VoilaServer(env=env) as server, sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            print(f"voila on {server.base}; {count} visits of {name}; kernels of closed pages "
+                  f"culled after {CULL_SECONDS} s idle")
+            first = None
+            for visit in range(1, count + 1):
+                page = new_page(browser)
+                page.goto(server.url(name), timeout=90_000)
+                page.wait_for_selector(READY, timeout=90_000)
+                page.close()
+                if visit == 1:
+                    first = settled_footprint(server)
+                    print(f"after visit 1: {first[0]} kernels, {first[1]:.0f} MB")
+                elif visit % 10 == 0 and visit < count:
+                    kernels, mb = settled_footprint(server)
+                    print(f"after visit {visit}: {kernels} kernels, {mb:.0f} MB")
+            kernels, mb = settled_footprint(server)
+            growth = mb / first[1] - 1
+            ok = kernels == 0 and growth <= 0.10
+            print(f"after visit {count}: {kernels} kernels, {mb:.0f} MB "
+                  f"({100 * growth:+.1f} % against visit 1; "
+                  f"{'ok' if ok else 'over target'}: no kernel left, within 10 %)")
+        finally:
+            browser.close()
+    return 0
+
+
 def main(argv=None) -> int:
     from ..options import Parser
 
@@ -253,9 +323,16 @@ def main(argv=None) -> int:
                         help="times each dashboard is opened (default 1)")
     parser.add_argument("--only", action="append", choices=DASHBOARDS, default=None,
                         help="measure only this dashboard (repeatable)")
+    parser.add_argument("--visits", type=integer, default=None, metavar="N",
+                        help="instead: open the dashboard (the first --only, default "
+                             "hand_explorer) N times and print the kernels and memory left")
     args = parser.parse_args(argv or [])
     if args.runs < 1:
         raise InputError(f"--runs {args.runs}: must be at least 1")
+    if args.visits is not None:
+        if args.visits < 2:
+            raise InputError(f"--visits {args.visits}: give at least 2 visits to compare")
+        return visits((args.only or ["hand_explorer"])[0], args.visits)
     from playwright.sync_api import sync_playwright
 
     names = args.only or list(DASHBOARDS)
