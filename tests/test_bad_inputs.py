@@ -102,6 +102,7 @@ def sweep() -> list[list[str]]:
     vary(["bench", "sim"], "--hands", BAD_INTEGERS[:3] + ["0"])
     vary(["bench", "cardplay"], "--jobs", BAD_INTEGERS[:3])
     vary(["bench", "dashboards"], "--runs", BAD_INTEGERS[:3] + ["0"])
+    vary(["bench", "dashboards"], "--visits", BAD_INTEGERS[:3] + ["0", "1"])
     cases.append(["bench", "nothing"])
     # unknown options, missing arguments, unknown commands
     for cmd in (["replay"], ["equity"], ["ev"], ["advise"], ["match"], ["simulate"],
