@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from lab import charts, widgets
-from lab.dashboards import hand_explorer
+from lab.dashboards import equity_by_vira, hand_explorer, match_equity
 from lab.dashboards.background import Background
 from lab.dashboards.hand_play import HandPlayer
 from lab.cards import parse_card
@@ -189,10 +189,10 @@ def test_png_is_a_png():
 
 
 def test_after_hand_swaps_the_seats_and_stops_at_twelve():
-    assert widgets.after_hand((5, 3), "pe", 1) == (4, 5)
-    assert widgets.after_hand((5, 3), "mao", 3) == (3, 8)
-    assert widgets.after_hand((10, 3), "mao", 3) is None
-    assert widgets.after_hand((0, 11), "pe", 1) is None
+    assert match_equity.after_hand((5, 3), "pe", 1) == (4, 5)
+    assert match_equity.after_hand((5, 3), "mao", 3) == (3, 8)
+    assert match_equity.after_hand((10, 3), "mao", 3) is None
+    assert match_equity.after_hand((0, 11), "pe", 1) is None
 
 
 def test_impossible_picks_are_explained():
@@ -205,7 +205,7 @@ def test_impossible_picks_are_explained():
         is None
 
 
-@pytest.mark.parametrize("module, make", [(widgets, "EquityByVira"),
+@pytest.mark.parametrize("module, make", [(equity_by_vira, "EquityByVira"),
                                           (hand_explorer, "HandExplorer")])
 def test_a_missing_table_is_a_message_not_an_error(module, make, monkeypatch):
     def missing(name):
@@ -221,10 +221,8 @@ def test_sections_say_not_solved_yet_with_the_command(monkeypatch):
     def missing(name, solved_only=False):
         raise widgets.TableMissing(name, "nope")
 
-    monkeypatch.setattr(widgets, "load", missing)
-    assert "not solved yet" in widgets.match_equity_html((0, 0), "mao")
-    assert "lab solve match" in widgets.match_equity_html((0, 0), "mao")
-    dashboard = widgets.MatchEquity()
+    monkeypatch.setattr(match_equity, "load", missing)
+    dashboard = match_equity.MatchEquity()
     assert "not solved yet" in dashboard.children[0].value
     assert "lab solve match" in dashboard.children[1].value
 
@@ -241,7 +239,7 @@ def test_the_strategy_explorer_without_a_policy_says_how_to_store_one(tmp_path, 
 
 def test_equity_by_vira_redraws_when_a_control_changes():
     real_table("cardplay")
-    dashboard = widgets.EquityByVira()
+    dashboard = equity_by_vira.EquityByVira()
     first = dashboard.image.value
     assert first[:4] == b"\x89PNG"
     dashboard.grouping.value = "manilhas held"
@@ -331,7 +329,7 @@ def test_published_landing_page_is_the_index_and_links_the_pages(tmp_path):
 def test_re_solving_a_vira_replaces_its_rows_with_a_fresh_solve():
     summary = real_table("cardplay_summary")
     real_table("cardplay")
-    dashboard = widgets.EquityByVira()
+    dashboard = equity_by_vira.EquityByVira()
     resolver = dashboard.resolver
     resolver.vira.value, resolver.target.value = "K", 1e-2
     resolver.run()
@@ -360,8 +358,9 @@ def test_match_equity_dashboard_on_a_given_table(monkeypatch):
             return synthetic_match_equity()
         raise widgets.TableMissing(name, "not built")
 
-    monkeypatch.setattr(widgets, "load", load)
-    dashboard = widgets.MatchEquity()
+    monkeypatch.setattr(widgets, "load", load)          # the score texts
+    monkeypatch.setattr(match_equity, "load", load)     # the dashboard
+    dashboard = match_equity.MatchEquity()
     assert dashboard.model.value is None                 # one model: no choice offered
     first = dashboard.image.value
     assert first[:4] == b"\x89PNG"
@@ -394,8 +393,9 @@ def test_points_play_rows_say_what_lab_solve_score_measured(monkeypatch):
             return leaks
         raise widgets.TableMissing(name, "not built")
 
-    monkeypatch.setattr(widgets, "load", load)
-    dashboard = widgets.MatchEquity()
+    monkeypatch.setattr(widgets, "load", load)          # the score texts
+    monkeypatch.setattr(match_equity, "load", load)     # the dashboard
+    dashboard = match_equity.MatchEquity()
     assert "lab solve score --score 0,0" in dashboard.details.value
     dashboard.score_mao.value, dashboard.score_pe.value = 5, 3
     assert "leaks 0.015 match-win probability here (mean over 2 viras)" in dashboard.details.value
@@ -404,7 +404,6 @@ def test_points_play_rows_say_what_lab_solve_score_measured(monkeypatch):
             "77.2 % instead of 56.7 %, and the mão win the match with probability 0.584 "
             "instead of 0.567") in dashboard.details.value
     assert "re-solve of vira 4" not in dashboard.details.value    # vira 4 only measured
-    assert "leaks 0.015" in widgets.match_equity_html((5, 3), "pe")
     equity = dashboard.image.value
     dashboard.view.value = "points play's leak"                  # the 11 x 11 map instead
     assert dashboard.image.value[:4] == b"\x89PNG" and dashboard.image.value != equity
@@ -419,19 +418,14 @@ def test_the_leak_view_says_how_to_measure_it_when_nothing_is(monkeypatch):
             return synthetic_match_equity()
         raise widgets.TableMissing(name, "not built")
 
-    monkeypatch.setattr(widgets, "load", load)
-    dashboard = widgets.MatchEquity()
+    monkeypatch.setattr(widgets, "load", load)          # the score texts
+    monkeypatch.setattr(match_equity, "load", load)     # the dashboard
+    dashboard = match_equity.MatchEquity()
     equity = dashboard.image.value
     dashboard.view.value = "points play's leak"
     assert "not solved yet" in dashboard.details.value
     assert "lab solve score" in dashboard.details.value
     assert dashboard.image.value != equity          # an empty map, not the equity heatmap
-
-
-def test_hand_explorer_match_section_reads_the_seat_s_side(monkeypatch):
-    monkeypatch.setattr(widgets, "load", lambda name: synthetic_match_equity())
-    assert "0.5667" in widgets.match_equity_html((5, 3), "mao")
-    assert "0.4333" in widgets.match_equity_html((5, 3), "pe")
 
 
 def test_published_snapshot_leaves_out_live_only_parts():
@@ -503,7 +497,7 @@ def test_significant_digits():
 
 def test_eleven_picker_offers_only_scores_with_their_holder():
     real_table("mao_de_onze")
-    dashboard = widgets.ElevenThresholds()
+    dashboard = match_equity.ElevenThresholds()
     assert len(dashboard.score.options) == 22
     for label, score in dashboard.score.options:
         dashboard.score.value = score
@@ -515,7 +509,7 @@ def test_eleven_picker_offers_only_scores_with_their_holder():
 
 def test_after_this_hand_lists_only_what_can_happen_at_the_score():
     real_table("match_equity")
-    dashboard = widgets.MatchEquity()
+    dashboard = match_equity.MatchEquity()
     text = dashboard.details_html((11, 10))
     assert "the holder runs" in text and "hand won" not in text
     assert text.count("<tr>") == 3   # body rows: mão plays and wins 3, pé wins 3, mão runs

@@ -249,7 +249,8 @@ def test_equity_on_a_corrupt_table_solves_instead_of_serving_it(corrupt_folder, 
     assert out["source"] == "solved" and "stale or corrupt" in out["table_status"]
 
 
-@pytest.mark.parametrize("dashboard", ["lab.widgets:equity_by_vira", "lab.widgets:match_equity",
+@pytest.mark.parametrize("dashboard", ["lab.dashboards.equity_by_vira:equity_by_vira",
+                                       "lab.dashboards.match_equity:match_equity",
                                        "lab.dashboards.hand_explorer:hand_explorer"])
 def test_dashboards_on_a_corrupt_folder_show_the_rebuild_command(corrupt_folder, dashboard):
     import importlib

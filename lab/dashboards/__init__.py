@@ -1,4 +1,6 @@
-"""Dashboards on the full game's stored policy (:mod:`lab.tables.policies`).
+"""The dashboards, one module per view: :mod:`~lab.dashboards.landing` (the landing page),
+:mod:`~lab.dashboards.equity_by_vira`, :mod:`~lab.dashboards.match_equity`, and the views
+on the full game's stored policy (:mod:`lab.tables.policies`):
 
 * :mod:`~lab.dashboards.spots`: decision points of the policy in a player's words: who
   acts, what each public action is called, how every hand class plays there and how likely
