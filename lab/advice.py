@@ -29,7 +29,7 @@ Conventions (the same for every model):
   the level's probability and both get the level's value.
 - **Surrender** is listed whenever the rules allow it, with probability 0 and its
   exact value: it pays the accepted value to the opponent now. It is not part of the
-  solved games (it is weakly dominated, see :mod:`lab.solver.full_game`).
+  solved games (it is weakly dominated, see :mod:`lab.solver.fullgame.game`).
 - **Covering the last card in round 3** is left out of ``legal``: the solved games do
   not hold it, and it never does better than playing the card face up (it loses the
   round to an open card). ``lab replay`` lists it; the adviser does not.
@@ -41,12 +41,12 @@ Models and units, by the score before the hand:
   **points per hand** (net, for the asking seat); ``exploitability`` is the stored
   policy's (points per hand).
 - mão de onze (exactly one player at 11): model ``mao-de-onze-exact``, the game of
-  :func:`lab.solver.eleven.solve_eleven` with the match payoffs of the ``match_equity``
+  :func:`lab.solver.games.eleven.solve_eleven` with the match payoffs of the ``match_equity``
   table, solved now to the target of the ``mao_de_onze`` table (its accept
   probabilities are that table's); values in **match-win probability** of the asking
   seat.
 - 11 x 11: model ``eleven-eleven-exact``, the card-play equilibrium of the vira
-  (:func:`lab.solver.cardplay.solve_cardplay` with the ``cardplay`` table's settings);
+  (:func:`lab.solver.games.cardplay.solve_cardplay` with the ``cardplay`` table's settings);
   whoever wins the hand wins the match, so values are **match-win probability**.
   ``exploitability`` is the solve's, in match-win probability.
 
@@ -310,7 +310,7 @@ _VALUED: list = []
 def _full_game(position: Position, progress) -> Advice:
     from .match import FULL_MODEL
     from .tables.policies import load_full_policy
-    from .solver.full_line import follow
+    from .solver.fullgame.line import follow
     from .solver.policy import PolicyError
 
     vira, seat = position.vira, position.seat
@@ -397,7 +397,7 @@ def cardplay_model(vira: Card, score: tuple, progress=None) -> CardplayModel:
     if kind == ELEVEN:
         from .match import eleven_payoffs
         from .ranking import match_equity
-        from .solver.eleven import solve_eleven
+        from .solver.games.eleven import solve_eleven
         from .tables import MATCH_SETTINGS
 
         pay = eleven_payoffs(match_equity(), tuple(score))
@@ -412,7 +412,7 @@ def cardplay_model(vira: Card, score: tuple, progress=None) -> CardplayModel:
                               float(pay.holder_runs), pay.holder, ELEVEN_MODEL,
                               float(sol.exploitability))
     elif kind == ELEVEN_ELEVEN:
-        from .solver.cardplay import solve_cardplay
+        from .solver.games.cardplay import solve_cardplay
         from .tables import CARDPLAY_SETTINGS
 
         with note(f"solving the card play of vira {vira}", progress):
@@ -427,9 +427,9 @@ def cardplay_model(vira: Card, score: tuple, progress=None) -> CardplayModel:
 
 
 def _cardplay_model(position: Position, progress) -> Advice:
-    from .solver.cardplay import game_state_id
-    from .solver.cardplay_game import COVER as COVERED
-    from .solver.cardplay_game import CardplayGame
+    from .solver.games.cardplay import game_state_id
+    from .solver.games.cardplay_game import COVER as COVERED
+    from .solver.games.cardplay_game import CardplayGame
 
     vira, seat, state = position.vira, position.seat, position.state
     model = cardplay_model(vira, position.score, progress)

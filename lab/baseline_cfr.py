@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from .classes import deal_weight_matrix, hand_classes
-from .solver.double_dummy import COVERED, MAO, TIE, decided_winner, moves, round_result
+from .solver.games.double_dummy import COVERED, MAO, TIE, decided_winner, moves, round_result
 
 
 class InfoSet:
@@ -96,7 +96,7 @@ class BaselineCFR:
         return value
 
     def moves(self, hand, round_index: int) -> list:
-        """(table strength, cards kept) of each move; see lab.solver.double_dummy.moves."""
+        """(table strength, cards kept) of each move; see lab.solver.games.double_dummy.moves."""
         options = moves(hand, round_index)
         if round_index == 2 and not self.cover_in_round3:
             options = [m for m in options if m[0] != COVERED]

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .rules import MAO, PE, TARGET
-from .solver.payoffs import ELEVEN, ElevenPayoffs, after_hand, eleven_payoffs
+from .solver.games.payoffs import ELEVEN, ElevenPayoffs, after_hand, eleven_payoffs
 from .errors import InputError
 
 
@@ -136,7 +136,7 @@ MODEL_DESCRIPTIONS = {
 
 
 def _solve_eleven_task(task):
-    from .solver.eleven import solve_eleven
+    from .solver.games.eleven import solve_eleven
 
     vira, holder, pay, target = task
     return solve_eleven(vira, holder, pay.mao_wins, pay.pe_wins, pay.holder_runs,

@@ -8,8 +8,8 @@ For each bot and each vira with a stored full-game policy (:mod:`lab.tables.poli
     (the bot plays both seats of the hand): ``(BR_mao + BR_pe) / 2``, where ``BR_mao`` is
     the mão's best-response value against a pé playing the bot and ``BR_pe`` the pé's
     against a mão playing the bot. Exact (one best-response traversal per seat of
-    :class:`~lab.solver.full.FullSolver`) for a bot that is a table of the solved game, a
-    :class:`~lab.solver.policy.FullPolicy`: the ``solver`` (its stored policy; the figure
+    :class:`~lab.solver.fullgame.solver.FullSolver`) for a bot that is a table of the solved game, a
+    :class:`~lab.solver.fullgame.policy.FullPolicy`: the ``solver`` (its stored policy; the figure
     measured when it was stored, in the policy's manifest) and ``uniform`` (every
     (public node, private state) plays each of its solved actions with equal
     probability; no policy byte set, which the kernels read as uniform). The rule bots
@@ -158,8 +158,8 @@ def uniform_q(policy) -> np.ndarray:
 
 def _solver_on(policy, q: np.ndarray):
     """A FullSolver playing the stored policy ``q`` (in ``policy``'s keys) for both seats."""
-    from .solver.full import FullSolver
-    from .solver.full_policy import expand
+    from .solver.fullgame.solver import FullSolver
+    from .solver.fullgame.compact import expand
 
     full = expand(policy.keys, policy.tree, policy.layout, policy.templates, q)
     return FullSolver(replace(policy.config, storage="float32")).use_policy(full)

@@ -114,8 +114,8 @@ def possible_cards(policy, line, avoid=()) -> list:
 
 
 def test_root_advice_and_the_best_response_value(policy):
-    from lab.solver import full_kernels as K
-    from lab.solver.full_line import dealt_state
+    from lab.solver.fullgame import kernels as K
+    from lab.solver.fullgame.line import dealt_state
 
     got = ok("--vira", VIRA, "--hand", MINE, "--seat", "mao")
     check_shape(got)
@@ -149,7 +149,7 @@ OPENINGS = ["5c,3h,Kd", "5c,4d,Qh", "3h,2h,Ad", "5h,6s,7d", "Kd,Jh,6c", "2c,2d,Q
 
 def test_off_the_path_the_strategy_is_the_best_response(policy):
     from lab.cards import level
-    from lab.solver.full_line import dealt_state
+    from lab.solver.fullgame.line import dealt_state
 
     vira = parse_card(VIRA)
     for text in OPENINGS:

@@ -132,7 +132,7 @@ WORK = ["lab.tables:build_cardplay_tables", "lab.tables:build_match_tables",
         "lab.tables.policies:build_full_policy", "lab.tables.policies:copy_policy",
         "lab.commands.rank:rank_bots", "lab.tables.score:measure_leaks",
         "lab.tables.score:load_points_solution", "lab.commands.play:play_match",
-        "lab.commands.publish:execute", "lab.solver.full:ensure_compiled"]
+        "lab.commands.publish:execute", "lab.solver.fullgame.solver:ensure_compiled"]
 """``module:function`` of each entry point of long work: a bad input must be refused
 before any of them is called."""
 

@@ -33,9 +33,9 @@ TOY = (2, 2, 2, 1)
 
 @pytest.fixture(scope="module")
 def toy():
-    from lab.solver.full import FullSolver, config_for
-    from lab.solver.full_policy import compact_policy
-    from lab.solver.policy import FullPolicy
+    from lab.solver.fullgame.solver import FullSolver, config_for
+    from lab.solver.fullgame.compact import compact_policy
+    from lab.solver.fullgame.policy import FullPolicy
 
     config = config_for(toy_cap=TOY, ladder=(1, 3, 6))
     solver = FullSolver(config).allocate()

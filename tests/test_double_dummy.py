@@ -8,7 +8,7 @@ import pytest
 from lab.cards import DECK, RANKS, Card, parse_cards
 from lab.classes import deal_weight_matrix, hand_classes
 from lab.rules import COVER, MAO, PLAY, new_hand
-from lab.solver.double_dummy import double_dummy_equity, double_dummy_matrix, double_dummy_value
+from lab.solver.games.double_dummy import double_dummy_equity, double_dummy_matrix, double_dummy_value
 
 
 def brute_force_mao_wins(state) -> int:

@@ -11,7 +11,7 @@ import pytest
 from lab import tables
 from lab.classes import hand_classes
 from lab.cli import main
-from lab.solver.double_dummy import double_dummy_equity
+from lab.solver.games.double_dummy import double_dummy_equity
 
 
 def stand_in_solve(vira, settings, progress=False):

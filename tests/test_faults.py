@@ -289,7 +289,7 @@ def test_interrupted_solves_resume_bit_identically(tmp_path):
     """A toy solve interrupted at a random moment by SIGINT, SIGTERM or SIGKILL, then
     resumed from its checkpoint, ends with exactly the regrets and sums of an
     uninterrupted run (the checkpoint holds whole iterations only)."""
-    from lab.solver.full import FullSolver, config_for, has_checkpoint
+    from lab.solver.fullgame.solver import FullSolver, config_for, has_checkpoint
 
     cfg = config_for(toy_cap=(2, 2, 2, 1), ladder=(1, 3))
     straight = FullSolver(cfg).solve(1e-12, 600, check_every=7)
@@ -325,7 +325,7 @@ def test_interrupted_solves_resume_bit_identically(tmp_path):
 def test_a_half_done_iteration_is_never_saved(tmp_path, monkeypatch):
     """Interrupted between the two seats' traversals of an iteration, the solve keeps the
     last checkpoint instead of saving half an iteration."""
-    from lab.solver.full import FullSolver, SolverStateError, config_for
+    from lab.solver.fullgame.solver import FullSolver, SolverStateError, config_for
 
     cfg = config_for(toy_cap=(2, 2, 2, 1), ladder=(1, 3))
     ck = tmp_path / "ck"
@@ -347,3 +347,4 @@ def test_a_half_done_iteration_is_never_saved(tmp_path, monkeypatch):
     assert json.loads((ck / "state.json").read_text())["iterations"] == 10
     with pytest.raises(SolverStateError, match="interrupted"):
         solver.save_checkpoint(ck)
+

@@ -1,4 +1,4 @@
-"""The reference form of the full hand game (lab.solver.full_game): its terminals agree with
+"""The reference form of the full hand game (lab.solver.fullgame.game): its terminals agree with
 lab.rules, and the pruned moves (surrender, round-3 covers) leave the game value unchanged."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import pytest
 
 from lab.cards import DECK, level, parse_card
 from lab.rules import RAISE, ACCEPT, RUN, SURRENDER, Action, new_hand
-from lab.solver.cardplay_game import COVER
+from lab.solver.games.cardplay_game import COVER
 from lab.solver.cfr import CFRSolver
-from lab.solver.full_game import FullGame
+from lab.solver.fullgame.game import FullGame
 from lab.solver.tree import build_tree
 
 TOY = (2, 2, 2, 1)
@@ -118,7 +118,7 @@ def test_betting_template_of_an_opening_turn():
     Q(3, me) = 1 + T(3, me) + Q(6, other) = 12; T(1) = 13 nodes: 6 Q nodes (one per
     raise of the chains 3, 6, 9, 12 and 9, 12 again after my raise at 6) and 7 T nodes
     (the opening, and one per accepted raise)."""
-    from lab.solver.full_tree import T_NODE, build_templates, state_id
+    from lab.solver.fullgame.tree import T_NODE, build_templates, state_id
 
     tm = build_templates((1, 3, 6, 9, 12))
     s = state_id(0, -1)

@@ -1,9 +1,9 @@
-"""The stored full-game policy (lab.solver.full_policy, lab.solver.policy.FullPolicy) on
+"""The stored full-game policy (lab.solver.fullgame.compact, lab.solver.fullgame.policy.FullPolicy) on
 reduced decks.
 
 Every expected value comes from somewhere other than the code under test: the solver's
 own reading of its strategy sums (FullSolver.intra_nodes / t_strategy / q_strategy), the
-reference game lab.solver.full_game.FullGame walked in plain Python, and a brute-force
+reference game lab.solver.fullgame.game.FullGame walked in plain Python, and a brute-force
 best response and policy value computed over that reference tree (points per hand).
 """
 
@@ -14,13 +14,14 @@ import random
 import numpy as np
 import pytest
 
-from lab.solver import full_kernels as K
-from lab.solver import full_policy as P
-from lab.solver.cardplay_game import COVER, decided
-from lab.solver.full import FullSolver, config_for
-from lab.solver.full_tree import LAST, T_NODE
-from lab.solver.full_game import FullGame
-from lab.solver.policy import FullPolicy, PolicyError, Spot, Terminal
+from lab.solver.fullgame import kernels as K
+from lab.solver.fullgame import compact as P
+from lab.solver.games.cardplay_game import COVER, decided
+from lab.solver.fullgame.solver import FullSolver, config_for
+from lab.solver.fullgame.tree import LAST, T_NODE
+from lab.solver.fullgame.game import FullGame
+from lab.solver.fullgame.policy import FullPolicy, Spot, Terminal
+from lab.solver.policy import PolicyError
 
 TOY = (2, 2, 2, 1)
 """A 7-card deck: levels 0..3 with 2, 2, 2, 1 copies (one card stays out of the deal)."""
@@ -612,7 +613,7 @@ def test_encode_decode_round_trip(toy_policy, toy_solver):
 
 
 # ---------------------------------------------------------------- the solver's sums, read directly
-# A reader of FullSolver's strategy sums written independently of lab.solver.policy: it
+# A reader of FullSolver's strategy sums written independently of lab.solver.fullgame.policy: it
 # numbers each card node's public nodes as the kernels do (``self`` is the solver).
 
 def intra_nodes(self, c: int, entering) -> list:

@@ -1,4 +1,4 @@
-"""The compact full-game solver (lab.solver.full) against the generic public-tree solver on
+"""The compact full-game solver (lab.solver.fullgame.solver) against the generic public-tree solver on
 the reference game, its storage modes, checkpoints, memory guard, summaries and dask path.
 
 Reduced configurations keep it fast: a 7-card deck (levels with 2, 2, 2, 1 copies) and
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from lab.solver.cfr import CFRSolver
-from lab.solver.full import FullSolver, MemoryLimitError, SolverStateError, config_for
-from lab.solver.full_game import FullGame
+from lab.solver.fullgame.solver import FullSolver, MemoryLimitError, SolverStateError, config_for
+from lab.solver.fullgame.game import FullGame
 from lab.tables.full import solve_vira_full, solve_viras_full, summarise
 from lab.solver.tree import build_tree
 
@@ -169,7 +169,7 @@ def test_with_a_one_step_ladder_the_real_game_is_the_card_play_game():
 
 @pytest.mark.parametrize("storage", ["float32", "int16"])
 def test_batched_values_equal_one_traversal_per_payoff(storage):
-    """lab.solver.full_batch: B payoff vectors in one traversal give, column by column,
+    """lab.solver.fullgame.batch: B payoff vectors in one traversal give, column by column,
     the best responses and values of B separate traversals (points among them)."""
     solver = FullSolver(config_for(toy_cap=TOY, storage=storage)).allocate()
     with pytest.raises(SolverStateError, match="at least one iteration"):

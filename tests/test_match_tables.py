@@ -85,7 +85,7 @@ def test_eleven_eleven_is_the_average_hand_value_over_viras(me, summary):
 def test_eleven_eleven_at_stake_three_has_the_same_win_probability(summary):
     """Solving the 11 x 11 hand in points (worth 3) gives the same win probability as the
     win-probability solve in the table: payoffs affine in the winner change no strategy."""
-    from lab.solver.cardplay import solve_cardplay
+    from lab.solver.games.cardplay import solve_cardplay
 
     points = solve_cardplay("7", target_exploitability=3e-4, payoff=(3.0, -3.0), total=0.0)
     p_win = (points.value / 3.0 + 1.0) / 2.0
@@ -156,7 +156,7 @@ def test_the_three_top_manilhas_always_accept(eleven_table):
 
 def test_one_mao_de_onze_re_solved_matches_the_table(me, eleven_table):
     """Re-solve vira Q at 11-9 (the mão holds 11) from the table's own match payoffs."""
-    from lab.solver.eleven import solve_eleven
+    from lab.solver.games.eleven import solve_eleven
 
     pay = eleven_payoffs(me, (11, 9))
     sol = solve_eleven("Q", pay.holder, pay.mao_wins, pay.pe_wins, pay.holder_runs,
@@ -253,7 +253,7 @@ def test_the_match_build_uses_the_full_game_once_every_vira_is_solved(tmp_path, 
     from lab.cards import RANKS
     from lab.classes import hand_classes
     from lab.match import CardplayModel, HandResult
-    from lab.solver.eleven import ElevenSolution
+    from lab.solver.games.eleven import ElevenSolution
     from lab.tables import (CARDPLAY_SETTINGS, FULL_SETTINGS, UNUSED, build_match_tables,
                             read_manifest, write_table)
 

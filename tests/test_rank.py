@@ -4,7 +4,7 @@ command's contract.
 On a reduced game (toy deck (2, 2, 2, 1), ladder 1-3-6; a 30-iteration solve, about 1 s)
 the ranking's exact figures for the tabulated bots (the solver's policy and the uniform
 policy) must equal what a plain-Python walk of the reference game
-(:class:`lab.solver.full_game.FullGame`, one public node per public history) computes:
+(:class:`lab.solver.fullgame.game.FullGame`, one public node per public history) computes:
 each seat's best-response value against the bot, and the mão's value when one policy
 plays the mão and another the pé. That walk is written here and shares nothing with the
 kernels but the policy's own lookups (``FullPolicy.strategy``).
@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lab.solver.cardplay_game import COVER, decided
-from lab.solver.full_game import FullGame
+from lab.solver.games.cardplay_game import COVER, decided
+from lab.solver.fullgame.game import FullGame
 
 ROOT = Path(__file__).parent.parent
 TOY = dict(toy_cap=(3, 3, 1), ladder=(1, 3, 6))
@@ -33,9 +33,9 @@ TOY = dict(toy_cap=(3, 3, 1), ladder=(1, 3, 6))
 
 @pytest.fixture(scope="module")
 def toy():
-    from lab.solver.full import FullSolver, config_for
-    from lab.solver.full_policy import compact_policy
-    from lab.solver.policy import FullPolicy
+    from lab.solver.fullgame.solver import FullSolver, config_for
+    from lab.solver.fullgame.compact import compact_policy
+    from lab.solver.fullgame.policy import FullPolicy
 
     cfg = config_for(**TOY)
     solver = FullSolver(cfg).allocate()

@@ -14,8 +14,8 @@ from lab.match import HandResult, match_equity
 from lab.rules import MAO, PE
 from lab.tables.score import measure_leak, resolve, score_payoffs, table_row, write_rows
 from lab.solver.cfr import CFRSolver
-from lab.solver.full import FullSolver, config_for
-from lab.solver.full_game import LADDER, FullGame
+from lab.solver.fullgame.solver import FullSolver, config_for
+from lab.solver.fullgame.game import LADDER, FullGame
 from lab.solver.tree import build_tree
 
 TOY = (2, 2, 2, 1)

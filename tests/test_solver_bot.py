@@ -171,7 +171,7 @@ def test_normal_hands_play_the_stored_policy(strategy, policy):
 def find_spot(policy, vira, line, seat, test, tries=3000):
     """A seeded deal whose ``seat`` holding has a strategy satisfying ``test`` after the
     public ``line`` of actions; (cards, strategy)."""
-    from lab.solver.full_line import dealt_state
+    from lab.solver.fullgame.line import dealt_state
 
     rng = random.Random(5)
     spot = policy.root()

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lab.classes import hand_classes
-from lab.solver.cardplay import COVER, solve_cardplay
+from lab.solver.games.cardplay import COVER, solve_cardplay
 from lab.solver.cfr import SolverStateError
 
 
@@ -71,14 +71,14 @@ def test_strategy_at(solution):
 
 
 def test_results_before_solving_are_refused():
-    from lab.solver.cardplay import cardplay_solver
+    from lab.solver.games.cardplay import cardplay_solver
     solver = cardplay_solver("4")
     with pytest.raises(SolverStateError, match="call solve"):
         solver.hand_values()
 
 
 def test_work_figures_describe_the_tree():
-    from lab.solver.cardplay import cardplay_tree, cardplay_work
+    from lab.solver.games.cardplay import cardplay_tree, cardplay_work
     work = cardplay_work()
     tree = cardplay_tree()
     assert work["pairs"] == tree.node_pair_count.sum() == tree.n_pairs

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lab.solver.cfr import CFRSolver, SolverStateError
-from lab.solver.kuhn import KUHN_PAYOFF, KUHN_VALUE, KuhnPoker
+from lab.solver.games.kuhn import KUHN_PAYOFF, KUHN_VALUE, KuhnPoker
 from lab.solver.tree import build_tree
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from lab.cards import DECK, RANKS, Card, level
 from lab.rules import COVER as R_COVER, PLAY, Action, new_hand
-from lab.solver.cardplay import COVER, public_paths
+from lab.solver.games.cardplay import COVER, public_paths
 
 SUITS_ORDER = range(4)
 

@@ -12,7 +12,7 @@ folding of round 3, the payoff scaling and the root decision.
 import numpy as np
 import pytest
 
-from lab.solver.cardplay_game import CardplayGame
+from lab.solver.games.cardplay_game import CardplayGame
 from lab.solver.cfr import CFRSolver
 from lab.solver.game import RootDecision
 from lab.solver.tree import build_tree

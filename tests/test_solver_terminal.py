@@ -11,8 +11,8 @@ import pytest
 
 from lab.classes import deal_weight_matrix
 from lab.solver import kernels as K
-from lab.solver.cardplay import cardplay_tree
-from lab.solver.kuhn import KUHN_PAYOFF, KuhnPoker
+from lab.solver.games.cardplay import cardplay_tree
+from lab.solver.games.kuhn import KUHN_PAYOFF, KuhnPoker
 from lab.solver.tree import build_tree
 
 

@@ -11,7 +11,7 @@ import pytest
 from lab import RULES_VERSION, tables
 from lab.cards import RANKS
 from lab.classes import hand_classes
-from lab.solver.double_dummy import double_dummy_equity
+from lab.solver.games.double_dummy import double_dummy_equity
 
 SETTINGS = dict(tables.CARDPLAY_SETTINGS)
 SEATS = tables.SEATS

@@ -88,7 +88,7 @@ def copy_bandwidth(nbytes: int = 256 * 2**20, repeats: int = 5) -> float:
 
 def solve_one(args) -> dict:
     """Solve one vira (in a worker process); returns its figures."""
-    from ..solver.cardplay import solve_cardplay
+    from ..solver.games.cardplay import solve_cardplay
 
     vira, target, max_iterations = args
     sol = solve_cardplay(vira, target_exploitability=target, max_iterations=max_iterations)
@@ -115,7 +115,7 @@ def solve_all(viras, target: float, max_iterations: int, jobs: int) -> list[dict
 
 def solver_iteration(vira, iterations: int) -> dict:
     """Seconds per solver iteration on one vira (after 2 untimed ones) and bytes touched."""
-    from ..solver.cardplay import cardplay_solver
+    from ..solver.games.cardplay import cardplay_solver
 
     solver = cardplay_solver(vira).allocate()
     solver.iterate(2)
@@ -156,7 +156,7 @@ def main(argv=None) -> int:
     if unknown:
         raise InputError(f"--viras {args.viras}: unknown rank {unknown[0]!r}")
     from ..baseline_cfr import time_per_iteration
-    from ..solver.cardplay import solve_cardplay
+    from ..solver.games.cardplay import solve_cardplay
 
     figures: dict = {"cores": os.cpu_count(), "jobs": args.jobs, "target": args.target}
     print(f"card play: {len(viras)} viras to exploitability <= {args.target:g} "

@@ -28,7 +28,7 @@ def _rss_gib() -> float:
 
 
 def main(argv) -> int:
-    from ..solver.full import FullSolver, config_for, ensure_compiled
+    from ..solver.fullgame.solver import FullSolver, config_for, ensure_compiled
 
     p = Parser(prog="lab bench full", description=__doc__.splitlines()[0])
     p.add_argument("--vira", default="4", help="vira rank (default 4)")

@@ -5,7 +5,7 @@ Load time is measured twice per vira: *cold* (the shared card tree, layout and k
 from their disk cache, then the vira's file decoded) and *warm* (only the vira's file:
 what switching viras costs in a running process). Lookups are the decisions met on random
 walks down the policy (both seats sampling their stored strategies from random deals):
-each is one :meth:`~lab.solver.policy.FullPolicy.strategy` call, timed alone.
+each is one :meth:`~lab.solver.fullgame.policy.FullPolicy.strategy` call, timed alone.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def main(argv) -> int:
     from ..tables import policies
     from ..cards import RANKS
     from ..classes import vira_rank_of
-    from ..solver import policy as policy_module
+    from ..solver.fullgame import policy as policy_module
 
     viras = ([RANKS[vira_rank_of(v)] for v in args.vira] if args.vira
              else policies.stored_viras())
@@ -82,7 +82,7 @@ def main(argv) -> int:
         if i == 0:
             for cache in (policy_module._LAYOUTS, policy_module._KEYS):
                 cache.clear()
-            from ..solver.full import _card_tree
+            from ..solver.fullgame.solver import _card_tree
 
             _card_tree.cache_clear()
         policies._CACHE.clear()
@@ -112,8 +112,8 @@ def frontier(vira, checkpoint_root, grid, threads: int = 1, out=print) -> list[d
     stored, the compressed megabytes and the exact exploitability (points per hand)."""
     from dataclasses import replace
 
-    from ..solver.full import FullSolver, checkpoint_path, config_for
-    from ..solver.full_policy import build_keys, encode, expand, key_sums, prune_unreached, quantise
+    from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for
+    from ..solver.fullgame.compact import build_keys, encode, expand, key_sums, prune_unreached, quantise
 
     config = config_for(vira)
     solver = FullSolver(config, threads=threads)

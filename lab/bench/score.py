@@ -38,7 +38,7 @@ def main(argv) -> int:
 
     from ..match import equity_array
     from ..tables.score import load_points_solution, measure_leaks
-    from ..solver.full import FullSolver, config_for
+    from ..solver.fullgame.solver import FullSolver, config_for
     from ..tables import load_table
 
     p = Parser(prog="lab bench score", description=__doc__.splitlines()[0])

@@ -4,24 +4,24 @@ What it plays, and where each part comes from:
 
 - **Normal hands: the stored full-game policy of the hand's vira**, in full: the truco
   and every raise, the answers to a raise (accept, run, re-raise) and the cards, open or
-  covered, exactly as solved (:class:`~lab.solver.policy.FullPolicy`, the hand game with
+  covered, exactly as solved (:class:`~lab.solver.fullgame.policy.FullPolicy`, the hand game with
   the truco ladder, points per hand; its exploitability is in its manifest). The policy
   comes from a provider ``policies(vira) -> FullPolicy`` given to the bot (the lab's
   commands pass :func:`lab.tables.policies.load_full_policy`). At each turn the bot follows the
-  hand on the policy (:func:`lab.solver.full_line.follow`) with its own dealt cards (the
+  hand on the policy (:func:`lab.solver.fullgame.line.follow`) with its own dealt cards (the
   cards in hand, its open cards and the cards it covered, ``View.covered``), looks up
   the strategy of its private state at that public state and samples it.
   A vira without a stored policy is an error (the provider's TableError names the
   command that builds it); there is no fallback.
 - **Outside the solved game.** Surrender and covering in round 3 are not in the solved
-  game (weakly dominated, :mod:`lab.solver.full_game`): the bot never takes them. If the
+  game (weakly dominated, :mod:`lab.solver.fullgame.game`): the bot never takes them. If the
   opponent surrenders, the hand is over. If the opponent *leads round 3 face down*, any
   open card wins that round and with it the hand, so the bot raises whenever it may,
   accepts or re-raises every raise, and plays its last card face up: the most points it
   can win, and it wins them for sure.
-- **Mão de onze.** The game solved is :func:`lab.solver.eleven.solve_eleven` for this vira
+- **Mão de onze.** The game solved is :func:`lab.solver.games.eleven.solve_eleven` for this vira
   and score: the holder accepts or runs, then card play worth 3, with match-win payoffs
-  from the match equity (:func:`lab.solver.payoffs.eleven_payoffs`). The holder's
+  from the match equity (:func:`lab.solver.games.payoffs.eleven_payoffs`). The holder's
   decision: accept with probability ``accept[class]`` of its dealt class, read from the
   ``mao_de_onze`` table through the provider ``eleven_accept(vira, score) -> accept``
   when the bot is given one (the lab's commands pass :func:`lab.ranking.eleven_accept`;
@@ -30,7 +30,7 @@ What it plays, and where each part comes from:
   non-holder plays against the range that accepted). The table does not store that card
   play, so it is solved here, once per process per (vira, score), to the table's target.
 - **11 x 11**: the exact card-play equilibrium of the hand's vira
-  (:func:`lab.solver.cardplay.solve_cardplay`, win-probability payoffs). Every such hand
+  (:func:`lab.solver.games.cardplay.solve_cardplay`, win-probability payoffs). Every such hand
   is worth 3 and decides the match, so this is also its match-win equilibrium. Raises are
   locked there and at mão de onze.
 
@@ -63,7 +63,8 @@ import numpy as np
 
 from ..cards import level
 from ..classes import hand_classes, vira_rank_of
-from ..rules import ACCEPT, COVER, ELEVEN, NORMAL, PLAY, RAISE, RUN, Action
+from ..rules import ACCEPT, COVER, ELEVEN, NORMAL, PLAY, RAISE, RULES_VERSION, RUN, Action
+from ..solver.policy import Policy
 from .bots import SolverBot
 from .view import View
 from ..errors import InputError
@@ -88,7 +89,7 @@ MEMO_SIZE = 200_000
 """Lookups a policy remembers (then it starts afresh): bounds memory in long simulations."""
 
 
-class CardplayPolicy:
+class CardplayPolicy(Policy):
     """The average strategy of a solved card-play game, with fast, memoised lookups.
 
     :meth:`strategy` answers what ``CardplaySolution.strategy_at`` answers (tests check it
@@ -100,10 +101,14 @@ class CardplayPolicy:
     match-win probability for a mão de onze solve); ``exploitability`` is the solve's.
     """
 
+    game = "cardplay"
+
     def __init__(self, solution, prefix: tuple = ()):
-        from ..solver.cardplay_game import CardplayGame
+        from ..solver.games.cardplay_game import CardplayGame
 
         solver = solution.solver
+        self.rules = RULES_VERSION
+        self.unit = "match-win probability" if prefix else "win probability"
         self.vira = solution.vira
         self.equity = np.asarray(solution.equity, dtype=np.float64)
         self.value = float(solution.value)
@@ -138,7 +143,7 @@ class CardplayPolicy:
         out = self._memo.get(key)
         if out is not None:
             return out
-        from ..solver.cardplay_game import COVER as COVERED
+        from ..solver.games.cardplay_game import COVER as COVERED
 
         t = self.tree
         node = self.node(history)
@@ -188,7 +193,7 @@ so a loose target stops early (1e-3 is reached in about 16 iterations)."""
 def cardplay_policy(vira, target: float = CARDPLAY_TARGET, max_iterations: int = 2000,
                     progress: bool = False) -> CardplayPolicy:
     """The card-play equilibrium of ``vira`` (solved once per process and settings)."""
-    from ..solver.cardplay import solve_cardplay
+    from ..solver.games.cardplay import solve_cardplay
 
     key = (vira_rank_of(vira), float(target), int(max_iterations))
     if key not in _CARDPLAY:
@@ -219,8 +224,8 @@ def eleven_policy(vira, score: tuple, target: float = ELEVEN_TARGET,
     match-win probability at every score); solved once per process."""
     from tqdm import tqdm
 
-    from ..solver.payoffs import eleven_payoffs
-    from ..solver.eleven import solve_eleven
+    from ..solver.games.payoffs import eleven_payoffs
+    from ..solver.games.eleven import solve_eleven
 
     rank = vira_rank_of(vira)
     score = (int(score[0]), int(score[1]))
@@ -249,7 +254,7 @@ def eleven_policy(vira, score: tuple, target: float = ELEVEN_TARGET,
 def cardplay_history(view: View) -> tuple:
     """The card-play public history of a view: each card as its level, a covered card as
     COVER (13); raises and their answers (and the mão de onze accept) are left out."""
-    from ..solver.cardplay_game import COVER as COVERED
+    from ..solver.games.cardplay_game import COVER as COVERED
 
     out = []
     for _, action in view.history:
@@ -382,7 +387,7 @@ class SolverStrategy:
 
     def full_game(self, view: View) -> dict:
         """The stored policy's strategy at this turn of a normal hand, as rules actions."""
-        from ..solver.full_line import follow, rules_action
+        from ..solver.fullgame.line import follow, rules_action
 
         policy = self.full_policy(view)
         if opponent_led_round3_covered(view):

@@ -1,6 +1,6 @@
-"""Exact solvers: public trees, CFR kernels, best responses, and the games built on them.
+"""Exact solvers, in three parts.
 
-Modules, in import order:
+The generic engine (this folder), in import order:
 
 * :mod:`~lab.solver.game` -- the small interface a game offers the solver
   (deal weights, public states, private states as integers, moves, outcomes),
@@ -8,10 +8,18 @@ Modules, in import order:
 * :mod:`~lab.solver.tree` -- the public tree as flat numpy arrays.
 * :mod:`~lab.solver.kernels` -- numba kernels: regret matching, reach, terminal
   values with card removal, values up the tree, Discounted CFR updates.
-* :mod:`~lab.solver.cfr` -- :class:`~lab.solver.cfr.CFRSolver` (built -> allocated
-  -> solved), exact best response and exploitability.
-* :mod:`~lab.solver.kuhn` -- Kuhn poker, which keeps the kernels honest.
-* :mod:`~lab.solver.cardplay_game` -- the truco card-play game of a vira.
-* :mod:`~lab.solver.cardplay` -- :func:`~lab.solver.cardplay.solve_cardplay`: hand equity.
-* :mod:`~lab.solver.double_dummy` -- the card-play game with both hands face up.
+* :mod:`~lab.solver.lifecycle` -- build -> allocate -> solve, shared by every solver.
+* :mod:`~lab.solver.cfr` -- :class:`~lab.solver.cfr.CFRSolver`, exact best response and
+  exploitability.
+* :mod:`~lab.solver.policy` -- :class:`~lab.solver.policy.Policy`, a solved strategy as
+  ``[action][hand]`` arrays at public states, the one interface bots, advice, tables and
+  dashboards read.
+
+The games built on it (:mod:`lab.solver.games`): Kuhn poker, which keeps the kernels
+honest; the truco card-play game of a vira and its solve (hand equity); double dummy;
+the mão de onze and its match payoffs.
+
+The compact full-game engine (:mod:`lab.solver.fullgame`): the hand with the truco ladder
+as card nodes x betting states, its own kernels and solver with checkpoints, and its
+solved strategies as policies.
 """

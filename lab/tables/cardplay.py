@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..cards import RANKS, level_name
 from ..classes import hand_classes, vira_rank_of
-from ..solver.double_dummy import double_dummy_equity, double_dummy_value
+from ..solver.games.double_dummy import double_dummy_equity, double_dummy_value
 from .manifests import write_merged
 from .registry import CARDPLAY_SETTINGS, SEATS, SUMMARY_COLUMNS
 
@@ -33,7 +33,7 @@ class ViraSolution:
 
 def solve_vira(vira: str, settings: dict, progress: bool = False) -> ViraSolution:
     """Solve the card-play game of one vira with the public-tree CFR solver."""
-    from ..solver.cardplay import solve_cardplay  # numba: imported only when solving
+    from ..solver.games.cardplay import solve_cardplay  # numba: imported only when solving
 
     sol = solve_cardplay(vira, target_exploitability=settings["target_exploitability"],
                          max_iterations=settings["max_iterations"], progress=progress)
@@ -45,7 +45,7 @@ def resolve_vira(vira: str, target: float, max_iterations: int, step: int = 32):
     """Solve the card-play game of one vira again, ``step`` iterations at a time: yields
     ``(iterations, exploitability)`` after each step (win probability) and, last, the
     :class:`ViraSolution`. For a dashboard that shows the solve as it goes."""
-    from ..solver.cardplay import cardplay_solver  # numba: imported only when solving
+    from ..solver.games.cardplay import cardplay_solver  # numba: imported only when solving
 
     start = time.perf_counter()
     solver = cardplay_solver(vira)

@@ -36,9 +36,9 @@ import pandas as pd
 
 from ..cards import RANKS, level_name
 from ..classes import hand_classes, vira_rank_of
-from ..solver.full import FullSolver, checkpoint_path, config_for
-from ..solver.full_game import LADDER
-from ..solver.policy import FullPolicy
+from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for
+from ..solver.fullgame.game import LADDER
+from ..solver.fullgame.policy import FullPolicy
 from .registry import FULL_SETTINGS
 
 SEATS = ("mao", "pe")
@@ -55,7 +55,7 @@ def _name(action, vira_rank) -> str:
 
 
 def first_decisions(policy):
-    """The strategy of a :class:`~lab.solver.policy.FullPolicy` at the first decisions, per
+    """The strategy of a :class:`~lab.solver.fullgame.policy.FullPolicy` at the first decisions, per
     class.
 
     Returns ``(mao_first, pe_vs_truco, pe_first)``: dicts class -> {action: p}. ``pe_first``

@@ -1,7 +1,7 @@
 """The stored full-game policies in ``data/full_policy/``: writing, checking and loading.
 
 One file per vira, ``data/full_policy/<V>.zst`` (the bytes of
-:mod:`lab.solver.full_policy`, zstd-compressed), and one manifest,
+:mod:`lab.solver.fullgame.compact`, zstd-compressed), and one manifest,
 ``data/full_policy.json``, with per vira: the solve it comes from (iterations, the
 solver's own exploitability), how it was stored (threshold, quantisation), the
 **exploitability of the policy as stored** (exact best response, points per hand), its
@@ -35,9 +35,9 @@ THRESHOLD = 0.02
 """Default threshold: probabilities below 2 % are dropped before quantising (the best point
 under 100 MB for ten viras of the size-exploitability frontier in benchmarks/policy.md)."""
 
-SOURCES = ("lab/cards.py", "lab/classes.py", "lab/rules.py", "lab/solver/cardplay_game.py",
-           "lab/solver/full_game.py", "lab/solver/full_tree.py", "lab/solver/full_kernels.py",
-           "lab/solver/full.py", "lab/solver/full_policy.py", "lab/tables/policies.py")
+SOURCES = ("lab/cards.py", "lab/classes.py", "lab/rules.py", "lab/solver/games/cardplay_game.py",
+           "lab/solver/fullgame/game.py", "lab/solver/fullgame/tree.py", "lab/solver/fullgame/kernels.py",
+           "lab/solver/fullgame/solver.py", "lab/solver/fullgame/compact.py", "lab/tables/policies.py")
 
 
 def rebuild_command(vira: str = "V") -> str:
@@ -99,12 +99,12 @@ _CACHE: dict = {}
 
 
 def load_full_policy(vira, directory: Optional[Path] = None):
-    """The stored :class:`~lab.solver.policy.FullPolicy` of ``vira`` (cached per process),
+    """The stored :class:`~lab.solver.fullgame.policy.FullPolicy` of ``vira`` (cached per process),
     checked against its manifest (file hash, size, layout)."""
-    from ..solver.full import card_tree, config_for
-    from ..solver.full_policy import decode
-    from ..solver.full_tree import build_templates
-    from ..solver.policy import FullPolicy
+    from ..solver.fullgame.solver import card_tree, config_for
+    from ..solver.fullgame.compact import decode
+    from ..solver.fullgame.tree import build_templates
+    from ..solver.fullgame.policy import FullPolicy
 
     v = RANKS[vira_rank_of(vira)]
     info = policy_info(v, directory)
@@ -168,9 +168,9 @@ def write_full_policy(vira, blob: bytes, info: dict, directory: Optional[Path] =
 
 def policy_keys(config, merge: bool = True):
     """The keys of the stored policies of ``config``'s game (cached on disk)."""
-    from ..solver.full import card_tree
-    from ..solver.full_tree import build_templates, layout
-    from ..solver.policy import _keys, _layout
+    from ..solver.fullgame.solver import card_tree
+    from ..solver.fullgame.tree import build_templates, layout
+    from ..solver.fullgame.policy import _keys, _layout
 
     tree = card_tree(config)
     templates = build_templates(config.ladder)
@@ -183,8 +183,8 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge
     """Load a vira's ``lab solve full`` checkpoint, store its policy (thresholded at
     ``threshold``, quantised, pruned) and measure the stored policy's exploitability
     exactly. Returns the manifest entry."""
-    from ..solver.full import FullSolver, checkpoint_path, config_for, has_checkpoint
-    from ..solver.full_policy import QUANT, compact_policy, encode, expand
+    from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for, has_checkpoint
+    from ..solver.fullgame.compact import QUANT, compact_policy, encode, expand
 
     v = RANKS[vira_rank_of(vira)]
     config = config_for(v)

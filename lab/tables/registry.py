@@ -23,9 +23,9 @@ SUMMARY_COLUMNS = ("vira", "value_mao", "double_dummy_mao", "exploitability", "i
 
 CARDPLAY_SOURCES = ("lab/cards.py", "lab/classes.py", "lab/rules.py", "lab/tables/cardplay.py",
                     "lab/solver/game.py", "lab/solver/tree.py", "lab/solver/kernels.py",
-                    "lab/solver/cfr.py", "lab/solver/cardplay_game.py", "lab/solver/cardplay.py",
-                    "lab/solver/double_dummy.py")
-MATCH_SOURCES = CARDPLAY_SOURCES + ("lab/match.py", "lab/solver/eleven.py", "lab/tables/match.py")
+                    "lab/solver/cfr.py", "lab/solver/games/cardplay_game.py", "lab/solver/games/cardplay.py",
+                    "lab/solver/games/double_dummy.py")
+MATCH_SOURCES = CARDPLAY_SOURCES + ("lab/match.py", "lab/solver/games/eleven.py", "lab/tables/match.py")
 """Source files whose code decides a table's numbers: hashed into its manifest."""
 
 
@@ -103,8 +103,8 @@ FULL_SETTINGS = {"target_exploitability": 0.01, "time_budget_minutes": 30.0,
 # the code hash is provenance (not checked on load): it names the code that decides the
 # full game's numbers, which leaves out the table plumbing of this module
 FULL_SOURCES = tuple(s for s in CARDPLAY_SOURCES if s != "lab/tables/cardplay.py") + (
-                                   "lab/solver/full_game.py", "lab/solver/full_tree.py",
-                                   "lab/solver/full_kernels.py", "lab/solver/full.py",
+                                   "lab/solver/fullgame/game.py", "lab/solver/fullgame/tree.py",
+                                   "lab/solver/fullgame/kernels.py", "lab/solver/fullgame/solver.py",
                                    "lab/tables/full.py")
 
 SCORE_SETTINGS = {"full": FULL_SETTINGS,
@@ -135,9 +135,9 @@ TABLES = {
                               "policies": "full_policy (stored)"},
                              "ranking", "lab rank --write",
                              ("lab/ranking.py", "lab/sim/solver_bot.py", "lab/sim/bots.py",
-                              "lab/sim/hands.py", "lab/rules.py", "lab/solver/policy.py",
-                              "lab/solver/full_line.py", "lab/solver/full_policy.py",
-                              "lab/solver/full.py", "lab/solver/full_kernels.py")),
+                              "lab/sim/hands.py", "lab/rules.py", "lab/solver/fullgame/policy.py",
+                              "lab/solver/fullgame/line.py", "lab/solver/fullgame/compact.py",
+                              "lab/solver/fullgame/solver.py", "lab/solver/fullgame/kernels.py")),
 }
 
 

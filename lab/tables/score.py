@@ -1,7 +1,7 @@
 """Play at one score of the match: how much the points strategy leaks, and what score-aware
 play changes.
 
-The full game's solution (:mod:`lab.solver.full`) maximises points per hand. In a match
+The full game's solution (:mod:`lab.solver.fullgame.solver`) maximises points per hand. In a match
 a hand is worth what it does to the match-win probability: at score ``(m, p)`` (the
 next hand's mão has ``m``, the pé ``p``, both below 11) a hand that ends with the mão
 scoring ``v`` is worth ``after_hand(ME, (m, p), MAO, v)`` to the mão, where ``ME`` is the
@@ -30,7 +30,7 @@ from ..cards import RANKS
 from ..classes import vira_rank_of
 from ..match import ELEVEN, after_hand
 from ..rules import MAO, PE
-from ..solver.full_game import LADDER
+from ..solver.fullgame.game import LADDER
 from ..errors import InputError
 
 
@@ -48,14 +48,14 @@ def score_payoffs(me: np.ndarray, score: tuple[int, int]) -> tuple[np.ndarray, n
 
 def has_points_solution(root, vira) -> bool:
     """Whether ``lab solve full --checkpoints root`` left the points solution of ``vira``."""
-    from ..solver.full import checkpoint_path, config_for, has_checkpoint
+    from ..solver.fullgame.solver import checkpoint_path, config_for, has_checkpoint
 
     return has_checkpoint(checkpoint_path(root, config_for(vira)))
 
 
 def load_points_solution(root, vira):
     """The points solution of ``vira`` (a :class:`FullSolver`) from its checkpoint."""
-    from ..solver.full import FullSolver, checkpoint_path, config_for
+    from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for
 
     config = config_for(vira)
     return FullSolver(config).load_checkpoint(checkpoint_path(root, config))
@@ -115,7 +115,7 @@ def first_moves(solver) -> dict:
     (the pé's answer to it, weighted by the deal and the mão's truco), and the per-class
     tables ``{class: p}`` behind them (``by_class_truco_mao``, ``by_class_run_pe``)."""
     from .full import first_decisions
-    from ..solver.policy import FullPolicy
+    from ..solver.fullgame.policy import FullPolicy
 
     mao_first, pe_vs, _ = first_decisions(FullPolicy.average_of(solver))
     weight = solver.weights[0].sum(axis=1)   # P(the mão is dealt each class)

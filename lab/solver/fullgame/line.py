@@ -2,13 +2,13 @@
 
 The policy speaks in strength levels and hand classes; a hand at the table speaks in
 cards. :func:`follow` walks a public history of :class:`~lab.rules.Action` s from the deal
-and returns the :class:`~lab.solver.policy.Line` (each seat's reach under the policy) and,
+and returns the :class:`~lab.solver.fullgame.policy.Line` (each seat's reach under the policy) and,
 for each seat whose cards are known, its private state in the policy (its class as dealt
 and the levels it still holds). The opponent's hidden cards are never needed: his cards
 are public once played, and a covered card is public only as "cover".
 
 Surrender is not part of the solved game (every surrender is weakly dominated, see
-:mod:`lab.solver.full_game`); it ends the hand, which :func:`follow` reports as over.
+:mod:`lab.solver.fullgame.game`); it ends the hand, which :func:`follow` reports as over.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ..cards import Card, level
-from ..classes import hand_classes
-from ..rules import ACCEPT, COVER, PLAY, RAISE, RUN, SURRENDER, Action
-from .policy import FullPolicy, Line, PolicyError
+from ...cards import Card, level
+from ...classes import hand_classes
+from ...rules import ACCEPT, COVER, PLAY, RAISE, RUN, SURRENDER, Action
+from ..policy import PolicyError
+from .policy import FullPolicy, Line
 
 
 def policy_action(action: Action, vira: Card):

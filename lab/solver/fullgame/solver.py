@@ -2,7 +2,7 @@
 
 :class:`FullSolver` solves one vira (or a reduced configuration: a toy deck
 and a shorter ladder) of the hand game with betting, on the compact layout of
-:mod:`lab.solver.full_tree` with the traversal of :mod:`lab.solver.full_kernels`.
+:mod:`lab.solver.fullgame.tree` with the traversal of :mod:`lab.solver.fullgame.kernels`.
 Units: every value is in **points** (tentos) per hand; the mão's utility is
 what he wins, the pé's is minus that (zero-sum). Exploitability is the mean
 of both seats' exact best-response gains, in points per hand.
@@ -14,7 +14,7 @@ scale per public node) and ``solved``.
 
 Discounted CFR as in :mod:`lab.solver.cfr` (alpha 1.5, beta 0, gamma 2,
 alternating updates), so with ``storage="float32"`` it runs the same iterates
-as the generic solver on the reference game of :mod:`lab.solver.full_game`.
+as the generic solver on the reference game of :mod:`lab.solver.fullgame.game`.
 
 Threads: ``FullSolver(config, threads=2)`` splits the subtrees of the mão's opening
 cards among threads (identical iterates). Compilation of the traversal (tens of
@@ -40,14 +40,14 @@ from typing import Optional
 
 import numpy as np
 
-from ..cards import RANKS
-from ..classes import vira_rank_of
-from . import full_kernels as K
-from .cardplay_game import CardplayGame
-from .full_game import LADDER
-from .full_tree import CardTree, build_card_tree, build_templates, layout
-from ..errors import InputError
-from .lifecycle import ALLOCATED, BUILT, SOLVED, Lifecycle, SolverStateError
+from ...cards import RANKS
+from ...classes import vira_rank_of
+from . import kernels as K
+from ..games.cardplay_game import CardplayGame
+from .game import LADDER
+from .tree import CardTree, build_card_tree, build_templates, layout
+from ...errors import InputError
+from ..lifecycle import ALLOCATED, BUILT, SOLVED, Lifecycle, SolverStateError
 
 STORAGES = ("int16", "float32")
 
@@ -111,8 +111,8 @@ def _card_tree(toy_cap) -> CardTree:
     return build() if toy_cap is not None else disk_cached("card_tree", build)
 
 
-TREE_SOURCES = ("cards.py", "classes.py", "rules.py", "solver/cardplay_game.py",
-                "solver/full_tree.py")
+TREE_SOURCES = ("cards.py", "classes.py", "rules.py", "solver/games/cardplay_game.py",
+                "solver/fullgame/tree.py")
 """The code a cached card tree or layout depends on (its hash names the cache file)."""
 
 
@@ -120,7 +120,7 @@ def cache_dir() -> Path:
     """Where built structures are cached: ``$LAB_CACHE_DIR``, else ``.cache/lab`` in the
     repository (never ``data/``)."""
     env = os.environ.get("LAB_CACHE_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / ".cache" / "lab"
+    return Path(env) if env else Path(__file__).resolve().parents[3] / ".cache" / "lab"
 
 
 def disk_cached(name: str, build, sources=()):
@@ -130,7 +130,7 @@ def disk_cached(name: str, build, sources=()):
     import hashlib
     import pickle
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     h = hashlib.sha256(name.encode())
     for src in TREE_SOURCES + tuple(sources):
         h.update((root / src).read_bytes())
@@ -283,7 +283,7 @@ class FullSolver(Lifecycle):
                           for name, arr in self._buf.items()}
 
     def use_policy(self, q: np.ndarray) -> "FullSolver":
-        """Hold a stored policy instead of regrets (:mod:`lab.solver.full_policy`): both
+        """Hold a stored policy instead of regrets (:mod:`lab.solver.fullgame.compact`): both
         seats' average strategy is ``q`` (one byte per slot, each stored pair summing to
         its quantisation). Best responses, values and the outcome distribution are then
         those of the stored policy, exactly; :meth:`iterate` is refused. Needs a solver
@@ -402,7 +402,7 @@ class FullSolver(Lifecycle):
 
     def batch_values(self, mao_scores, pe_scores, best: bool = True,
                      chunk: int = 128) -> np.ndarray:
-        """Values of ``B`` payoff pairs at once (:mod:`lab.solver.full_batch`): row ``b``
+        """Values of ``B`` payoff pairs at once (:mod:`lab.solver.fullgame.batch`): row ``b``
         of ``mao_scores`` / ``pe_scores`` (shape ``(B, len(ladder))``) is what
         :meth:`set_payoffs` takes. Returns ``(B, 2)``: with ``best``, each seat's
         best-response value against the other's average strategy (the row-by-row
@@ -430,7 +430,7 @@ class FullSolver(Lifecycle):
         return out
 
     def _traverse_batch(self, u: int, mode: int, win: np.ndarray, lose: np.ndarray) -> np.ndarray:
-        from . import full_batch
+        from . import batch as full_batch
 
         # values of u's hands only: the sizes of VI, EV and OUT without the other seat's half
         size = self.layout.buffers

@@ -6,12 +6,12 @@ traversal spends most of its time on does not depend on the payoffs: the
 strategies, the opponent's reach and its products with the deal weights
 (``sum_j W[i, j] * reach[j]`` at every run, showdown and end of a hand). This
 module computes those once and carries a vector of ``B`` values per (node,
-hand) instead of one number: column ``b`` is what :func:`full_kernels.traverse`
+hand) instead of one number: column ``b`` is what :func:`kernels.traverse`
 returns with ``win = WIN[b]`` and ``lose = LOSE[b]``, in ``BEST`` mode (``u``
 takes the best action for each column separately: an exact best response per
 payoff vector) or ``AVERAGE`` mode (both play their average strategies).
 
-The tree walk and the layout are :mod:`lab.solver.full_kernels`' (its
+The tree walk and the layout are :mod:`lab.solver.fullgame.kernels`' (its
 ``_prepare`` enumerates the betting nodes, strategies and reach); only the
 values are new: ``VB[d, node * n_u + i, b]`` (betting nodes), ``EB[d, slot, b]``
 (the card edges of ``u``'s own T nodes; his raises read ``VB``) and ``OB[d, history * n_u + i, b]``
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .full_kernels import (AVERAGE, BEST, END, LAST, T_NODE, _enter_child, _gather, _prepare,
+from .kernels import (AVERAGE, BEST, END, LAST, T_NODE, _enter_child, _gather, _prepare,
                            _showdown_winner)
 
 
@@ -286,7 +286,7 @@ def traverse_batch(u, mode, WIN, LOSE, wide,
                    ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, VB, EB, OB):
     """``[root hand, b]``: the values of ``u``'s root hands (payoff times deal
     probability) with the payoffs ``WIN[b]``, ``LOSE[b]`` (arrays over the ladder, as
-    ``win`` and ``lose`` of :func:`full_kernels.traverse`), in ``BEST`` or ``AVERAGE`` mode."""
+    ``win`` and ``lose`` of :func:`kernels.traverse`), in ``BEST`` or ``AVERAGE`` mode."""
     assert mode == BEST or mode == AVERAGE
     one = np.ones(ladder.shape[0])
     PAY = np.empty(WIN.shape[0])

@@ -28,7 +28,7 @@ parent card node (the same list for every child). Nothing per (node, hand)
 pair is stored: the solver walks the card tree depth first and keeps the
 reach and value vectors of one path only. What is stored per public node is
 the regret and strategy-sum of each (private state, action) of its actor
-(see :mod:`lab.solver.full`).
+(see :mod:`lab.solver.fullgame.solver`).
 
 Values are points; the ladder (hand values) is configurable for reduced games.
 """
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cardplay_game import CardplayGame, decided, round_result
+from ..games.cardplay_game import CardplayGame, decided, round_result
 
 DECISION, LAST, END = 0, 1, 2
 """Kinds of card node."""

@@ -2,11 +2,11 @@
 
 This is the *reference* form of the game: readable, one public node per public
 history, small enough only for reduced decks and ladders. The generic solver of
-:mod:`lab.solver.cfr` solves it; the compact solver of :mod:`lab.solver.full`
+:mod:`lab.solver.cfr` solves it; the compact solver of :mod:`lab.solver.fullgame.solver`
 (card nodes times betting histories, 16-bit storage) must agree with it
 iteration by iteration on reduced configurations.
 
-Cards follow :class:`~lab.solver.cardplay_game.CardplayGame` (strength levels,
+Cards follow :class:`~lab.solver.games.cardplay_game.CardplayGame` (strength levels,
 hand classes, covered cards from round 2, the tie table); the betting follows
 ``docs/rules.md``:
 
@@ -60,8 +60,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cardplay_game import CardplayGame, decided
-from .game import PublicGame
+from ..games.cardplay_game import CardplayGame, decided
+from ..game import PublicGame
 
 LADDER = (1, 3, 6, 9, 12)
 """Hand values of the real game: 1, then truco 3, 6, 9, 12."""
@@ -89,7 +89,7 @@ class FullGame(PublicGame):
 
     ``ladder``: the hand values (the real game's ``(1, 3, 6, 9, 12)`` or a shorter
     one such as ``(1, 3, 6)`` for tests). ``toy_cap``: copies per level of a small
-    deck (see :func:`~lab.solver.cardplay_game.toy_classes`).
+    deck (see :func:`~lab.solver.games.cardplay_game.toy_classes`).
     """
 
     def __init__(self, vira=None, *, ladder=LADDER, toy_cap=None, with_surrender: bool = False,

@@ -5,8 +5,8 @@ and alone decides, before any card: **accept** (card play worth 3, raises
 locked) or **run** (the opponent scores 1). His choice is public, so the
 opponent then plays against the range that accepted. Every outcome leads to a
 known score, so every payoff is a match-win probability of the hand's mão
-(:class:`~lab.solver.payoffs.ElevenPayoffs`): the game is the card-play game of
-:mod:`lab.solver.cardplay` with a root decision, solved exactly per vira and
+(:class:`~lab.solver.games.payoffs.ElevenPayoffs`): the game is the card-play game of
+:mod:`lab.solver.games.cardplay` with a root decision, solved exactly per vira and
 score. Exploitability is reported in match-win probability.
 
 11 x 11: card play worth 3 with no decision; whoever wins the hand wins the
@@ -20,8 +20,8 @@ from typing import Optional
 
 import numpy as np
 
-from ..cards import RANKS
-from ..classes import hand_classes, vira_rank_of
+from ...cards import RANKS
+from ...classes import hand_classes, vira_rank_of
 from .cardplay import CardplaySolution, solve_cardplay
 from .cardplay_game import CardplayGame
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .game import PublicGame
+from ..game import PublicGame
 
 KUHN_VALUE = -1.0 / 18.0
 """Player 0's equilibrium value of Kuhn poker."""

@@ -1,4 +1,4 @@
-"""Numba traversal of the full hand game on its compact layout (:mod:`lab.solver.full_tree`).
+"""Numba traversal of the full hand game on its compact layout (:mod:`lab.solver.fullgame.tree`).
 
 One call of :func:`traverse` walks the card tree depth first for one player
 ``u`` and returns the counterfactual value of each of his root hands (points,

@@ -1,6 +1,6 @@
 """Hand equity: the card-play game of a vira solved by Discounted CFR.
 
-:func:`solve_cardplay` solves the game of :mod:`lab.solver.cardplay_game` for
+:func:`solve_cardplay` solves the game of :mod:`lab.solver.games.cardplay_game` for
 one vira and returns a :class:`CardplaySolution`: the win probability of every
 hand class for each seat against the equilibrium (with exact card removal),
 the game value, the exploitability in win probability, and the equilibrium
@@ -26,13 +26,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..cards import N_LEVELS, RANKS, level_copies
-from ..classes import hand_classes, vira_rank_of
-from ..rules import MAO
+from ...cards import N_LEVELS, RANKS, level_copies
+from ...classes import hand_classes, vira_rank_of
+from ...rules import MAO
 from .cardplay_game import COVER, CardplayGame, decided
-from .cfr import CFRSolver, SolverStateError
-from .game import RootDecision
-from .tree import PublicTree, build_tree
+from ..cfr import CFRSolver, SolverStateError
+from ..game import RootDecision
+from ..tree import PublicTree, build_tree
 
 __all__ = ["solve_cardplay", "CardplaySolution", "cardplay_tree", "cardplay_solver",
            "cardplay_work", "public_paths", "SolverStateError", "COVER"]

@@ -46,10 +46,10 @@ from math import comb
 
 import numpy as np
 
-from ..cards import N_LEVELS, N_PLAIN, level_name
-from ..classes import deal_weight_matrix, hand_classes
-from ..rules import hand_winner
-from .game import PublicGame
+from ...cards import N_LEVELS, N_PLAIN, level_name
+from ...classes import deal_weight_matrix, hand_classes
+from ...rules import hand_winner
+from ..game import PublicGame
 
 MAO, PE, TIE = 0, 1, 2
 """Round results (a tie is ``TIE`` here, ``None`` in lab.rules)."""

@@ -39,7 +39,7 @@ How it is made (:func:`compact_policy`)
 
 :func:`expand` writes a stored policy back into the solver's slot layout; the solver's
 best-response traversal on it measures the stored policy's exploitability exactly
-(:meth:`lab.solver.full.FullSolver.use_policy`), in points per hand.
+(:meth:`lab.solver.fullgame.solver.FullSolver.use_policy`), in points per hand.
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from . import full_kernels as K
-from ..errors import InputError
+from . import kernels as K
+from ...errors import InputError
 
 QUANT = 255
 """Probabilities are stored in steps of 1/255 (one byte per action)."""
@@ -595,7 +595,7 @@ def prune_unreached(config, keys: Keys, q: np.ndarray, threads: int = 1) -> int:
     at zero with no discount, so that each slot's new sum is its seat's own reach times its
     probability (float32: a reach of 1/255 to the twelfth power is far above its smallest
     number)."""
-    from .full import FullSolver
+    from .solver import FullSolver
 
     wide = FullSolver(_wide(config), threads=threads).allocate()
     t, L, tm = wide.tree, wide.layout, wide.templates

@@ -20,8 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..classes import deal_weight_matrix, hand_classes
-from ..rules import hand_winner
+from ...classes import deal_weight_matrix, hand_classes
+from ...rules import hand_winner
 
 MAO, PE, TIE = 0, 1, 2
 """Round results (and seats)."""

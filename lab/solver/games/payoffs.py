@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..rules import ELEVEN_VALUE, MAO, PE, TARGET
+from ...rules import ELEVEN_VALUE, MAO, PE, TARGET
 
 ELEVEN = TARGET - 1
 

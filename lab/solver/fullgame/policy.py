@@ -1,0 +1,612 @@
+"""The full game's solved strategy as a :class:`~lab.solver.policy.Policy`.
+
+:class:`FullPolicy` is the full hand game with the truco ladder, on the compact
+stored form of :mod:`lab.solver.fullgame.compact`. Its public states are :class:`Spot`\\ s and
+its public actions
+
+- ``("card", level)``: play a card of that strength level face up;
+- ``("cover", level)``: play a card of that level face down (the table sees only
+  ``"cover"``; the level is the actor's own knowledge);
+- ``"raise"`` (truco, 6, 9, 12), ``"accept"``, ``"run"``.
+
+A hand is a private state of the actor at the card node: its class (the three cards as
+dealt) and the levels it still holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from ..policy import Decision, Policy, PolicyError
+
+RAISE, ACCEPT, RUN = "raise", "accept", "run"
+
+
+@dataclass(frozen=True)
+class Spot:
+    """A public decision state of the full game: card node ``card``, the ``history``-th
+    betting history entering it, and ``node`` its betting template node (global id)."""
+
+    card: int
+    history: int
+    node: int
+
+
+@dataclass(frozen=True)
+class Terminal:
+    """The hand is over: ``winner`` scores ``points`` (``how``: ``cards`` or ``run``)."""
+
+    winner: Optional[int]
+    points: int
+    how: str
+    showdown: bool = False  # decided by the round-3 follower's last card
+
+
+@dataclass
+class FullPolicy(Policy):
+    """A stored full-game policy with fast lookups (see the module docstring).
+
+    ``q`` is one byte per solver slot (:mod:`lab.solver.fullgame.compact`); ``solver`` a
+    :class:`~lab.solver.fullgame.solver.FullSolver` of the same configuration whose strategy is
+    ``q`` (built lazily: values and best responses need it)."""
+
+    config: object
+    q: np.ndarray
+    keys: object = None
+    exploitability: float = float("nan")
+    rules: str = ""
+    meta: dict = field(default_factory=dict)
+    game: str = "full"
+    unit: str = "points per hand"
+
+    def __post_init__(self):
+        from .solver import card_game, card_tree
+        from .tree import build_templates, layout
+
+        self.vira = self.config.vira
+        self.cards = card_game(self.config)
+        self.tree = card_tree(self.config)
+        self.templates = build_templates(self.config.ladder)
+        self.layout = _layout(self.tree, self.templates, layout)
+        if self.keys is None:
+            self.keys = _keys(self.tree, self.layout, self.templates, True)
+        if self.q.shape != (self.keys.n_slots,):
+            raise ValueError(f"a policy of {self.q.shape[0]:,} slots for {self.keys.n_slots:,} "
+                             "key slots")
+        self.enter_start, self.enter_states = self.keys.enter_start, self.keys.enter_states
+        self.ladder = tuple(self.config.ladder)
+        self._state_id = {(int(c), h): s for s, (c, h)
+                          in enumerate(zip(self.cards.state_class, self.cards.state_held))}
+        self._solver = None
+
+    @classmethod
+    def from_solver(cls, solver, threshold: float = 0.01, merge: bool = True,
+                    threads: int = 1, measure: bool = True) -> "FullPolicy":
+        """The stored form of a :class:`~lab.solver.fullgame.solver.FullSolver`'s average strategy
+        (:func:`~lab.solver.fullgame.compact.compact_policy`), with its exploitability measured
+        by an exact best response when ``measure`` (points per hand)."""
+        from .compact import compact_policy
+
+        q, keys, kept = compact_policy(solver, threshold, merge, threads)
+        policy = cls(solver.config, q, keys=keys,
+                     meta={"iterations": solver.iterations, "threshold": threshold,
+                           "merge": merge, "pairs": kept,
+                           "solver_exploitability": solver.final_exploitability})
+        if measure:
+            policy.exploitability = policy.solver(threads).exploitability()
+        return policy
+
+    @classmethod
+    def average_of(cls, solver) -> "FullPolicy":
+        """A solver's own average strategy, exactly: its strategy sums read in place, one
+        key per public node (nothing merged, thresholded or pruned), for summaries of a
+        solve. Pairs the solver never reached are not stored."""
+        from .compact import build_keys
+
+        keys = build_keys(solver.tree, solver.layout, solver.templates, merge=False)
+        sums = solver.cum32 if solver.config.storage == "float32" else solver.cum16
+        return cls(solver.config, sums, keys=keys,
+                   exploitability=float(solver.final_exploitability),
+                   meta={"iterations": int(solver.iterations)})
+
+    def solver_weights(self, seat: int) -> np.ndarray:
+        """Deal weights ``W[own class, other class]`` of ``seat`` (joint probability)."""
+        w = np.asarray(self.cards.deal_weights(), dtype=np.float64)
+        return w if seat == 0 else w.T
+
+    # ---------------------------------------------------------------- positions
+    def root(self) -> Spot:
+        a = int(self.tree.actor[0])
+        return Spot(0, 0, int(self.templates.start[a, 0]))
+
+    def entering(self, c: int) -> np.ndarray:
+        return self.enter_states[self.enter_start[c]:self.enter_start[c + 1]]
+
+    def actor(self, spot: Spot) -> int:
+        tm = self.templates
+        if tm.kind[spot.node] == 0:
+            return int(self.tree.actor[spot.card])
+        return int(tm.answerer[spot.node])
+
+    def is_answer(self, spot: Spot) -> bool:
+        """Whether a raise is waiting for the actor's answer."""
+        return int(self.templates.kind[spot.node]) == 1
+
+    def value_index(self, spot: Spot) -> int:
+        """Ladder index of the accepted value at ``spot``."""
+        return int(self.templates.value[spot.node])
+
+    def _history_bases(self, spot: Spot) -> tuple[int, int, int]:
+        """(slot offset, T nodes, template nodes) of the histories before ``spot.history``."""
+        t, tm = self.tree, self.templates
+        c = spot.card
+        a = int(t.actor[c])
+        na, no = int(t.n[c, a]), int(t.n[c, 1 - a])
+        E = int(t.n_edges[c])
+        choice = E > na
+        slot = int(self.layout.slot_base[c])
+        tcount = 0
+        kcount = 0
+        for s in self.entering(c)[:spot.history]:
+            nt, ntr = int(tm.count_t[a, s]), int(tm.count_t_raise[a, s])
+            slot += (ntr * (E + na) + (nt - ntr) * (E if choice else 0)
+                     + int(tm.q_actions_actor[a, s]) * na + int(tm.q_actions_other[a, s]) * no)
+            tcount += nt
+            kcount += int(tm.size[a, s])
+        return slot, tcount, kcount
+
+    def _locate(self, spot: Spot) -> tuple[int, int, int]:
+        """(first slot of ``spot``'s node, its T index or -1, its index among the card
+        node's template nodes)."""
+        t, tm = self.tree, self.templates
+        c = spot.card
+        a = int(t.actor[c])
+        na = int(t.n[c, a])
+        E = int(t.n_edges[c])
+        choice = E > na
+        slot, tcount, kcount = self._history_bases(spot)
+        s = int(self.entering(c)[spot.history])
+        first = int(tm.start[a, s])
+        for gid in range(first, spot.node):
+            if tm.kind[gid] == 0:
+                slot += (E + na) if tm.child_a[gid] >= 0 else (E if choice else 0)
+                tcount += 1
+            else:
+                slot += (3 if tm.child_b[gid] >= 0 else 2) * int(t.n[c, tm.answerer[gid]])
+        t_index = tcount if tm.kind[spot.node] == 0 else -1
+        return slot, t_index, kcount + spot.node - first
+
+    def key_slot(self, spot: Spot) -> int:
+        """First stored slot of ``spot``'s key (:mod:`lab.solver.fullgame.compact`)."""
+        tm = self.templates
+        g = spot.node
+        if not self.keys.merge:
+            code = self._locate(spot)[2]
+        elif tm.kind[g] == 0:
+            code = 4 * int(tm.value[g]) + int(tm.exit_state[g]) % 3
+        else:
+            code = 32 + 4 * int(tm.value[g]) + int(tm.raiser[g])
+        return int(self.keys.slot[self.keys.find(spot.card, code)])
+
+    # ---------------------------------------------------------------- hands
+    def state_of(self, hand_class: int, held) -> int:
+        key = (int(hand_class), tuple(sorted((int(x) for x in held), reverse=True)))
+        s = self._state_id.get(key)
+        if s is None:
+            raise PolicyError(f"class {hand_class} cannot hold the levels {key[1]}")
+        return s
+
+    def pair_of(self, c: int, seat: int, state: int) -> int:
+        """Position of private state ``state`` in card node ``c``'s list of ``seat``."""
+        sl = self.tree.pairs(c, seat)
+        found = np.flatnonzero(self.tree.pair_state[sl] == state)
+        if not len(found):
+            raise PolicyError("that hand cannot be here: the cards on the table rule it out")
+        return int(found[0])
+
+    def edge_actions(self, c: int) -> tuple:
+        """The action of each card edge of card node ``c`` (``("card", lv)`` or
+        ``("cover", lv)``; at a round-3 follower's node, his last card)."""
+        return _edge_actions(self, c)
+
+    # ---------------------------------------------------------------- strategies
+    def decision(self, spot: Spot) -> Decision:
+        """Every hand's strategy at ``spot`` as one ``[action][hand]`` array."""
+        t, tm = self.tree, self.templates
+        c = spot.card
+        seat = self.actor(spot)
+        sl = t.pairs(c, seat)
+        n = sl.stop - sl.start
+        hands = t.pair_hand[sl].astype(np.int64)
+        held = tuple(self.cards.state_held[int(x)] for x in t.pair_state[sl])
+        slot = self.key_slot(spot)
+        if tm.kind[spot.node] == 1:
+            n_ans = 3 if tm.child_b[spot.node] >= 0 else 2
+            actions = (ACCEPT, RUN, RAISE)[:n_ans]
+            block = self.q[slot:slot + n_ans * n].reshape(n, n_ans).T.astype(np.float64)
+            stored = block.sum(axis=0) > 0
+            with np.errstate(invalid="ignore", divide="ignore"):
+                strategy = block / block.sum(axis=0)
+            strategy[:, ~stored] = np.nan
+            return Decision(seat, actions, hands, held, strategy, stored)
+        E = int(t.n_edges[c])
+        can_raise = tm.child_a[spot.node] >= 0
+        choice = E > n
+        edges = self.edge_actions(c)
+        actions = tuple(sorted(set(edges), key=_action_order)) + ((RAISE,) if can_raise else ())
+        index = {a: k for k, a in enumerate(actions)}
+        strategy = np.zeros((len(actions), n))
+        es = t.pair_edge_start[sl]
+        ec = t.pair_edge_count[sl]
+        if not (can_raise or choice):  # one card each, no raise: forced
+            for i in range(n):
+                strategy[index[edges[es[i]]], i] = 1.0
+            return Decision(seat, actions, hands, held, strategy, np.ones(n, dtype=bool))
+        for i in range(n):
+            for e in range(es[i], es[i] + ec[i]):
+                strategy[index[edges[e]], i] += self.q[slot + e]
+            if can_raise:
+                strategy[index[RAISE], i] = self.q[slot + E + i]
+        total = strategy.sum(axis=0)
+        stored = total > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            strategy /= total
+        strategy[:, ~stored] = np.nan
+        return Decision(seat, actions, hands, held, strategy, stored)
+
+    def strategy(self, spot: Spot, state: int) -> dict:
+        """``{action: probability}`` of the actor holding private state ``state`` at
+        ``spot`` (PolicyError when the policy does not hold it: its own earlier actions
+        never lead there)."""
+        t, tm = self.tree, self.templates
+        c = spot.card
+        seat = self.actor(spot)
+        i = self.pair_of(c, seat, state)
+        slot = self.key_slot(spot)
+        if tm.kind[spot.node] == 1:
+            n_ans = 3 if tm.child_b[spot.node] >= 0 else 2
+            x = self.q[slot + i * n_ans: slot + (i + 1) * n_ans]
+            if not x.any():
+                raise PolicyError("not stored: the policy never reaches this state with this hand")
+            total = float(x.sum())
+            return dict(zip((ACCEPT, RUN, RAISE)[:n_ans], (float(v) / total for v in x)))
+        p = t.pairs(c, seat).start + i
+        es, ec = int(t.pair_edge_start[p]), int(t.pair_edge_count[p])
+        E = int(t.n_edges[c])
+        na = int(t.n[c, seat])
+        can_raise = tm.child_a[spot.node] >= 0
+        edges = self.edge_actions(c)
+        if not (can_raise or E > na):
+            return {edges[es]: 1.0}
+        out = {}
+        for e in range(es, es + ec):
+            out[edges[e]] = out.get(edges[e], 0.0) + float(self.q[slot + e])
+        if can_raise:
+            out[RAISE] = float(self.q[slot + E + i])
+        total = sum(out.values())
+        if total <= 0:
+            raise PolicyError("not stored: the policy never reaches this state with this hand")
+        return {a: x / total for a, x in out.items()}
+
+    # ---------------------------------------------------------------- moving on
+    def child(self, spot: Spot, action):
+        """The spot after a public action, or a :class:`Terminal`. Card actions are
+        ``("card", level)`` or ``"cover"`` (the table's view of a covered card)."""
+        t, tm = self.tree, self.templates
+        c, g = spot.card, spot.node
+        if tm.kind[g] == 1:  # a raise waits for its answer
+            if action == ACCEPT:
+                return Spot(c, spot.history, self._template_child(spot, int(tm.child_a[g])))
+            if action == RUN:
+                raiser = 1 - int(tm.answerer[g])
+                return Terminal(raiser, self.ladder[int(tm.value[g])], "run")
+            if action == RAISE and tm.child_b[g] >= 0:
+                return Spot(c, spot.history, self._template_child(spot, int(tm.child_b[g])))
+            raise PolicyError(f"{_name(action)} is not an answer here (accept, run"
+                              + (", raise)" if tm.child_b[g] >= 0 else ")"))
+        if action == RAISE:
+            if tm.child_a[g] < 0:
+                raise PolicyError("no raise here: the player to act made the last raise, "
+                                  "or the hand is worth 12")
+            return Spot(c, spot.history, self._template_child(spot, int(tm.child_a[g])))
+        if action in (ACCEPT, RUN):
+            raise PolicyError(f"{action}: no raise is waiting for an answer")
+        kind = action[0] if isinstance(action, tuple) else action
+        if kind == "cover":
+            lv = 13  # the public cover action
+        elif kind == "card":
+            lv = int(action[1])
+        else:
+            raise PolicyError(f"{action!r}: not an action of the full game")
+        value = self.ladder[int(tm.value[g])]
+        if t.kind[c] == LAST_KIND:  # the round-3 follower's last card: showdown
+            if kind != "card":
+                raise PolicyError("the last card is played face up")
+            if ("card", lv) not in self.edge_actions(c):
+                raise PolicyError(f"{_name(action)} cannot be played here")
+            w = _showdown(t.showdown, c, lv, int(t.lead[c]))
+            return Terminal(int(w), value, "cards", showdown=True)
+        _, t_index, _ = self._locate(spot)
+        for ch in t.children(c):
+            if int(t.action[ch]) == lv:
+                if t.kind[ch] == END_KIND:
+                    return Terminal(int(t.winner[ch]), value, "cards")
+                a = int(t.actor[ch])
+                s = int(self.entering(ch)[t_index])
+                return Spot(int(ch), t_index, int(tm.start[a, s]))
+        raise PolicyError(f"{_name(action)} cannot be played here")
+
+    def _template_child(self, spot: Spot, local: int) -> int:
+        a = int(self.tree.actor[spot.card])
+        s = int(self.entering(spot.card)[spot.history])
+        return int(self.templates.start[a, s]) + local
+
+    # ---------------------------------------------------------------- walking a hand
+    def start(self) -> "Line":
+        """The hand before its first action: both seats' reach is one for every hand."""
+        n = self.tree.n[0]
+        return Line(self, self.root(), [np.ones(int(n[0])), np.ones(int(n[1]))],
+                    [np.ones(int(n[0])), np.ones(int(n[1]))], ())
+
+    def sigma(self, spot: Spot, seat: int) -> tuple[tuple, np.ndarray]:
+        """``(actions, probability [action][pair])`` of ``seat`` (the actor) at ``spot``,
+        zero for pairs the policy does not hold (their own reach is zero)."""
+        d = self.decision(spot)
+        return d.actions, np.nan_to_num(d.strategy, nan=0.0)
+
+    # ---------------------------------------------------------------- the solver view
+    def solver(self, threads: int = 1):
+        """A :class:`~lab.solver.fullgame.solver.FullSolver` playing this policy (values, best
+        responses, the outcome distribution; points per hand)."""
+        if self._solver is None:
+            from dataclasses import replace
+
+            from .solver import FullSolver
+
+            from .compact import expand
+
+            full = expand(self.keys, self.tree, self.layout, self.templates, self.q)
+            self._solver = FullSolver(replace(self.config, storage="float32"),
+                                      threads=threads).use_policy(full)
+        return self._solver
+
+
+LAST_KIND, END_KIND = 1, 2
+
+
+def _showdown(showdown, c, level, lead_level):
+    if level > lead_level:
+        return showdown[c, 0]
+    return showdown[c, 1] if level == lead_level else showdown[c, 2]
+
+
+def _action_order(action):
+    return (0 if action[0] == "card" else 1, -action[1])
+
+
+def _name(action) -> str:
+    if isinstance(action, tuple):
+        return f"{action[0]} {action[1]}" if len(action) > 1 else action[0]
+    return str(action)
+
+
+_LAYOUTS: dict = {}
+
+
+def _layout(tree, templates, layout):
+    from .solver import disk_cached
+
+    key = (id(tree), templates.ladder)
+    if key not in _LAYOUTS:
+        if tree.n_nodes > 100_000:  # the real game: 3 s to build
+            name = f"layout-{'-'.join(map(str, templates.ladder))}"
+            _LAYOUTS[key] = disk_cached(name, lambda: layout(tree, templates))
+        else:
+            _LAYOUTS[key] = layout(tree, templates)
+    return _LAYOUTS[key]
+
+
+_KEYS: dict = {}
+
+
+def _keys(tree, layout, templates, merge: bool):
+    from .solver import disk_cached
+    from .compact import build_keys
+
+    key = (id(tree), templates.ladder, merge)
+    if key not in _KEYS:
+        if tree.n_nodes > 100_000:
+            name = f"keys-{'-'.join(map(str, templates.ladder))}-{int(merge)}"
+            _KEYS[key] = disk_cached(name, lambda: build_keys(tree, layout, templates, merge),
+                                     ("solver/fullgame/compact.py",))
+        else:
+            _KEYS[key] = build_keys(tree, layout, templates, merge)
+    return _KEYS[key]
+
+
+_EDGES: dict = {}
+
+
+def _edge_actions(policy: FullPolicy, c: int) -> tuple:
+    key = (id(policy.tree), c)
+    out = _EDGES.get(key)
+    if out is not None:
+        return out
+    from ..games.cardplay_game import COVER
+
+    t = policy.tree
+    a = int(t.actor[c])
+    E = int(t.n_edges[c])
+    sl = t.pairs(c, a)
+    held = policy.cards.state_held
+    if t.kind[c] == LAST_KIND:
+        out = tuple(("card", int(t.pair_level[sl.start + i])) for i in range(E))
+    else:
+        acts = [None] * E
+        for ch in t.children(c):
+            csl = t.pairs(ch, a)
+            act = int(t.action[ch])
+            for p in range(csl.start, csl.stop):
+                e = int(t.pair_edge[p])
+                if act == COVER:
+                    before = list(held[t.pair_state[sl.start + t.pair_parent[p]]])
+                    for lv in held[t.pair_state[p]]:
+                        before.remove(lv)
+                    acts[e] = ("cover", int(before[0]))
+                else:
+                    acts[e] = ("card", act)
+        out = tuple(acts)
+    if len(_EDGES) > 50_000:
+        _EDGES.clear()
+    _EDGES[key] = out
+    return out
+
+
+@dataclass(frozen=True)
+class Line:
+    """A hand walked from the start: the current spot (or the :class:`Terminal`), each
+    seat's own reach over its private states at the current card node (the product of
+    its own action probabilities under the policy), the same at the moment the card node
+    was entered (what the kernels start from), and the public actions so far."""
+
+    policy: FullPolicy
+    spot: object
+    reach: list
+    entry: list
+    actions: tuple
+
+    @property
+    def over(self) -> bool:
+        return isinstance(self.spot, Terminal)
+
+    def then(self, action) -> "Line":
+        """The line after one public action (``("card", level)``, ``"cover"``, ``"raise"``,
+        ``"accept"``, ``"run"``); the mover's reach follows the policy."""
+        if self.over:
+            raise PolicyError("the hand is over")
+        pol, spot = self.policy, self.spot
+        t = pol.tree
+        seat = pol.actor(spot)
+        nxt = pol.child(spot, action)
+        reach = [r.copy() for r in self.reach]
+        acts, sig = pol.sigma(spot, seat)
+        if action in (ACCEPT, RUN, RAISE):
+            reach[seat] = reach[seat] * sig[acts.index(action)]
+            entry = self.entry
+            return Line(pol, nxt, reach, entry, self.actions + (action,))
+        if isinstance(nxt, Terminal):  # the round-3 follower's last card
+            lv = action[1]
+            held_last = t.pair_level[t.pairs(spot.card, seat)]
+            reach[seat] = reach[seat] * (held_last == lv)
+            return Line(pol, nxt, reach, self.entry, self.actions + (action,))
+        c = spot.card
+        ch = _card_child(t, c, action)
+        slot = pol.key_slot(spot)
+        E = int(t.n_edges[c])
+        na = int(t.n[c, seat])
+        forced = not (pol.templates.child_a[spot.node] >= 0 or E > na)
+        sl = t.pairs(ch, seat)
+        par = t.pair_parent[sl].astype(np.int64)
+        edge = t.pair_edge[sl].astype(np.int64)
+        if forced:
+            p_edge = np.ones(len(edge))
+        else:
+            asl = t.pairs(c, seat)
+            es = t.pair_edge_start[asl].astype(np.int64)
+            total = np.add.reduceat(pol.q[slot:slot + E].astype(np.float64), es)
+            if pol.templates.child_a[spot.node] >= 0:
+                total += pol.q[slot + E:slot + E + na]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                p_edge = np.where(total[par] > 0, pol.q[slot + edge] / total[par], 0.0)
+        new = [None, None]
+        new[seat] = self.reach[seat][par] * p_edge
+        osl = t.pairs(ch, 1 - seat)
+        new[1 - seat] = self.reach[1 - seat][t.pair_parent[osl].astype(np.int64)]
+        if isinstance(nxt, Terminal):
+            return Line(pol, nxt, new, new, self.actions + (action,))
+        return Line(pol, nxt, new, [x.copy() for x in new], self.actions + (action,))
+
+    def action_values(self, seat: int) -> tuple[tuple, np.ndarray]:
+        """``(actions, values [action][pair])``: for each private state of ``seat`` (the
+        actor here) the expected points of each action when ``seat`` plays a best
+        response afterwards and the other seat plays the policy, given the public history
+        (the other seat's hands weighted by the deal and his reach). Points per hand for
+        that hand; NaN where an action is not the hand's own or the hand cannot be here.
+        Exact: one best-response traversal of the subtree by the solver's kernels."""
+        pol, spot = self.policy, self.spot
+        if self.over or pol.actor(spot) != seat:
+            raise PolicyError("values are given to the seat that acts")
+        return _action_values(pol, self, seat)
+
+
+def _card_child(t, c: int, action) -> int:
+    lv = 13 if action == "cover" or (isinstance(action, tuple) and action[0] == "cover") \
+        else int(action[1])
+    for ch in t.children(c):
+        if int(t.action[ch]) == lv:
+            return int(ch)
+    raise PolicyError(f"{_name(action)} cannot be played here")
+
+
+def _action_values(pol: FullPolicy, line: Line, u: int):
+    from . import kernels as K
+
+    solver = pol.solver()
+    t, tm = pol.tree, pol.templates
+    spot = line.spot
+    c = spot.card
+    d = int(t.depth[c])
+    H = spot.history + 1
+    n0, n1 = int(t.n[c, 0]), int(t.n[c, 1])
+    b = solver._buf
+    b["ENT"][d, :H * (n0 + n1)] = 0.0
+    h = spot.history
+    b["ENT"][d, h * n0:(h + 1) * n0] = line.entry[0]
+    b["ENT"][d, H * n0 + h * n1:H * n0 + (h + 1) * n1] = line.entry[1]
+    b["ES"][d, :H] = pol.entering(c)[:H]
+    ones = np.ones(len(pol.ladder))
+    lad = np.asarray(pol.ladder, dtype=np.float64)
+    K._visit(c, d, H, u, K.BEST, 0.0, 0.0, 0.0, True, ones, ones, *solver._walk_args(u, lad))
+    _, _, k = pol._locate(spot)
+    KI, EV, VI = b["KI"], b["EV"], b["VI"]
+    so = int(KI[d, k, 4])
+    sl = t.pairs(c, u)
+    nu = sl.stop - sl.start
+    hands = t.pair_hand[sl].astype(np.int64)
+    W = solver.weights[u]
+    opp = line.reach[1 - u]
+    osl = t.pairs(c, 1 - u)
+    norm = W[hands][:, t.pair_hand[osl].astype(np.int64)] @ opp
+    gid = spot.node
+    if tm.kind[gid] == 1:
+        n_ans = 3 if tm.child_b[gid] >= 0 else 2
+        acts = (ACCEPT, RUN, RAISE)[:n_ans]
+        h0 = int(KI[d, k, 7])
+        vals = np.empty((n_ans, nu))
+        vals[0] = VI[d, (h0 + int(tm.child_a[gid])) * nu + np.arange(nu)]
+        kv = int(tm.value[gid])
+        raiser = 1 - int(tm.answerer[gid])
+        sign = 1.0 if raiser == u else -1.0
+        vals[1] = sign * pol.ladder[kv] * norm
+        if n_ans == 3:
+            vals[2] = VI[d, (h0 + int(tm.child_b[gid])) * nu + np.arange(nu)]
+    else:
+        edges = pol.edge_actions(c)
+        E = int(t.n_edges[c])
+        can_raise = tm.child_a[gid] >= 0
+        acts = tuple(sorted(set(edges), key=_action_order)) + ((RAISE,) if can_raise else ())
+        index = {a: j for j, a in enumerate(acts)}
+        vals = np.full((len(acts), nu), np.nan)
+        es = t.pair_edge_start[sl]
+        ec = t.pair_edge_count[sl]
+        for i in range(nu):
+            for e in range(int(es[i]), int(es[i] + ec[i])):
+                vals[index[edges[e]], i] = EV[d, so + e]
+            if can_raise:
+                vals[index[RAISE], i] = EV[d, so + E + i]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(norm > 0, vals / norm, np.nan)
+    return acts, out
