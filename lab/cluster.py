@@ -1,6 +1,11 @@
 """Dask clusters for the lab's fan-out work: a local cluster, or a scheduler reached by
 address with a bounded, checked handshake.
 
+A local cluster's worker processes are started with Ctrl-C ignored: a Ctrl-C at the
+terminal reaches every process of the foreground group, and the workers would each print a
+``KeyboardInterrupt`` traceback; this way only the command itself stops (one ``error:
+interrupted`` line) and closes its workers.
+
 Connecting to an address where no dask scheduler listens must fail in seconds with one
 line: a plain ``Client(address)`` waits for ever on a silent peer and, on a peer that
 answers something else (an HTTP server), reads its reply as a frame length and tries to
@@ -10,8 +15,10 @@ memory bound; only an address that answered as a dask scheduler is connected to 
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import threading
 
 from .errors import InputError
 
@@ -58,3 +65,20 @@ def connect(address: str, option: str = "--scheduler"):
     except (OSError, TimeoutError) as exc:
         raise InputError(f"{option} {address}: cannot connect ({type(exc).__name__})") \
             from None
+
+
+def local_cluster(workers: int, processes: bool = True, **options):
+    """A ``distributed.LocalCluster`` of ``workers`` one-thread workers (processes unless
+    ``processes=False``) whose processes ignore Ctrl-C (see the module's docstring)."""
+    from distributed import LocalCluster
+
+    # dashboard_address ":0": any free port for the scheduler's web server (8787 may be taken)
+    options = dict(dict(dashboard_address=":0", silence_logs=40), **options)
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main and processes else None
+    try:  # a spawned worker keeps SIGINT ignored; Python installs no handler over it
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
+                            **options)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)

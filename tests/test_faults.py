@@ -348,3 +348,28 @@ def test_a_half_done_iteration_is_never_saved(tmp_path, monkeypatch):
     with pytest.raises(SolverStateError, match="interrupted"):
         solver.save_checkpoint(ck)
 
+
+def test_ctrl_c_on_a_local_dask_cluster_is_one_line(tmp_path):
+    """Ctrl-C reaches the whole foreground process group, the cluster's worker processes
+    too: the command still ends with the one line ``error: interrupted`` (no worker's
+    traceback) and leaves no worker behind."""
+    import psutil
+
+    child = subprocess.Popen([sys.executable, "-m", "lab", "simulate", "--a", "cautious", "--b",
+                              "random", "--matches", "2000000", "--workers", "2", "--seed", "1",
+                              "--quiet"], cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    me = psutil.Process(child.pid)
+    deadline = time.time() + 120
+    workers = []
+    while len(workers) < 2 and time.time() < deadline and child.poll() is None:
+        time.sleep(0.2)
+        workers = [p for p in me.children(recursive=True)
+                   if "spawn_main" in " ".join(p.cmdline())]
+    assert len(workers) == 2, "the local cluster did not start its two workers"
+    time.sleep(3)                           # the workers play their first chunks
+    os.killpg(child.pid, signal.SIGINT)     # what a terminal's Ctrl-C does
+    out, err = child.communicate(timeout=120)
+    assert (child.returncode, out, err) == (130, "", "error: interrupted\n")
+    gone, alive = psutil.wait_procs(workers, timeout=30)
+    assert not alive

@@ -10,6 +10,7 @@ A tqdm bar on stderr counts finished matches.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from dataclasses import dataclass
@@ -25,6 +26,9 @@ from ..errors import InputError
 
 DASK_FROM = 4000
 """With ``workers`` left to choose (0), batches of this many matches or more use dask."""
+
+IN_FLIGHT = 4
+"""Chunks per dask worker sent ahead; the rest are sent one by one as chunks come back."""
 
 
 @dataclass(frozen=True)
@@ -76,28 +80,37 @@ def _run_here(batch: Batch, bar) -> tuple[list, list]:
 
 
 def _run_on_dask(batch: Batch, workers: int, scheduler: str | None, bar) -> tuple[list, list]:
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import Client, as_completed
 
-    from ..cluster import connect
+    from ..cluster import connect, local_cluster
 
     if scheduler:
         client, cluster = connect(scheduler), None
     else:
-        # dashboard_address ":0": any free port for the scheduler's web server (8787 may be taken)
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=workers > 1,
-                               dashboard_address=":0", silence_logs=40)
+        cluster = local_cluster(workers, processes=workers > 1)
         client = Client(cluster)
     try:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})) or workers)
         size = max(2, min(500, batch.matches // (8 * n_workers) + 1))
-        futures = {client.submit(play_chunk, batch, lo, hi, pure=False): hi - lo
-                   for lo, hi in chunks(batch.matches, size)}
+        # streamed: a few chunks per worker in flight, the next one sent as one comes back
+        todo = iter(chunks(batch.matches, size))
+        sizes = {}
+
+        def send(ranges) -> list:
+            sent = [client.submit(play_chunk, batch, lo, hi, pure=False) for lo, hi in ranges]
+            sizes.update({f.key: hi - lo for f, (lo, hi) in zip(sent, ranges)})
+            return sent
+
+        pending = as_completed(send(list(itertools.islice(todo, IN_FLIGHT * n_workers))))
         records, hands = [], []
-        for future in as_completed(futures):
+        for future in pending:
             r, h = future.result()
             records += r
             hands += h
-            bar.update(futures[future])
+            bar.update(sizes.pop(future.key))
+            future.release()
+            for more in send(list(itertools.islice(todo, 1))):
+                pending.add(more)
         return records, hands
     finally:
         client.close()

@@ -187,16 +187,14 @@ def solve_viras_full(viras: Iterable, settings: Optional[dict] = None,
     cluster is started (``local_workers`` workers of one dask thread, processes unless
     ``processes=False``); each solve runs on ``threads`` numba threads.
     """
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client
 
-    from ..cluster import connect
+    from ..cluster import connect, local_cluster
 
     viras = list(viras)
     cluster = None
     if scheduler is None:
-        # dashboard_address ":0": any free port for the scheduler's web server (8787 may be taken)
-        cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1,
-                               processes=processes, dashboard_address=":0")
+        cluster = local_cluster(local_workers, processes=processes)
         client = Client(cluster)
     else:
         client = connect(scheduler)
