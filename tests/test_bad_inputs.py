@@ -46,6 +46,11 @@ def sweep() -> list[list[str]]:
     vary(replay, "--vira", BAD_VIRAS[:6])
     vary(replay, "--mao", BAD_HANDS)
     vary(replay, "--score", BAD_SCORES)
+    vary(replay, "--rules", ["", "Buteco", "mineiro", "paulista,fpt"])
+    vary(replay, "--rule", ["", "three_ties", "three_ties=", "=mao", "three_ties=dealer",
+                            "ties=mao", "surrender=never", "eleven_eleven=3"])
+    cases.append(replay + ["--rule", "three_ties=pe", "--rule", "three_ties=nobody"])
+    cases.append(replay + ["--rules", "buteco", "--rule", "surrender=answer_only", "surrender"])
     vary(["match"], "--score", BAD_SCORES)
     # integers and numbers of the commands that play or solve
     simulate = ["simulate", "--a", "random", "--b", "random", "--matches", "4", "--quiet"]

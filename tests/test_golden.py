@@ -10,9 +10,10 @@ Each ``tests/golden/*.txt`` file is one hand::
     actions: 4h 3s 5h 5c Kh 7d
     expect: {"over": true, "winner": "mao", ...}
 
-``expect`` is the ``lab replay`` JSON, written by hand from the rules (never produced
-by running the code). Every file is replayed through the ``lab replay`` command in a
-subprocess and through the Python API (lab.rules), and both must equal ``expect``.
+and may name house rules in a ``rules: PRESET [KEY=VALUE ...]`` line (the default rules
+otherwise). ``expect`` is the ``lab replay`` JSON, written by hand from the rules (never
+produced by running the code). Every file is replayed through the ``lab replay`` command
+in a subprocess and through the Python API (lab.rules), and both must equal ``expect``.
 """
 
 import json
@@ -23,11 +24,12 @@ from pathlib import Path
 import pytest
 
 from lab.cards import parse_card
-from lab.rules import SEAT_NAMES, new_hand, parse_action
+from lab.rules import RULE_CHOICES, SEAT_NAMES, new_hand, parse_action, rule_set
 
 GOLDEN = Path(__file__).parent / "golden"
 FILES = sorted(GOLDEN.glob("*.txt"))
 KEYS = ("vira", "mao", "pe", "score", "actions", "expect")
+OPTIONAL = ("rules",)
 
 
 def read_golden(path):
@@ -40,23 +42,29 @@ def read_golden(path):
             comments.append(line)
             continue
         key, sep, value = line.partition(":")
-        assert sep and key in KEYS and key not in fields, f"{path.name}: bad line {line!r}"
+        assert sep and key in KEYS + OPTIONAL and key not in fields, \
+            f"{path.name}: bad line {line!r}"
         fields[key] = value.strip()
-    assert set(fields) == set(KEYS), f"{path.name}: needs {KEYS}"
+    assert set(KEYS) <= set(fields), f"{path.name}: needs {KEYS}"
     fields["actions"] = fields["actions"].split()
     fields["expect"] = json.loads(fields["expect"])
+    preset, *changes = fields.get("rules", "paulista").split()
+    fields["rules"] = (preset, changes)
     return fields, comments
 
 
-def api_outcome(g):
-    """The contract's JSON built from the public API of lab.rules, without lab.commands."""
+def api_outcome(g, rules=None):
+    """The contract's JSON built from the public API of lab.rules, without lab.commands
+    (under ``rules``, a RuleSet, instead of the file's own when given)."""
     score = tuple(int(x) for x in g["score"].split(","))
     state = new_hand(parse_card(g["vira"]), [parse_card(t) for t in g["mao"].split(",")],
-                     [parse_card(t) for t in g["pe"].split(",")], score)
+                     [parse_card(t) for t in g["pe"].split(",")], score,
+                     rules or rule_set(*g["rules"]))
     for token in g["actions"]:
         state = state.apply(parse_action(token))
     if state.over:
-        return {"over": True, "winner": SEAT_NAMES[state.winner], "points": state.points,
+        winner = None if state.winner is None else SEAT_NAMES[state.winner]
+        return {"over": True, "winner": winner, "points": state.points,
                 "score": list(state.final_score), "rounds": state.round_names(),
                 "how": state.how}
     return {"over": False, "to_act": SEAT_NAMES[state.to_act],
@@ -83,8 +91,10 @@ def test_golden_files_cover_every_ending_and_the_stops():
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_golden_through_lab_replay(path):
     g, _ = read_golden(path)
+    preset, changes = g["rules"]
     cmd = [sys.executable, "-m", "lab", "replay", "--vira", g["vira"], "--mao", g["mao"],
-           "--pe", g["pe"], f"--score={g['score']}", *g["actions"]]
+           "--pe", g["pe"], f"--score={g['score']}", "--rules", preset,
+           *[arg for change in changes for arg in ("--rule", change)], *g["actions"]]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60,
                           cwd=Path(__file__).parent.parent)
     assert proc.returncode == 0, proc.stderr
@@ -100,3 +110,28 @@ def test_golden_through_lab_replay(path):
 def test_golden_through_the_python_api(path):
     g, _ = read_golden(path)
     assert api_outcome(g) == g["expect"]
+
+
+def test_golden_files_show_each_house_rule_at_work():
+    """For every rule a table may change, at least three files whose outcome changes when
+    that rule alone is set back to the default's (so each rule is exercised, not just
+    named); and at least one house-rules file whose outcome equals the default's (the
+    rule does not reach there)."""
+    from dataclasses import replace
+
+    from lab.rules import DEFAULT_RULES
+
+    shown = {key: 0 for key in RULE_CHOICES}
+    controls = 0
+    for path in FILES:
+        g, _ = read_golden(path)
+        rules = rule_set(*g["rules"])
+        if rules == DEFAULT_RULES:
+            continue
+        controls += api_outcome(g, DEFAULT_RULES) == g["expect"]
+        for key, value in rules.items().items():
+            if value != DEFAULT_RULES.items()[key]:
+                shown[key] += api_outcome(g, replace(rules, **{key: RULE_CHOICES[key][0]})) \
+                    != g["expect"]
+    assert min(shown.values()) >= 3, shown
+    assert controls >= 1

@@ -149,3 +149,17 @@ def test_an_illegal_action_error_says_why():
     assert err == "error: cover:3h: a card may be covered only from round 2\n"
     _, _, err = replay(*DEAL, "3h", "7s", "2h", "6s", "4c")
     assert err == "error: 4c: the hand is over\n"
+
+
+def test_the_readme_replay_examples_print_what_the_readme_says():
+    """Every ``$ lab replay ...`` line of the README, run as written, prints the line below
+    it."""
+    import shlex
+
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    examples = [(line.strip(), lines[i + 1].strip()) for i, line in enumerate(lines)
+                if line.strip().startswith("$ lab replay ")]
+    assert len(examples) >= 2
+    for command, printed in examples:
+        got = ok(*shlex.split(command)[3:])
+        assert got == json.loads(printed), command

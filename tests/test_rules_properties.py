@@ -3,8 +3,11 @@
 Random deals, random scores and random choices among ``legal_actions()``; at every
 state visited, every action of the whole action space (40 cards played or covered, plus
 raise, accept, run, surrender) is tried: legal ones are accepted, all others are refused
-with IllegalAction and leave the state as it was.
+with IllegalAction and leave the state as it was. The last tests run the same properties
+under every preset of house rules and every single rule changed.
 """
+
+import pytest
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
@@ -13,9 +16,12 @@ from lab.cards import DECK, level
 from lab.rules import (
     ACCEPT,
     COVER,
+    DEFAULT_RULES,
     ELEVEN,
+    ELEVEN_ELEVEN,
     LADDER,
     MAO,
+    NOBODY,
     NORMAL,
     PE,
     PLAY,
@@ -23,8 +29,11 @@ from lab.rules import (
     RUN,
     SURRENDER,
     Action,
+    PRESETS,
+    RULE_CHOICES,
     IllegalAction,
     MatchState,
+    RuleSet,
     new_hand,
 )
 
@@ -45,9 +54,9 @@ scores = st.one_of(st.tuples(points, points),              # any score before a 
                    st.tuples(points, st.just(11)))         # ... more often than by chance
 
 
-def deal(indices, score):
+def deal(indices, score, rules=DEFAULT_RULES):
     cards = [DECK[i] for i in indices]
-    return new_hand(cards[0], cards[1:4], cards[4:7], score)
+    return new_hand(cards[0], cards[1:4], cards[4:7], score, rules)
 
 
 def check_action_space(state):
@@ -108,7 +117,8 @@ def play_out(state, data, check_space=True):
             assert state.value in LADDER
             assert state.pending is None or state.pending in LADDER
         else:
-            assert state.value == 3 and state.pending is None
+            worth = state.rules.eleven_eleven_value if state.kind == ELEVEN_ELEVEN else 3
+            assert state.value == worth and state.pending is None
             assert Action(RAISE) not in legal
         choices = [a for a in legal if a.kind not in (RUN, SURRENDER)] if calm else legal
         action = data.draw(st.sampled_from(choices or legal))
@@ -196,3 +206,66 @@ def test_a_random_match_ends_with_exactly_one_player_at_12(first_mao, data):
     assert sorted(match.scores)[1] == 12 and sorted(match.scores)[0] < 12
     assert match.winner == match.scores.index(12)
     assert maos == [(first_mao + i) % 2 for i in range(len(maos))]
+
+
+# ---------------------------------------------------------------- house rules
+
+HOUSE_RULES = {**PRESETS, **{f"{key}={value}": RuleSet(**{key: value})
+                             for key, choices in RULE_CHOICES.items() for value in choices[1:]}}
+"""Every preset, and the default with each single rule changed."""
+
+
+@pytest.mark.parametrize("name", HOUSE_RULES)
+def test_house_rules_random_play(name):
+    """Under each rule set: legal actions apply and nothing else does, hands end, each
+    rule holds where it applies, and the score moves by the hand's points (or not at all
+    after a hand that scores nothing), never past 12."""
+    rules = HOUSE_RULES[name]
+
+    @settings(PROFILE, max_examples=150)
+    @given(deals, scores, st.data())
+    def check(indices, score, data):
+        start = deal(indices, score, rules)
+        end = play_out(start, data)
+        final = end.final_score
+        assert max(final) <= 12
+        if end.winner is None:                  # a hand that scores nothing
+            assert rules.three_ties_winner(start.kind, start.eleven_holder) == NOBODY
+            assert end.how == "cards" and end.rounds == (None, None, None)
+            assert end.points == 0 and final == score
+        else:
+            w = end.winner
+            assert final[w] == min(12, score[w] + end.points) and final[1 - w] == score[1 - w]
+            if end.rounds == (None, None, None):
+                assert w == rules.three_ties_winner(start.kind, start.eleven_holder)
+        if start.kind == ELEVEN_ELEVEN and end.how == "cards" and end.winner is not None:
+            assert end.points == rules.eleven_eleven_value
+        if start.blind:
+            assert not any(p.covered for p in end.plays)
+        if rules.surrender == "answer_only" and end.how == "surrender":
+            assert end.history[-2].kind == RAISE    # it answered a raise
+
+    check()
+
+
+@pytest.mark.parametrize("name", ["buteco", "three_ties=nobody", "eleven_eleven=one"])
+def test_house_rules_matches_end(name):
+    """A random match under rules where some hands score nothing still ends with exactly
+    one player at 12, the mão alternating every hand."""
+    rules = HOUSE_RULES[name]
+
+    @settings(PROFILE, max_examples=40)
+    @given(st.integers(0, 1), st.data())
+    def check(first_mao, data):
+        match = MatchState((0, 0), mao=first_mao, rules=rules)
+        while not match.over:
+            assert match.hands_played < 200
+            indices = data.draw(deals)
+            hand = match.deal(DECK[indices[0]], [DECK[i] for i in indices[1:4]],
+                              [DECK[i] for i in indices[4:7]])
+            mao = match.mao
+            match = match.after(play_out(hand, data, check_space=False))
+            assert match.mao == 1 - mao
+        assert sorted(match.scores)[1] == 12 and sorted(match.scores)[0] < 12
+
+    check()

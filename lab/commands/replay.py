@@ -1,10 +1,16 @@
-"""Replay one hand from its cards and actions and print the outcome as JSON."""
+"""Replay one hand from its cards and actions and print the outcome as JSON.
+
+``lab replay --vira V --mao CARDS --pe CARDS [--score M,P] [--rules NAME] [--rule KEY=VALUE
+...] [ACTION ...]``: ``--rules`` names a preset of :data:`lab.rules.PRESETS` (default
+``paulista``, the lab's rules) and each ``--rule`` changes one rule after it.
+"""
 
 from __future__ import annotations
 
 
 from ..cards import parse_card, parse_cards
-from ..rules import SEAT_NAMES, HandState, new_hand, parse_action, parse_score
+from ..rules import (DEFAULT_RULES, PRESETS, RULE_CHOICES, SEAT_NAMES, HandState, RuleSet,
+                     new_hand, parse_action, parse_score, rule_set)
 from ..cli import print_json
 
 
@@ -13,6 +19,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--mao", required=True, help="the mão's three cards, e.g. 5c,Qh,3d")
     parser.add_argument("--pe", required=True, help="the pé's three cards")
     parser.add_argument("--score", default="0,0", help="M,P points before the hand (default 0,0)")
+    parser.add_argument("--rules", default="paulista", metavar="NAME",
+                        help=f"a rule set: {', '.join(PRESETS)} (default paulista)")
+    parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                        help="change one rule after the preset; keys: "
+                             + "; ".join(f"{k}={'|'.join(v)}" for k, v in RULE_CHOICES.items()))
     parser.add_argument("actions", nargs="*", metavar="ACTION",
                         help="CARD, cover:CARD, raise (truco), accept, run, surrender")
 
@@ -20,7 +31,8 @@ def add_arguments(parser) -> None:
 def outcome(state: HandState) -> dict:
     """The contract's JSON object for a hand state."""
     if state.over:
-        return {"over": True, "winner": SEAT_NAMES[state.winner], "points": state.points,
+        winner = None if state.winner is None else SEAT_NAMES[state.winner]
+        return {"over": True, "winner": winner, "points": state.points,
                 "score": list(state.final_score), "rounds": state.round_names(),
                 "how": state.how}
     return {"over": False, "to_act": SEAT_NAMES[state.to_act],
@@ -28,14 +40,17 @@ def outcome(state: HandState) -> dict:
             "rounds": state.round_names()}
 
 
-def replay(vira: str, mao: str, pe: str, score: str = "0,0", actions=()) -> dict:
+def replay(vira: str, mao: str, pe: str, score: str = "0,0", actions=(),
+           rules: RuleSet = DEFAULT_RULES) -> dict:
     """Replay a hand given in the command-line notation; ValueError on any bad input."""
-    state = new_hand(parse_card(vira), parse_cards(mao, 3), parse_cards(pe, 3), parse_score(score))
+    state = new_hand(parse_card(vira), parse_cards(mao, 3), parse_cards(pe, 3), parse_score(score),
+                     rules)
     for token in actions:
         state = state.apply(parse_action(token))
     return outcome(state)
 
 
 def run(args) -> int:
-    print_json(replay(args.vira, args.mao, args.pe, args.score, args.actions))
+    rules = rule_set(args.rules, args.rule)
+    print_json(replay(args.vira, args.mao, args.pe, args.score, args.actions, rules))
     return 0
