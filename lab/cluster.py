@@ -73,7 +73,7 @@ def local_cluster(workers: int, processes: bool = True, **options):
     from distributed import LocalCluster
 
     # dashboard_address ":0": any free port for the scheduler's web server (8787 may be taken)
-    options = dict(dict(dashboard_address=":0", silence_logs=40), **options)
+    options = {"dashboard_address": ":0", "silence_logs": 40, **options}
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main and processes else None
     try:  # a spawned worker keeps SIGINT ignored; Python installs no handler over it

@@ -94,22 +94,23 @@ def _run_on_dask(batch: Batch, workers: int, scheduler: str | None, bar) -> tupl
         size = max(2, min(500, batch.matches // (8 * n_workers) + 1))
         # streamed: a few chunks per worker in flight, the next one sent as one comes back
         todo = iter(chunks(batch.matches, size))
-        sizes = {}
+        sizes = {}  # future -> matches in its chunk
 
-        def send(ranges) -> list:
-            sent = [client.submit(play_chunk, batch, lo, hi, pure=False) for lo, hi in ranges]
-            sizes.update({f.key: hi - lo for f, (lo, hi) in zip(sent, ranges)})
+        def send(count: int) -> list:
+            sent = []
+            for lo, hi in itertools.islice(todo, count):
+                sent.append(client.submit(play_chunk, batch, lo, hi, pure=False))
+                sizes[sent[-1]] = hi - lo
             return sent
 
-        pending = as_completed(send(list(itertools.islice(todo, IN_FLIGHT * n_workers))))
+        pending = as_completed(send(IN_FLIGHT * n_workers))
         records, hands = [], []
         for future in pending:
             r, h = future.result()
             records += r
             hands += h
-            bar.update(sizes.pop(future.key))
-            future.release()
-            for more in send(list(itertools.islice(todo, 1))):
+            bar.update(sizes.pop(future))
+            for more in send(1):
                 pending.add(more)
         return records, hands
     finally:
