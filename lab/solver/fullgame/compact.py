@@ -44,6 +44,7 @@ best-response traversal on it measures the stored policy's exploitability exactl
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -412,11 +413,20 @@ def _groups(job, keys: Keys, tree, templates, arr) -> None:
                    tm.child_a, tm.child_b, tm.answerer, keys.start, keys.gid, keys.slot)
 
 
+_STORED = weakref.WeakKeyDictionary()
+"""keys -> their stored-slot mask, one bit a slot (every vira of a layout shares it)."""
+
+
 def stored_slots(keys: Keys, tree, templates) -> np.ndarray:
     """Which key slots a file holds: all but those of round-3 states represented by
-    another (the same strategy)."""
+    another (the same strategy). Computed once per ``keys`` (the tree and templates they
+    were built on), then unpacked from a copy kept at one bit a slot."""
+    packed = _STORED.get(keys)
+    if packed is not None:
+        return np.unpackbits(packed, count=keys.n_slots).view(bool)
     mask = np.ones(keys.n_slots, dtype=np.uint8)
     _groups(2, keys, tree, templates, mask)
+    _STORED[keys] = np.packbits(mask)
     return mask.view(bool)
 
 
