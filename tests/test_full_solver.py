@@ -143,12 +143,17 @@ def test_two_tiny_solves_through_a_local_dask_cluster():
             direct["full_summary"]["value_mao"], abs=1e-12)
 
 
-def test_two_threads_give_the_same_iterates():
-    cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6))
+@pytest.mark.parametrize("storage", ["int16", "float32"])
+def test_two_and_three_threads_give_the_same_iterates_bit_for_bit(storage):
+    """The threads walk disjoint subtrees and their values are added in the children's
+    order, so the iterates, sums and exploitabilities are those of one thread exactly."""
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6), storage=storage)
     one = FullSolver(cfg).solve(0.0, 10, check_every=5)
-    two = FullSolver(cfg, threads=2).solve(0.0, 10, check_every=5)
-    assert [h[2] for h in two.history] == pytest.approx([h[2] for h in one.history], abs=1e-12)
-    assert np.array_equal(one.reg16, two.reg16)
+    for threads in (2, 3):
+        many = FullSolver(cfg, threads=threads).solve(0.0, 10, check_every=5)
+        assert [h[2] for h in many.history] == [h[2] for h in one.history]
+        for name, arr in one._arrays().items():
+            assert np.array_equal(getattr(many, name), arr), name
 
 
 def test_with_a_one_step_ladder_the_real_game_is_the_card_play_game():

@@ -23,8 +23,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import (AVERAGE, BEST, END, LAST, T_NODE, _enter_child, _gather, _prepare,
-                           _showdown_winner)
+from collections import namedtuple
+
+from .kernels import (AVERAGE, BEST, END, LAST, T_NODE, deal_block, enter_child, enter_turns,
+                      prepare_node, showdown_winner)
+
+Batch = namedtuple("Batch", ["WIN", "LOSE", "VB", "EB", "OB", "PAY"])
+"""The payoff columns (``WIN``, ``LOSE``: ``[b, ladder index]``), the batched values
+(``VB``, ``EB``, ``OB``, see the module docstring) and one column of payoffs (``PAY``)."""
 
 
 @njit(cache=True)
@@ -37,32 +43,44 @@ def _pay(WIN, LOSE, kv, v, won, PAY):
 
 
 @njit(cache=True)
-def _end_values(c, d, H, u, WIN, LOSE, winner, pair_start, nn, pair_hand, ladder, tv, Wu,
-                ENT, WC, OB, PAY):
-    """OB[d] for an END card node: the winner scores the accepted value of each history."""
+def _end_values(c, d, TT, T, P, W, X):
+    """OB[d + 1] for END card node ``c``, a child of the node at depth ``d`` whose ``TT``
+    T nodes are its entering histories: the winner scores the accepted value."""
+    nn, pair_start, pair_hand, winner, t_value = (T.nn, T.pair_start, T.pair_hand, T.winner,
+                                                  T.t_value)
+    u, ladder, Wu = P.u, P.ladder, P.Wu
+    ENT, WC, KI, TK = W.ENT, W.WC, W.KI, W.TK
+    WIN, LOSE, OB, PAY = X.WIN, X.LOSE, X.OB, X.PAY
+    H = TT
+    e = d + 1
     n0 = nn[c, 0]
     nu, no = nn[c, u], nn[c, 1 - u]
     pu = pair_start[c] + (n0 if u == 1 else 0)
     po = pair_start[c] + (n0 if u == 0 else 0)
     eo = n0 * H if u == 0 else 0
     B = WIN.shape[0]
-    _gather(Wu, pair_hand, pu, nu, po, no, WC, d)
+    deal_block(Wu, pair_hand, pu, nu, po, no, WC, e)
     for h in range(H):
-        _pay(WIN, LOSE, tv[h], ladder[tv[h]], winner[c] == u, PAY)
+        kv = t_value[KI[d, TK[d, h], 0]]
+        _pay(WIN, LOSE, kv, ladder[kv], winner[c] == u, PAY)
         for i in range(nu):
             acc = 0.0
             for j in range(no):
-                acc += WC[d, i * no + j] * ENT[d, eo + h * no + j]
+                acc += WC[e, i * no + j] * ENT[e, eo + h * no + j]
             x = h * nu + i
             for b in range(B):
-                OB[d, x, b] = PAY[b] * acc
+                OB[e, x, b] = PAY[b] * acc
     return 0
 
 
 @njit(cache=True)
-def _showdown(c, d, u, WIN, LOSE, actor, showdown, lead, pair_start, nn, pair_level,
-              t_value, ladder, KI, RI, SIG, TMP, WC, TK, K, TT, VB, EB, PAY):
+def _showdown(c, d, T, W, P, K, TT, X):
     """The round-3 follower's forced last card: showdown values of every T node."""
+    actor, showdown, lead, pair_start, nn, pair_level, t_value = (
+        T.actor, T.showdown, T.lead, T.pair_start, T.nn, T.pair_level, T.t_value)
+    KI, RI, SIG, TMP, WC, TK = W.KI, W.RI, W.SIG, W.TMP, W.WC, W.TK
+    u, ladder = P.u, P.ladder
+    WIN, LOSE, VB, EB, PAY = X.WIN, X.LOSE, X.VB, X.EB, X.PAY
     a = actor[c]
     o = 1 - a
     n0 = nn[c, 0]
@@ -86,7 +104,7 @@ def _showdown(c, d, u, WIN, LOSE, actor, showdown, lead, pair_start, nn, pair_le
                 for j in range(nopp):
                     acc += WC[d, i * nopp + j] * RI[d, ro + j]
                 y = pair_level[pa + i]
-                w = _showdown_winner(showdown, c, y, lead_lv)
+                w = showdown_winner(showdown, c, y, lead_lv)
                 _pay(WIN, LOSE, kv, v, w == u, PAY)
                 for b in range(B):
                     EB[d, so + i, b] = PAY[b] * acc
@@ -94,7 +112,7 @@ def _showdown(c, d, u, WIN, LOSE, actor, showdown, lead, pair_start, nn, pair_le
             ra = (0 if a == 0 else r1) + k * na
             for j in range(na):
                 y = pair_level[pa + j]
-                w = _showdown_winner(showdown, c, y, lead_lv)
+                w = showdown_winner(showdown, c, y, lead_lv)
                 r = RI[d, ra + j] * SIG[d, so + j]
                 TMP[2, j] = r if w == u else 0.0
                 TMP[3, j] = 0.0 if w == u else r
@@ -111,10 +129,15 @@ def _showdown(c, d, u, WIN, LOSE, actor, showdown, lead, pair_start, nn, pair_le
 
 
 @njit(cache=True)
-def _finish(c, d, H, u, mode, WIN, LOSE, actor, pair_start, nn, n_edges, pair_edge_start,
-            pair_edge_count, t_size, t_kind, t_child_a, t_child_b, t_value, t_answerer, ladder,
-            ES, RI, SIG, KI, TMP, WC, K, VB, EB, OB, PAY):
+def _finish(c, d, H, T, W, P, K, X):
     """Betting backward (values only) and the values of the entering histories."""
+    (actor, pair_start, nn, n_edges, pair_edge_start, pair_edge_count, t_size, t_kind,
+     t_child_a, t_child_b, t_value, t_answerer) = (
+        T.actor, T.pair_start, T.nn, T.n_edges, T.pair_edge_start, T.pair_edge_count,
+        T.t_size, T.t_kind, T.t_child_a, T.t_child_b, T.t_value, T.t_answerer)
+    ES, RI, SIG, KI, TMP, WC = W.ES, W.RI, W.SIG, W.KI, W.TMP, W.WC
+    u, mode, ladder = P.u, P.mode, P.ladder
+    WIN, LOSE, VB, EB, OB, PAY = X.WIN, X.LOSE, X.VB, X.EB, X.OB, X.PAY
     a = actor[c]
     n0 = nn[c, 0]
     na = nn[c, a]
@@ -204,56 +227,32 @@ def _finish(c, d, H, u, mode, WIN, LOSE, actor, pair_start, nn, n_edges, pair_ed
 
 # self-recursive: compiled in each process (numba's cache cannot reload it)
 @njit(cache=False)
-def _visit(c, d, H, u, mode, WIN, LOSE, one, wide,
-           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-           pair_edge_count, slot_base, node_base,
-           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-           t_answerer, ladder, Wu,
-           reg32, reg16, rscale, cum32, cum16, cscale,
-           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, VB, EB, OB, PAY):
-    a = actor[c]
-    n0, n1 = nn[c, 0], nn[c, 1]
+def _visit(c, d, H, T, S, W, P, X):
+    nn, child_start, pair_start, pair_parent, pair_edge = (
+        T.nn, T.child_start, T.pair_start, T.pair_parent, T.pair_edge)
+    KI, TK = W.KI, W.TK
+    EB, VB, OB = X.EB, X.VB, X.OB
+    u = P.u
+    a = T.actor[c]
     nu = nn[c, u]
-    B = WIN.shape[0]
-    K, TT = _prepare(c, d, H, u, mode, 0.0, 0.0, 0.0, wide, one, one,
-                     kind, actor, winner, showdown, lead, child_start, child_count, pair_start,
-                     nn, n_edges, pair_hand, pair_level, pair_parent, pair_edge,
-                     pair_edge_start, pair_edge_count, slot_base, node_base,
-                     t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-                     t_answerer, ladder, Wu,
-                     reg32, reg16, rscale, cum32, cum16, cscale,
-                     ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK)
+    B = X.WIN.shape[0]
+    K, TT = prepare_node(c, d, H, T, S, W, P)
     for x in range(K * nu):
         for b in range(B):
             VB[d, x, b] = 0.0
-    if kind[c] == LAST:
-        _showdown(c, d, u, WIN, LOSE, actor, showdown, lead, pair_start, nn, pair_level,
-                  t_value, ladder, KI, RI, SIG, TMP, WC, TK, K, TT, VB, EB, PAY)
+    if T.kind[c] == LAST:
+        _showdown(c, d, T, W, P, K, TT, X)
     else:
         d1 = d + 1
-        for t in range(TT):
-            ES[d1, t] = t_exit[KI[d, TK[d, t], 0]]
-        for ch in range(child_start[c], child_start[c] + child_count[c]):
+        enter_turns(c, d, TT, T, W, W)
+        for ch in range(child_start[c], child_start[c] + T.child_count[c]):
             c0 = nn[ch, 0]
             q0 = pair_start[ch]
-            _enter_child(ch, d, a, K, TT, n0, n1, nn, pair_start, pair_parent, pair_edge,
-                         KI, RI, SIG, TK, ENT)
-            if kind[ch] == END:
-                tv = np.empty(TT, dtype=np.int64)
-                for t in range(TT):
-                    tv[t] = t_value[KI[d, TK[d, t], 0]]
-                _end_values(ch, d1, TT, u, WIN, LOSE, winner, pair_start, nn, pair_hand, ladder,
-                            tv, Wu, ENT, WC, OB, PAY)
+            enter_child(c, ch, d, K, TT, T, W, W.ENT)
+            if T.kind[ch] == END:
+                _end_values(ch, d, TT, T, P, W, X)
             else:
-                _visit(ch, d1, TT, u, mode, WIN, LOSE, one, wide,
-                       kind, actor, winner, showdown, lead, child_start, child_count,
-                       pair_start, nn, n_edges, pair_hand, pair_level, pair_parent, pair_edge,
-                       pair_edge_start, pair_edge_count, slot_base, node_base,
-                       t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value,
-                       t_exit, t_answerer, ladder, Wu,
-                       reg32, reg16, rscale, cum32, cum16, cscale,
-                       ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, VB, EB, OB, PAY)
+                _visit(ch, d1, TT, T, S, W, P, X)
             # gather the child's values back to this node's T nodes
             cu = nn[ch, u]
             qu = q0 + (c0 if u == 1 else 0)
@@ -269,36 +268,21 @@ def _visit(c, d, H, u, mode, WIN, LOSE, one, wide,
                         x = k * nu + pair_parent[qu + i]
                         for b in range(B):
                             VB[d, x, b] += OB[d1, t * cu + i, b]
-    _finish(c, d, H, u, mode, WIN, LOSE, actor, pair_start, nn, n_edges, pair_edge_start,
-            pair_edge_count, t_size, t_kind, t_child_a, t_child_b, t_value, t_answerer, ladder,
-            ES, RI, SIG, KI, TMP, WC, K, VB, EB, OB, PAY)
+    _finish(c, d, H, T, W, P, K, X)
     return 0
 
 
 @njit(cache=False)
-def traverse_batch(u, mode, WIN, LOSE, wide,
-                   kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-                   n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-                   pair_edge_count, slot_base, node_base,
-                   t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-                   t_answerer, ladder, Wu,
-                   reg32, reg16, rscale, cum32, cum16, cscale,
-                   ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, VB, EB, OB):
-    """``[root hand, b]``: the values of ``u``'s root hands (payoff times deal
+def traverse_batch(T, S, W, P, WIN, LOSE, VB, EB, OB):
+    """``[root hand, b]``: the values of ``P.u``'s root hands (payoff times deal
     probability) with the payoffs ``WIN[b]``, ``LOSE[b]`` (arrays over the ladder, as
-    ``win`` and ``lose`` of :func:`kernels.traverse`), in ``BEST`` or ``AVERAGE`` mode."""
-    assert mode == BEST or mode == AVERAGE
-    one = np.ones(ladder.shape[0])
-    PAY = np.empty(WIN.shape[0])
+    ``win`` and ``lose`` of :func:`kernels.traverse`; ``P.ladder`` all ones), in
+    ``BEST`` or ``AVERAGE`` mode."""
+    assert P.mode == BEST or P.mode == AVERAGE
+    nn = T.nn
     for i in range(nn[0, 0] + nn[0, 1]):
-        ENT[0, i] = 1.0
-    ES[0, 0] = 0
-    _visit(0, 0, 1, u, mode, WIN, LOSE, one, wide,
-           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-           pair_edge_count, slot_base, node_base,
-           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-           t_answerer, ladder, Wu,
-           reg32, reg16, rscale, cum32, cum16, cscale,
-           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, VB, EB, OB, PAY)
-    return OB[0, :nn[0, u], :].copy()
+        W.ENT[0, i] = 1.0
+    W.ES[0, 0] = 0
+    X = Batch(WIN, LOSE, VB, EB, OB, np.empty(WIN.shape[0]))
+    _visit(0, 0, 1, T, S, W, P, X)
+    return OB[0, :nn[0, P.u], :].copy()

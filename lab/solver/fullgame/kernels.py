@@ -28,9 +28,21 @@ Terminal values use the deal weights ``W[hand_u, hand_o]`` of the two lists:
 a run pays the raiser the accepted value, an END card node pays its winner the
 accepted value, a round-3 showdown pays according to the follower's last card
 against the public lead.
+
+Calling convention: every kernel takes four records (namedtuples of arrays, built by
+:class:`~lab.solver.fullgame.solver.FullSolver`) besides the node it works on:
+
+- ``T`` (:data:`Tree`): the game's shape: the card tree, its storage offsets and the
+  betting templates, fixed for a solver;
+- ``S`` (:data:`Store`): the regrets and strategy sums (or a stored policy);
+- ``W`` (:data:`Work`): the working buffers of one walk, one row per depth;
+- ``P`` (:data:`Step`): what this walk does: the seat ``u``, the mode, the Discounted
+  CFR factors, the payoffs and ``u``'s deal weights.
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
@@ -41,9 +53,34 @@ DECISION, LAST, END = 0, 1, 2
 I16 = 32767.0
 U16 = 65535.0
 
+Tree = namedtuple("Tree", [
+    # card tree: per card node, then per (card node, private state) pair
+    "kind", "actor", "winner", "showdown", "lead", "child_start", "child_count",
+    "pair_start", "nn", "n_edges", "pair_hand", "pair_level", "pair_parent", "pair_edge",
+    "pair_edge_start", "pair_edge_count",
+    # storage offsets of each card node's first regret entry and first public node
+    "slot_base", "node_base",
+    # betting templates
+    "t_start", "t_size", "t_kind", "t_parent", "t_child_a", "t_child_b", "t_value",
+    "t_exit", "t_answerer"])
+"""The shape of the full game the kernels walk (:mod:`lab.solver.fullgame.tree`)."""
+
+Store = namedtuple("Store", ["wide", "reg32", "reg16", "rscale", "cum32", "cum16", "cscale"])
+"""Regrets and strategy sums: float32 (``wide``) or 16 bits with a scale per public node."""
+
+Work = namedtuple("Work", ["ENT", "OUT", "ES", "RI", "VI", "SIG", "EV", "KI", "TMP", "WC", "TK"])
+"""Working buffers, one row per depth: entering reach and values (``ENT``, ``OUT``) and
+states (``ES``), reach and values per betting node (``RI``, ``VI``), strategies and
+action values (``SIG``, ``EV``), node index (``KI``), T nodes (``TK``), dense deal
+weights (``WC``), scratch (``TMP``)."""
+
+Step = namedtuple("Step", ["u", "mode", "pos", "neg", "avg", "win", "lose", "ladder", "Wu"])
+"""One walk: seat ``u``, mode, Discounted CFR factors (positive and negative regrets,
+strategy sums), payoffs ``win`` / ``lose`` over the ``ladder``, ``u``'s deal weights."""
+
 
 @njit(cache=True, inline="always")
-def _gather(Wu, hand, pu, nu, po, no, WC, wd):
+def deal_block(Wu, hand, pu, nu, po, no, WC, wd):
     """WC[wd, i * no + j] = W[hand[pu+i], hand[po+j]]: the deal weights of two lists, dense."""
     for i in range(nu):
         hi = hand[pu + i]
@@ -52,7 +89,7 @@ def _gather(Wu, hand, pu, nu, po, no, WC, wd):
 
 
 @njit(cache=True, inline="always")
-def _showdown_winner(showdown, c, level, lead_level):
+def showdown_winner(showdown, c, level, lead_level):
     """The seat that wins the showdown of LAST card node ``c`` when the follower's last
     card has ``level`` against the lead's ``lead_level``."""
     if level > lead_level:
@@ -61,10 +98,15 @@ def _showdown_winner(showdown, c, level, lead_level):
 
 
 @njit(cache=True, inline="always")
-def _enter_child(ch, d, a, K, TT, n0, n1, nn, pair_start, pair_parent, pair_edge,
-                 KI, RI, SIG, TK, ENT):
-    """ENT[d + 1]: the reach of card child ``ch`` for each T node of depth ``d`` (the
-    mover's through its card edge, the other's copied)."""
+def enter_child(c, ch, d, K, TT, T, W, ENT):
+    """ENT[d + 1]: the reach of card child ``ch`` of node ``c`` at depth ``d`` (whose
+    reach and strategies are ``W``'s) for each of its T nodes: the mover's through his
+    card edge, the other's copied."""
+    actor, nn, pair_start, pair_parent, pair_edge = (T.actor, T.nn, T.pair_start,
+                                                     T.pair_parent, T.pair_edge)
+    RI, SIG, KI, TK = W.RI, W.SIG, W.KI, W.TK
+    a = actor[c]
+    n0, n1 = nn[c, 0], nn[c, 1]
     c0, c1 = nn[ch, 0], nn[ch, 1]
     q0 = pair_start[ch]
     r1 = K * n0
@@ -85,66 +127,85 @@ def _enter_child(ch, d, a, K, TT, n0, n1, nn, pair_start, pair_parent, pair_edge
     return 0
 
 
-# The recursive functions are compiled in each process: numba's on-disk cache cannot
-# reload a self-recursive function (it crashes), so they are not cached.
-@njit(cache=False)
-def traverse(u, mode, pos, neg, avg, wide, win, lose,
-             kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-             n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-             pair_edge_count, slot_base, node_base,
-             t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-             t_answerer, ladder, Wu,
-             reg32, reg16, rscale, cum32, cum16, cscale,
-             ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK):
-    """Values of player ``u``'s root hands (see the module docstring); updates in ``CFR`` mode."""
-    n_root = nn[0, u]
-    for i in range(nn[0, 0] + nn[0, 1]):
-        ENT[0, i] = 1.0
-    ES[0, 0] = 0  # state_id(value 0, no raiser)
-    _visit(0, 0, 1, u, mode, pos, neg, avg, wide, win, lose,
-           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-           pair_edge_count, slot_base, node_base,
-           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-           t_answerer, ladder, Wu,
-           reg32, reg16, rscale, cum32, cum16, cscale,
-           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK)
-    return OUT[0, :n_root].copy()
-
-
 @njit(cache=True, inline="always")
-def _end_values(c, d, H, u, win, lose, winner, pair_start, nn, pair_hand, ladder, t_value_of_h, Wu,
-                ENT, OUT, WC):
-    """OUT[d] for an END card node: the winner scores the accepted value of each history."""
+def take_child_values(c, ch, d, TT, T, P, W, vals):
+    """Add card child ``ch``'s values ``vals`` (``[T node of depth d, u's pair]``) to
+    the node above: into ``u``'s card edges when he moves, summed into his values
+    otherwise (in the order of the children, so every path adds alike)."""
+    nn, pair_start, pair_parent, pair_edge = T.nn, T.pair_start, T.pair_parent, T.pair_edge
+    EV, VI, KI, TK = W.EV, W.VI, W.KI, W.TK
+    u = P.u
+    a = T.actor[c]
+    nu = nn[c, u]
+    cu = nn[ch, u]
+    qu = pair_start[ch] + (nn[ch, 0] if u == 1 else 0)
+    for t in range(TT):
+        k = TK[d, t]
+        so = KI[d, k, 4]
+        for i in range(cu):
+            val = vals[t * cu + i]
+            if u == a:
+                EV[d, so + pair_edge[qu + i]] = val
+            else:
+                VI[d, k * nu + pair_parent[qu + i]] += val
+    return 0
+
+
+@njit(cache=True)
+def end_values(c, d, TT, T, P, W, Wc):
+    """Wc.OUT[d + 1] for END card node ``c`` (a child of the node at depth ``d``, whose
+    ``TT`` T nodes are its entering histories): the winner scores the accepted value."""
+    nn, pair_start, pair_hand, winner, t_value = (T.nn, T.pair_start, T.pair_hand, T.winner,
+                                                  T.t_value)
+    u, win, lose, ladder, Wu = P.u, P.win, P.lose, P.ladder, P.Wu
+    KI, TK = W.KI, W.TK
+    ENT, OUT, WC = Wc.ENT, Wc.OUT, Wc.WC
+    e = d + 1
     n0 = nn[c, 0]
     nu, no = nn[c, u], nn[c, 1 - u]
     pu = pair_start[c] + (n0 if u == 1 else 0)
     po = pair_start[c] + (n0 if u == 0 else 0)
-    eo = n0 * H if u == 0 else 0
-    _gather(Wu, pair_hand, pu, nu, po, no, WC, d)
-    for h in range(H):
-        kv = t_value_of_h[h]
+    eo = n0 * TT if u == 0 else 0
+    deal_block(Wu, pair_hand, pu, nu, po, no, WC, e)
+    for h in range(TT):
+        kv = t_value[KI[d, TK[d, h], 0]]
         v = ladder[kv]
         sign = win[kv] if winner[c] == u else -lose[kv]
         for i in range(nu):
             acc = 0.0
             for j in range(no):
-                acc += WC[d, i * no + j] * ENT[d, eo + h * no + j]
-            OUT[d, h * nu + i] = sign * v * acc
+                acc += WC[e, i * no + j] * ENT[e, eo + h * no + j]
+            OUT[e, h * nu + i] = sign * v * acc
     return 0
 
 
+# The recursive functions are compiled in each process: numba's on-disk cache cannot
+# reload a self-recursive function (it crashes), so they are not cached.
+@njit(cache=False)
+def traverse(T, S, W, P):
+    """Values of player ``P.u``'s root hands (see the module docstring); updates in
+    ``CFR`` mode."""
+    nn = T.nn
+    for i in range(nn[0, 0] + nn[0, 1]):
+        W.ENT[0, i] = 1.0
+    W.ES[0, 0] = 0  # state_id(value 0, no raiser)
+    _visit(0, 0, 1, T, S, W, P)
+    return W.OUT[0, :nn[0, P.u]].copy()
+
+
 @njit(cache=True)
-def _prepare(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
-           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-           pair_edge_count, slot_base, node_base,
-           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-           t_answerer, ladder, Wu,
-           reg32, reg16, rscale, cum32, cum16, cscale,
-           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK):
+def prepare_node(c, d, H, T, S, W, P):
     """Enumerate the betting nodes of card node ``c``, their strategies and reach; zero
     the values; gather the deal weights of the two lists. Returns (K nodes, TT T nodes)."""
+    (kind, actor, pair_start, nn, n_edges, pair_hand, pair_edge_start, pair_edge_count,
+     slot_base, node_base, t_start, t_size, t_kind, t_parent, t_child_a, t_child_b,
+     t_answerer) = (
+        T.kind, T.actor, T.pair_start, T.nn, T.n_edges, T.pair_hand, T.pair_edge_start,
+        T.pair_edge_count, T.slot_base, T.node_base, T.t_start, T.t_size, T.t_kind,
+        T.t_parent, T.t_child_a, T.t_child_b, T.t_answerer)
+    wide, reg32, reg16, cum32, cum16 = S.wide, S.reg32, S.reg16, S.cum32, S.cum16
+    ENT, ES, RI, VI, SIG, KI, TMP, WC, TK = W.ENT, W.ES, W.RI, W.VI, W.SIG, W.KI, W.TMP, W.WC, W.TK
+    u, mode, Wu = P.u, P.mode, P.Wu
     a = actor[c]
     n0, n1 = nn[c, 0], nn[c, 1]
     na = nn[c, a]
@@ -296,20 +357,17 @@ def _prepare(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
     po = p0 + (n0 if u == 0 else 0)  # the opponent's pairs
     nopp = nn[c, 1 - u]
     if is_last or K > TT:  # only showdowns and runs (Q nodes) use it
-        _gather(Wu, pair_hand, pu, nu, po, nopp, WC, d)
+        deal_block(Wu, pair_hand, pu, nu, po, nopp, WC, d)
     return K, TT
 
 
 @njit(cache=True)
-def _showdown(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
-           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-           pair_edge_count, slot_base, node_base,
-           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-           t_answerer, ladder, Wu,
-           reg32, reg16, rscale, cum32, cum16, cscale,
-           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, K, TT):
+def _showdown(c, d, H, T, S, W, P, K, TT):
     """The round-3 follower's forced last card: showdown values of every T node."""
+    (actor, showdown, lead, pair_start, nn, pair_level, t_value) = (
+        T.actor, T.showdown, T.lead, T.pair_start, T.nn, T.pair_level, T.t_value)
+    RI, VI, SIG, EV, KI, TMP, WC, TK = W.RI, W.VI, W.SIG, W.EV, W.KI, W.TMP, W.WC, W.TK
+    u, win, lose, ladder = P.u, P.win, P.lose, P.ladder
     a = actor[c]
     o = 1 - a
     n0 = nn[c, 0]
@@ -338,13 +396,13 @@ def _showdown(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
                 EV[d, so + i] = acc
             for i in range(na):
                 y = pair_level[pl + i]
-                w = _showdown_winner(showdown, c, y, lead_lv)
+                w = showdown_winner(showdown, c, y, lead_lv)
                 EV[d, so + i] *= v * win[kv] if w == u else -v * lose[kv]
         else:
             ra = (r0 if a == 0 else r1) + k * na
             for j in range(na):
                 y = pair_level[pl + j]
-                w = _showdown_winner(showdown, c, y, lead_lv)
+                w = showdown_winner(showdown, c, y, lead_lv)
                 TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * (v * win[kv] if w == u else -v * lose[kv])
             for i in range(nu):
                 acc = 0.0
@@ -355,16 +413,17 @@ def _showdown(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
 
 
 @njit(cache=True)
-def _finish(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
-           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-           pair_edge_count, slot_base, node_base,
-           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-           t_answerer, ladder, Wu,
-           reg32, reg16, rscale, cum32, cum16, cscale,
-           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, K, TT):
+def _finish(c, d, H, T, S, W, P, K, TT):
     """Betting backward (values, regret and strategy-sum updates) and the values of the
     entering histories."""
+    (actor, pair_start, nn, n_edges, pair_edge_start, pair_edge_count, t_size, t_kind,
+     t_child_a, t_child_b, t_value, t_answerer) = (
+        T.actor, T.pair_start, T.nn, T.n_edges, T.pair_edge_start, T.pair_edge_count,
+        T.t_size, T.t_kind, T.t_child_a, T.t_child_b, T.t_value, T.t_answerer)
+    wide, reg32, reg16, rscale, cum32, cum16, cscale = S
+    OUT, ES, RI, VI, SIG, EV, KI, TMP, WC = W.OUT, W.ES, W.RI, W.VI, W.SIG, W.EV, W.KI, W.TMP, W.WC
+    (u, mode, pos, neg, avg, win, lose, ladder) = (
+        P.u, P.mode, P.pos, P.neg, P.avg, P.win, P.lose, P.ladder)
     a = actor[c]
     n0 = nn[c, 0]
     na = nn[c, a]
@@ -542,174 +601,65 @@ def _finish(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
 
 
 @njit(cache=False)
-def _visit(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
-           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-           pair_edge_count, slot_base, node_base,
-           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-           t_answerer, ladder, Wu,
-           reg32, reg16, rscale, cum32, cum16, cscale,
-           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK):
-    a = actor[c]
-    n0, n1 = nn[c, 0], nn[c, 1]
-    nu = nn[c, u]
-    is_last = kind[c] == LAST
-    K, TT = _prepare(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
-           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-           pair_edge_count, slot_base, node_base,
-           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-           t_answerer, ladder, Wu,
-           reg32, reg16, rscale, cum32, cum16, cscale,
-           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK)
-    if is_last:
-        _showdown(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
-           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-           pair_edge_count, slot_base, node_base,
-           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-           t_answerer, ladder, Wu,
-           reg32, reg16, rscale, cum32, cum16, cscale,
-           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, K, TT)
+def _visit(c, d, H, T, S, W, P):
+    """Card node ``c`` at depth ``d``, entered by ``H`` histories with the reach in
+    ``W.ENT[d]``: ``W.OUT[d]`` gets ``u``'s values per history (updates in ``CFR`` mode)."""
+    K, TT = prepare_node(c, d, H, T, S, W, P)
+    if T.kind[c] == LAST:
+        _showdown(c, d, H, T, S, W, P, K, TT)
     else:
-        d1 = d + 1
-        for t in range(TT):
-            ES[d1, t] = t_exit[KI[d, TK[d, t], 0]]
-        for ch in range(child_start[c], child_start[c] + child_count[c]):
-            c0 = nn[ch, 0]
-            q0 = pair_start[ch]
-            _enter_child(ch, d, a, K, TT, n0, n1, nn, pair_start, pair_parent, pair_edge,
-                         KI, RI, SIG, TK, ENT)
-            if kind[ch] == END:
-                tv = np.empty(TT, dtype=np.int64)
-                for t in range(TT):
-                    tv[t] = t_value[KI[d, TK[d, t], 0]]
-                _end_values(ch, d1, TT, u, win, lose, winner, pair_start, nn, pair_hand, ladder, tv, Wu,
-                            ENT, OUT, WC)
+        enter_turns(c, d, TT, T, W, W)
+        for ch in range(T.child_start[c], T.child_start[c] + T.child_count[c]):
+            enter_child(c, ch, d, K, TT, T, W, W.ENT)
+            if T.kind[ch] == END:
+                end_values(ch, d, TT, T, P, W, W)
             else:
-                _visit(ch, d1, TT, u, mode, pos, neg, avg, wide, win, lose,
-                       kind, actor, winner, showdown, lead, child_start, child_count,
-                       pair_start, nn, n_edges, pair_hand, pair_level, pair_parent, pair_edge,
-                       pair_edge_start, pair_edge_count, slot_base, node_base,
-                       t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value,
-                       t_exit, t_answerer, ladder, Wu,
-                       reg32, reg16, rscale, cum32, cum16, cscale,
-                       ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK)
-            # gather the child's values back to this node's T nodes
-            cu = nn[ch, u]
-            qu = q0 + (c0 if u == 1 else 0)
-            for t in range(TT):
-                k = TK[d, t]
-                so = KI[d, k, 4]
-                for i in range(cu):
-                    val = OUT[d1, t * cu + i]
-                    if u == a:
-                        EV[d, so + pair_edge[qu + i]] = val
-                    else:
-                        VI[d, k * nu + pair_parent[qu + i]] += val
-    _finish(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
-           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-           pair_edge_count, slot_base, node_base,
-           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-           t_answerer, ladder, Wu,
-           reg32, reg16, rscale, cum32, cum16, cscale,
-           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, K, TT)
+                _visit(ch, d + 1, TT, T, S, W, P)
+            take_child_values(c, ch, d, TT, T, P, W, W.OUT[d + 1])
+    _finish(c, d, H, T, S, W, P, K, TT)
+    return 0
+
+
+@njit(cache=True)
+def enter_turns(c, d, TT, T, W, Wc):
+    """Wc.ES[d + 1]: the betting state each T node of card node ``c`` hands its children."""
+    for t in range(TT):
+        Wc.ES[d + 1, t] = T.t_exit[W.KI[d, W.TK[d, t], 0]]
     return 0
 
 
 @njit(cache=False, parallel=True)
-def traverse_parallel(nthreads, u, mode, pos, neg, avg, wide, win, lose,
-           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-           pair_edge_count, slot_base, node_base,
-           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-           t_answerer, ladder, Wu,
-           reg32, reg16, rscale, cum32, cum16, cscale,
-                      ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK,
-                      ENTt, OUTt, ESt, RIt, VIt, SIGt, EVt, KIt, TMPt, WCt, TKt):
+def traverse_parallel(nthreads, T, S, W, P, Wt):
     """:func:`traverse` with the subtrees of the root's card moves split among
-    ``nthreads`` threads (each with its own working buffers ``*t[thread]``; the regret
-    entries of different subtrees are disjoint). Same values and updates."""
+    ``nthreads`` threads, each with its own working buffers ``Wt[..][thread]`` (the
+    regret entries of different subtrees are disjoint). The children's values are added
+    in their order afterwards, so the values and updates are bit-identical to
+    :func:`traverse`'s."""
+    nn, child_start = T.nn, T.child_start
     c = 0
-    d = 0
-    H = 1
-    n_root = nn[0, u]
     for i in range(nn[0, 0] + nn[0, 1]):
-        ENT[0, i] = 1.0
-    ES[0, 0] = 0
-    K, TT = _prepare(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
-           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-           pair_edge_count, slot_base, node_base,
-           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-           t_answerer, ladder, Wu,
-           reg32, reg16, rscale, cum32, cum16, cscale,
-           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK)
-    a = actor[c]
-    n0, n1 = nn[c, 0], nn[c, 1]
-    nu = nn[c, u]
-    d1 = d + 1
-    nch = child_count[c]
+        W.ENT[0, i] = 1.0
+    W.ES[0, 0] = 0
+    K, TT = prepare_node(c, 0, 1, T, S, W, P)
+    nch = T.child_count[c]
+    width = 0
+    for j in range(nch):
+        width = max(width, TT * nn[child_start[c] + j, P.u])
+    values = np.zeros((nch, width))
     for th in prange(nthreads):
-        ENTc = ENTt[th]
-        OUTc = OUTt[th]
-        ESc = ESt[th]
-        RIc = RIt[th]
-        VIc = VIt[th]
-        SIGc = SIGt[th]
-        EVc = EVt[th]
-        KIc = KIt[th]
-        TMPc = TMPt[th]
-        WCc = WCt[th]
-        TKc = TKt[th]
-        for x in range(K * nu):
-            VIc[0, x] = 0.0
-        for t in range(TT):
-            ESc[d1, t] = t_exit[KI[d, TK[d, t], 0]]
+        Wc = Work(Wt.ENT[th], Wt.OUT[th], Wt.ES[th], Wt.RI[th], Wt.VI[th], Wt.SIG[th],
+                  Wt.EV[th], Wt.KI[th], Wt.TMP[th], Wt.WC[th], Wt.TK[th])
+        enter_turns(c, 0, TT, T, W, Wc)
         for j in range(th, nch, nthreads):
             ch = child_start[c] + j
-            c0 = nn[ch, 0]
-            q0 = pair_start[ch]
-            _enter_child(ch, d, a, K, TT, n0, n1, nn, pair_start, pair_parent, pair_edge,
-                         KI, RI, SIG, TK, ENTc)
-            if kind[ch] == END:
-                tv = np.empty(TT, dtype=np.int64)
-                for t in range(TT):
-                    tv[t] = t_value[KI[d, TK[d, t], 0]]
-                _end_values(ch, d1, TT, u, win, lose, winner, pair_start, nn, pair_hand, ladder, tv, Wu,
-                            ENTc, OUTc, WCc)
+            enter_child(c, ch, 0, K, TT, T, W, Wc.ENT)
+            if T.kind[ch] == END:
+                end_values(ch, 0, TT, T, P, W, Wc)
             else:
-                _visit(ch, d1, TT, u, mode, pos, neg, avg, wide, win, lose,
-                       kind, actor, winner, showdown, lead, child_start, child_count,
-                       pair_start, nn, n_edges, pair_hand, pair_level, pair_parent, pair_edge,
-                       pair_edge_start, pair_edge_count, slot_base, node_base,
-                       t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value,
-                       t_exit, t_answerer, ladder, Wu,
-                       reg32, reg16, rscale, cum32, cum16, cscale,
-                       ENTc, OUTc, ESc, RIc, VIc, SIGc, EVc, KIc, TMPc, WCc, TKc)
-            # gather the child's values back to this node's T nodes
-            cu = nn[ch, u]
-            qu = q0 + (c0 if u == 1 else 0)
-            for t in range(TT):
-                k = TK[d, t]
-                so = KI[d, k, 4]
-                for i in range(cu):
-                    val = OUTc[d1, t * cu + i]
-                    if u == a:
-                        EV[d, so + pair_edge[qu + i]] = val
-                    else:
-                        VIc[d, k * nu + pair_parent[qu + i]] += val
-
-    for th in range(nthreads):
-        for x in range(K * nu):
-            VI[0, x] += VIt[th, 0, x]
-    _finish(c, d, H, u, mode, pos, neg, avg, wide, win, lose,
-           kind, actor, winner, showdown, lead, child_start, child_count, pair_start, nn,
-           n_edges, pair_hand, pair_level, pair_parent, pair_edge, pair_edge_start,
-           pair_edge_count, slot_base, node_base,
-           t_start, t_size, t_kind, t_parent, t_child_a, t_child_b, t_value, t_exit,
-           t_answerer, ladder, Wu,
-           reg32, reg16, rscale, cum32, cum16, cscale,
-           ENT, OUT, ES, RI, VI, SIG, EV, KI, TMP, WC, TK, K, TT)
-    return OUT[0, :n_root].copy()
+                _visit(ch, 1, TT, T, S, Wc, P)
+            n = TT * nn[ch, P.u]
+            values[j, :n] = Wc.OUT[1, :n]
+    for j in range(nch):
+        take_child_values(c, child_start[c] + j, 0, TT, T, P, W, values[j])
+    _finish(c, 0, 1, T, S, W, P, K, TT)
+    return W.OUT[0, :nn[0, P.u]].copy()

@@ -561,17 +561,16 @@ def _action_values(pol: FullPolicy, line: Line, u: int):
     d = int(t.depth[c])
     H = spot.history + 1
     n0, n1 = int(t.n[c, 0]), int(t.n[c, 1])
-    b = solver._buf
-    b["ENT"][d, :H * (n0 + n1)] = 0.0
+    b = solver.work
+    b.ENT[d, :H * (n0 + n1)] = 0.0
     h = spot.history
-    b["ENT"][d, h * n0:(h + 1) * n0] = line.entry[0]
-    b["ENT"][d, H * n0 + h * n1:H * n0 + (h + 1) * n1] = line.entry[1]
-    b["ES"][d, :H] = pol.entering(c)[:H]
-    ones = np.ones(len(pol.ladder))
+    b.ENT[d, h * n0:(h + 1) * n0] = line.entry[0]
+    b.ENT[d, H * n0 + h * n1:H * n0 + (h + 1) * n1] = line.entry[1]
+    b.ES[d, :H] = pol.entering(c)[:H]
     lad = np.asarray(pol.ladder, dtype=np.float64)
-    K._visit(c, d, H, u, K.BEST, 0.0, 0.0, 0.0, True, ones, ones, *solver._walk_args(u, lad))
+    K._visit(c, d, H, solver.shape, solver.store(), b, solver.step(u, K.BEST, ladder=lad))
     _, _, k = pol._locate(spot)
-    KI, EV, VI = b["KI"], b["EV"], b["VI"]
+    KI, EV, VI = b.KI, b.EV, b.VI
     so = int(KI[d, k, 4])
     sl = t.pairs(c, u)
     nu = sl.stop - sl.start

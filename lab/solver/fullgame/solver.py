@@ -17,7 +17,8 @@ alternating updates), so with ``storage="float32"`` it runs the same iterates
 as the generic solver on the reference game of :mod:`lab.solver.fullgame.game`.
 
 Threads: ``FullSolver(config, threads=2)`` splits the subtrees of the mão's opening
-cards among threads (identical iterates). Compilation of the traversal (tens of
+cards among threads (bit-identical iterates: the subtrees' values are added in one
+order whatever the threads). Compilation of the traversal (tens of
 seconds, once per process) happens in :func:`ensure_compiled`, outside timed solves.
 
 Long runs: :meth:`FullSolver.solve` stops at a target exploitability, an
@@ -178,6 +179,13 @@ class FullSolver(Lifecycle):
         self.weights = (np.ascontiguousarray(w), np.ascontiguousarray(w.T))
         self.ladder = np.asarray(config.ladder, dtype=np.float64)
         self.payoffs = None   # points; see set_payoffs
+        t, L, tm = self.tree, self.layout, self.templates
+        self.shape = K.Tree(
+            t.kind, t.actor, t.winner, t.showdown, t.lead, t.child_start, t.child_count,
+            t.pair_start, t.n, t.n_edges, t.pair_hand, t.pair_level, t.pair_parent, t.pair_edge,
+            t.pair_edge_start, t.pair_edge_count, L.slot_base, L.node_base,
+            tm.start, tm.size, tm.kind, tm.parent, tm.child_a, tm.child_b, tm.value,
+            tm.exit_state, tm.answerer)
         self.build_seconds = time.perf_counter() - start
         self.state = BUILT
         self.iterations = 0
@@ -271,16 +279,16 @@ class FullSolver(Lifecycle):
     def _allocate_buffers(self) -> None:
         s = self._buffer_sizes()
         D = s["D"]
-        self._buf = dict(
+        self.work = K.Work(
             ENT=np.zeros((D, s["enter"])), OUT=np.zeros((D, s["enter"])),
             ES=np.zeros((D, s["k"]), dtype=np.int64), RI=np.zeros((D, s["intra"])),
             VI=np.zeros((D, s["intra"])), SIG=np.zeros((D, s["sig"])),
             EV=np.zeros((D, s["sig"])), KI=np.zeros((D, s["k"], 8), dtype=np.int64),
             TMP=np.zeros((6, s["tmp"])), WC=np.zeros((D, s["n2"])),
             TK=np.zeros((D, s["k"]), dtype=np.int64))
-        if self.threads > 1:  # one set of working buffers per thread for the root's subtrees
-            self._tbuf = {name + "t": np.stack([np.zeros_like(arr) for _ in range(self.threads)])
-                          for name, arr in self._buf.items()}
+        # one set of working buffers per thread for the root's subtrees
+        self.thread_work = None if self.threads == 1 else K.Work(
+            *(np.stack([np.zeros_like(arr) for _ in range(self.threads)]) for arr in self.work))
 
     def use_policy(self, q: np.ndarray) -> "FullSolver":
         """Hold a stored policy instead of regrets (:mod:`lab.solver.fullgame.compact`): both
@@ -359,17 +367,13 @@ class FullSolver(Lifecycle):
         lad = np.asarray(ladder, dtype=np.float64)
         win = np.broadcast_to(np.asarray(win, dtype=np.float64), lad.shape).copy()
         lose = np.broadcast_to(np.asarray(lose, dtype=np.float64), lad.shape).copy()
-        common = (u, mode, pos, neg, avg, self.config.storage == "float32", win, lose,
-                  *self._walk_args(u, lad))
+        step = self.step(u, mode, pos, neg, avg, win, lose, lad)
         if self.threads == 1:
-            return K.traverse(*common)
+            return K.traverse(self.shape, self.store(), self.work, step)
         import numba
         numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
-        tb = self._tbuf
-        return K.traverse_parallel(
-            self.threads, *common,
-            tb["ENTt"], tb["OUTt"], tb["ESt"], tb["RIt"], tb["VIt"], tb["SIGt"], tb["EVt"],
-            tb["KIt"], tb["TMPt"], tb["WCt"], tb["TKt"])
+        return K.traverse_parallel(self.threads, self.shape, self.store(), self.work, step,
+                                   self.thread_work)
 
     def iterate(self, n: int = 1) -> None:
         """Run ``n`` Discounted CFR iterations (alternating: the mão, then the pé)."""
@@ -436,24 +440,25 @@ class FullSolver(Lifecycle):
         size = self.layout.buffers
         VB, EB, OB = (np.zeros((len(size[name]), int(size[name].max()) + 8, len(win)))
                       for name in ("intra_n", "sig", "enter_n"))
-        return full_batch.traverse_batch(
-            u, mode, np.ascontiguousarray(win), np.ascontiguousarray(lose),
-            self.config.storage == "float32", *self._walk_args(u, np.ones_like(self.ladder)),
-            VB, EB, OB)
+        step = self.step(u, mode, ladder=np.ones_like(self.ladder))
+        return full_batch.traverse_batch(self.shape, self.store(), self.work, step,
+                                         np.ascontiguousarray(win), np.ascontiguousarray(lose),
+                                         VB, EB, OB)
 
-    def _walk_args(self, u: int, ladder: np.ndarray) -> tuple:
-        """The kernels' arguments that every traversal passes alike: the card tree, the
-        layout, the betting templates, ``ladder``, ``u``'s deal weights, the regrets and
-        strategy sums, and the working buffers."""
-        t, L, tm, b = self.tree, self.layout, self.templates, self._buf
-        return (t.kind, t.actor, t.winner, t.showdown, t.lead, t.child_start, t.child_count,
-                t.pair_start, t.n, t.n_edges, t.pair_hand, t.pair_level, t.pair_parent,
-                t.pair_edge, t.pair_edge_start, t.pair_edge_count, L.slot_base, L.node_base,
-                tm.start, tm.size, tm.kind, tm.parent, tm.child_a, tm.child_b, tm.value,
-                tm.exit_state, tm.answerer, ladder, self.weights[u],
-                self.reg32, self.reg16, self.rscale, self.cum32, self.cum16, self.cscale,
-                b["ENT"], b["OUT"], b["ES"], b["RI"], b["VI"], b["SIG"], b["EV"], b["KI"],
-                b["TMP"], b["WC"], b["TK"])
+    def store(self) -> K.Store:
+        """The regrets and strategy sums as the kernels take them (:data:`kernels.Store`)."""
+        return K.Store(self.config.storage == "float32", self.reg32, self.reg16, self.rscale,
+                       self.cum32, self.cum16, self.cscale)
+
+    def step(self, u: int, mode: int, pos=0.0, neg=0.0, avg=0.0, win=None, lose=None,
+             ladder=None) -> K.Step:
+        """One walk for seat ``u`` (:data:`kernels.Step`); payoffs default to all ones
+        over ``ladder`` (default the solver's)."""
+        lad = self.ladder if ladder is None else np.asarray(ladder, dtype=np.float64)
+        ones = np.ones_like(lad)
+        return K.Step(int(u), int(mode), float(pos), float(neg), float(avg),
+                      ones if win is None else win, ones if lose is None else lose, lad,
+                      self.weights[u])
 
     def exploitability(self) -> float:
         """Mean of both seats' best-response gains: points per hand (or in the payoffs of
