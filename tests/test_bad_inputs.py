@@ -80,6 +80,7 @@ def sweep() -> list[list[str]]:
     vary(["solve", "full", "--vira", "4"], "--threads", BAD_INTEGERS[:3] + BAD_COUNTS)
     vary(["solve", "full", "--vira", "4"], "--workers", BAD_INTEGERS[:3] + BAD_COUNTS)
     vary(["solve", "full", "--vira", "4"], "--storage", ["", "int8"])
+    vary(["solve", "full", "--vira", "4"], "--schedule", ["", "cfr+"])
     vary(["solve", "score", "--checkpoints", "nowhere"], "--score", BAD_SCORES[:6] + ["11,0"])
     vary(["solve", "score", "--score", "3,4", "--checkpoints", "nowhere"], "--minutes",
          BAD_NUMBERS[:4] + ["-1"])
@@ -100,6 +101,7 @@ def sweep() -> list[list[str]]:
     vary(["bench", "full"], "--minutes", BAD_NUMBERS[:4])
     vary(["bench", "full"], "--threads", BAD_INTEGERS[:3] + ["0"])
     vary(["bench", "full"], "--toy", ["x", "2,2,x", ""])
+    vary(["bench", "full"], "--schedules", ["", "cfr", "dcfr,dcfr", "dcfr,nope", ","])
     vary(["bench", "full"], "--ladder", ["x", "1,3,x", ""])
     vary(["bench", "score"], "--iterations", BAD_INTEGERS[:3] + ["0"])
     vary(["bench", "score"], "--toy", ["x", ""])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lab.solver.cfr import CFRSolver
+from lab.solver.cfr import SCHEDULES, CFRSolver, schedule_of
 from lab.solver.fullgame.solver import FullSolver, MemoryLimitError, SolverStateError, config_for
 from lab.solver.fullgame.game import FullGame
 from lab.tables.full import solve_vira_full, solve_viras_full, summarise
@@ -34,13 +34,16 @@ def test_same_public_nodes_and_actions_as_the_reference(reference):
     assert sizes["regret_entries"] == tree.n_edges
 
 
-def test_first_iterations_equal_the_generic_solver(reference):
-    """From the uniform start both solvers run the same Discounted CFR iterates (later
-    iterates may part where float rounding breaks ties between zero regrets)."""
+@pytest.mark.parametrize("schedule", sorted(SCHEDULES))
+def test_first_iterations_equal_the_generic_solver(reference, schedule):
+    """From the uniform start both solvers run the same Discounted CFR iterates, with
+    every schedule offered (later iterates may part where float rounding breaks ties
+    between zero regrets)."""
     game, tree = reference
-    ref = CFRSolver(tree, game.deal_weights(), game.payoffs()).allocate()
-    mine = FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6), storage="float32")).allocate()
-    for _ in range(2):
+    ref = CFRSolver(tree, game.deal_weights(), game.payoffs(), schedule=schedule).allocate()
+    mine = FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6), storage="float32"),
+                      schedule=schedule).allocate()
+    for _ in range(2):   # the second iteration applies each schedule's own weights
         ref.iterate(1)
         mine.iterate(1)
         assert mine.exploitability() == pytest.approx(ref.exploitability(), rel=1e-6, abs=1e-7)
@@ -77,6 +80,33 @@ def test_checkpoint_resume_is_exact(tmp_path):
     assert np.array_equal(resumed.reg16, straight.reg16)
     with pytest.raises(ValueError, match="another configuration"):
         FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6))).load_checkpoint(tmp_path / "ck")
+
+
+def test_schedule_weights():
+    """Discounted CFR's multipliers at iteration t (positive regrets, negative regrets,
+    strategy sums): (t-1)^a / ((t-1)^a + 1), (t-1)^b / ((t-1)^b + 1), ((t-1)/t)^g."""
+    dcfr = schedule_of("dcfr")
+    assert dcfr.factors(1) == (0.0, 0.5, 0.0)
+    assert dcfr.factors(2) == (0.5, 0.5, 0.25)
+    assert dcfr.factors(5) == pytest.approx((8 / 9, 0.5, (4 / 5) ** 2))
+    assert schedule_of("dcfr-floor").factors(5)[1] == 0.0
+    assert schedule_of("dcfr-g3").factors(5)[2] == pytest.approx((4 / 5) ** 3)
+    assert schedule_of("lcfr").factors(5) == pytest.approx((4 / 5, 4 / 5, 4 / 5))
+    with pytest.raises(ValueError, match="the schedules are"):
+        schedule_of("cfr+")
+
+
+def test_a_checkpoint_resumes_only_with_its_schedule(tmp_path):
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3))
+    FullSolver(cfg, schedule="dcfr-g3").solve(0.0, 10, check_every=5,
+                                               checkpoint_dir=tmp_path / "ck")
+    with pytest.raises(ValueError, match="checkpoint of a dcfr-g3 solve"):
+        FullSolver(cfg).solve(0.0, 20, check_every=5, checkpoint_dir=tmp_path / "ck")
+    resumed = FullSolver(cfg, schedule="dcfr-g3").solve(0.0, 20, check_every=5,
+                                                        checkpoint_dir=tmp_path / "ck")
+    straight = FullSolver(cfg, schedule="dcfr-g3").solve(0.0, 20, check_every=5)
+    assert resumed.iterations == 20
+    assert np.array_equal(resumed.reg16, straight.reg16)
 
 
 def test_time_budget_stops_the_solve():

@@ -8,7 +8,9 @@ the peak memory (resident set, GiB). Targets: exploitability <= 0.01
 points per hand within 30 minutes on 2 cores and 12 GB.
 
 ``--checkpoint DIR`` makes the run resumable (kill it, run the same command
-again); ``--toy 2,2,2,1 --ladder 1,3,6`` runs a reduced configuration.
+again); ``--toy 2,2,2,1 --ladder 1,3,6`` runs a reduced configuration;
+``--schedules dcfr,lcfr,...`` runs each Discounted CFR schedule in turn on the same
+configuration and ends with their exploitabilities side by side.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from ..errors import InputError
 from ..options import count, integers, Parser, positive
 
 
@@ -28,6 +31,7 @@ def _rss_gib() -> float:
 
 
 def main(argv) -> int:
+    from ..solver.cfr import SCHEDULES, schedule_of
     from ..solver.fullgame.solver import FullSolver, config_for, ensure_compiled
 
     p = Parser(prog="lab bench full", description=__doc__.splitlines()[0])
@@ -47,7 +51,14 @@ def main(argv) -> int:
     p.add_argument("--log", default=None, help="append the checks as JSON lines to this file")
     p.add_argument("--threads", type=count, default=1,
                    help="threads (the root's subtrees are split among them; default 1)")
+    p.add_argument("--schedules", default="dcfr",
+                   help="Discounted CFR weights to run one after the other on the same "
+                        "configuration, comma separated (" + ", ".join(SCHEDULES) + "; "
+                        "default dcfr); with more than one, a side-by-side table ends the run")
     args = p.parse_args(argv)
+    schedules = [schedule_of(name.strip()) for name in args.schedules.split(",") if name.strip()]
+    if not schedules or len({s.name for s in schedules}) != len(schedules):
+        raise InputError(f"{args.schedules!r}: name each schedule once ({', '.join(SCHEDULES)})")
 
     ladder, toy = args.ladder, args.toy
     config = config_for(None if toy else args.vira, toy_cap=toy, ladder=ladder,
@@ -55,13 +66,27 @@ def main(argv) -> int:
     t_compile = time.perf_counter()
     ensure_compiled()
     t_compile = time.perf_counter() - t_compile
-    start = time.perf_counter()
-    solver = FullSolver(config, threads=args.threads)
-    build = time.perf_counter() - start
+    curves = {}
+    for schedule in schedules:
+        checkpoint = args.checkpoint
+        if checkpoint is not None and len(schedules) > 1:
+            checkpoint = f"{checkpoint}_{schedule.name}"
+        curves[schedule.name] = _run(FullSolver(config, threads=args.threads, schedule=schedule),
+                                     args, checkpoint, t_compile)
+    if len(curves) > 1:
+        print(json.dumps({"compare": _side_by_side(curves)}), flush=True)
+        for line in _side_by_side_text(curves):
+            print(line, file=sys.stderr, flush=True)
+    return 0
+
+
+def _run(solver, args, checkpoint, t_compile) -> list:
+    """Solve with one schedule, printing its lines; returns its checks."""
     est = solver.memory_estimate()
-    print(json.dumps({"config": solver.config.label, "sizes": solver.sizes(),
+    print(json.dumps({"config": solver.config.label, "schedule": solver.schedule.name,
+                      "sizes": solver.sizes(),
                       "memory_estimate_gib": round(est["total"] / 2**30, 3),
-                      "build_seconds": round(build, 2),
+                      "build_seconds": round(solver.build_seconds, 2),
                       "compile_seconds": round(t_compile, 1)}), flush=True)
     solver.allocate(limit_bytes=int(args.memory_gb * 2**30), out=sys.stderr)
     pairs = solver.layout.public_pairs
@@ -77,21 +102,48 @@ def main(argv) -> int:
         d_s = solver.seconds - last[1]
         rate = 2 * pairs * d_it / d_s if d_s > 0 else float("nan")
         last[0], last[1] = it, solver.seconds
-        row = {"iterations": it, "seconds": round(solver.seconds, 1),
+        row = {"schedule": solver.schedule.name, "iterations": it,
+               "seconds": round(solver.seconds, 1),
                "wall": round(time.perf_counter() - t0, 1), "exploitability": expl,
                "updates_per_second": round(rate), "rss_gib": round(_rss_gib(), 2)}
         curve.append(row)
         print(json.dumps(row), flush=True)
 
     solver.solve(args.target, args.max_iterations, time_budget=budget,
-                 check_every=args.check_every, checkpoint_dir=args.checkpoint,
+                 check_every=args.check_every, checkpoint_dir=checkpoint,
                  checkpoint_seconds=args.checkpoint_minutes * 60, log=args.log,
                  on_check=report, progress=True)
-    final = {"final": True, "iterations": solver.iterations, "seconds": round(solver.seconds, 1),
+    final = {"final": True, "schedule": solver.schedule.name, "iterations": solver.iterations,
+             "seconds": round(solver.seconds, 1),
              "exploitability": solver.history[-1][2] if solver.history else None,
              "target": args.target, "reached": bool(solver.history and
                                                     solver.history[-1][2] <= args.target),
              "peak_rss_gib": round(_rss_gib(), 2), "pairs_per_traversal": pairs,
              "curve": [(r["wall"], r["exploitability"]) for r in curve]}
     print(json.dumps(final), flush=True)
-    return 0
+    return curve
+
+
+def _side_by_side(curves: dict) -> list:
+    """One row per checked iteration count: each schedule's exploitability (points per
+    hand) and solver seconds there."""
+    at = sorted({r["iterations"] for c in curves.values() for r in c})
+    rows = []
+    for it in at:
+        row = {"iterations": it}
+        for name, c in curves.items():
+            hit = [r for r in c if r["iterations"] == it]
+            row[name] = hit[0]["exploitability"] if hit else None
+            row[name + "_seconds"] = hit[0]["seconds"] if hit else None
+        rows.append(row)
+    return rows
+
+
+def _side_by_side_text(curves: dict) -> list:
+    names = list(curves)
+    lines = ["exploitability (points per hand) after each check:",
+             f"{'iterations':>10}" + "".join(f"{n:>12}" for n in names)]
+    for row in _side_by_side(curves):
+        lines.append(f"{row['iterations']:>10}" + "".join(
+            f"{row[n]:>12.5f}" if row[n] is not None else f"{'':>12}" for n in names))
+    return lines

@@ -1,7 +1,7 @@
 """Solve the full hand game (truco ladder) per vira and write its tables to ``data/``.
 
 ``lab solve full [--vira V ... | --all] [--scheduler ADDRESS] [--minutes 30] [--target 0.01]
-[--threads N]``
+[--threads N] [--schedule dcfr]``
 sends one task per vira to a dask.distributed cluster (a local one when no address
 is given), each an epsilon-Nash solve of the hand game with betting that stops at
 the target exploitability (points per hand) or the time budget, and writes the
@@ -39,6 +39,9 @@ def add_arguments(parser) -> None:
                              "machine 2 threads take 10 s per iteration instead of 18.5)")
     parser.add_argument("--checkpoints", default=None, metavar="DIR",
                         help="save and resume each solve's state under DIR")
+    parser.add_argument("--schedule", default=None, metavar="NAME",
+                        help="Discounted CFR weights: dcfr (the default), dcfr-g3, "
+                             "dcfr-floor or lcfr (see `lab bench full --schedules`)")
 
 
 def settings_from(args) -> dict:
@@ -51,6 +54,10 @@ def settings_from(args) -> dict:
         s["target_exploitability"] = float(args.target)
     if args.storage is not None:
         s["storage"] = args.storage
+    if args.schedule is not None:
+        from ..solver.cfr import schedule_of
+
+        s["schedule"] = schedule_of(args.schedule).name
     return s
 
 

@@ -15,17 +15,21 @@ Asking for something out of order raises :class:`SolverStateError` naming the
 missing step. Utilities, values and exploitability are in the payoffs' own
 unit (win probability, points, match-win probability).
 
-Discounted CFR (Brown & Sandholm 2019) with alpha = 1.5, beta = 0, gamma = 2
-and alternating updates: at iteration ``t`` (from 1) each player in turn has
-his accumulated positive regrets multiplied by ``(t-1)^1.5 / ((t-1)^1.5 + 1)``,
-his negative ones by ``1/2``, and his average-strategy sums by
-``((t-1)/t)^2``, before the new regrets and reach-weighted strategy are added.
+Discounted CFR (Brown & Sandholm 2019) with alternating updates: at iteration
+``t`` (from 1) each player in turn has his accumulated positive regrets
+multiplied by ``(t-1)^alpha / ((t-1)^alpha + 1)``, his negative ones by
+``(t-1)^beta / ((t-1)^beta + 1)`` and his average-strategy sums by
+``((t-1)/t)^gamma``, before the new regrets and reach-weighted strategy are added.
+The :data:`SCHEDULES` name the weights offered; ``dcfr`` (alpha 1.5, beta 0,
+gamma 2) is the default.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numba
 import numpy as np
@@ -33,14 +37,56 @@ import numpy as np
 from . import kernels as K
 from .lifecycle import ALLOCATED, BUILT, SOLVED, Lifecycle, SolverStateError
 from .tree import PublicTree
+from ..errors import InputError
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The weights of Discounted CFR (see the module docstring); ``beta = -inf`` sets
+    negative regrets to zero at every iteration (as CFR+ does)."""
+
+    name: str
+    alpha: float
+    beta: float
+    gamma: float
+
+    def factors(self, it: int) -> tuple[float, float, float]:
+        """(positive regrets, negative regrets, strategy sums) multipliers at iteration ``it``."""
+        k = (it - 1) ** self.alpha
+        pos = k / (k + 1.0)
+        if self.beta == -math.inf:
+            neg = 0.0
+        else:
+            kb = (it - 1) ** self.beta
+            neg = kb / (kb + 1.0)
+        avg = ((it - 1) / it) ** self.gamma
+        return pos, neg, avg
+
+
+SCHEDULES = {s.name: s for s in (
+    Schedule("dcfr", 1.5, 0.0, 2.0),          # Brown & Sandholm's recommended weights
+    Schedule("dcfr-floor", 1.5, -math.inf, 2.0),   # negative regrets dropped (CFR+-like)
+    Schedule("dcfr-g3", 1.5, 0.0, 3.0),       # the average forgets the early iterates faster
+    Schedule("lcfr", 1.0, 1.0, 1.0),          # Linear CFR: iteration t weighs t
+)}
+"""The Discounted CFR weights offered, by name."""
+
+
+def schedule_of(name) -> Schedule:
+    """The schedule called ``name`` (or ``name`` itself when it is a :class:`Schedule`)."""
+    if isinstance(name, Schedule):
+        return name
+    try:
+        return SCHEDULES[name]
+    except KeyError:
+        raise InputError(f"{name!r}: the schedules are {', '.join(SCHEDULES)}") from None
+
 
 class CFRSolver(Lifecycle):
     """Discounted CFR for one public tree, deal-weight matrix and payoff vector."""
 
-    alpha, beta, gamma = 1.5, 0.0, 2.0
-
     def __init__(self, tree: PublicTree, deal_weights, payoff, total: float = 0.0,
-                 threads: int | None = 1):
+                 threads: int | None = 1, schedule="dcfr"):
         weights = np.asarray(deal_weights, dtype=np.float64)
         if weights.shape != tuple(tree.n_hands):
             raise ValueError(f"deal weights of shape {weights.shape}, the tree has hands {tree.n_hands}")
@@ -52,6 +98,7 @@ class CFRSolver(Lifecycle):
         self.payoff = payoff
         self.total = float(total)
         self.threads = threads
+        self.schedule = schedule_of(schedule)
         self.state = BUILT
         self.iterations = 0
         self.seconds = 0.0
@@ -127,10 +174,7 @@ class CFRSolver(Lifecycle):
         for _ in range(n):
             self.iterations += 1
             it = self.iterations
-            k = (it - 1) ** self.alpha
-            pos = k / (k + 1.0)
-            neg = 0.5  # beta = 0: t^0 / (t^0 + 1)
-            avg = ((it - 1) / it) ** self.gamma
+            pos, neg, avg = self.schedule.factors(it)
             for p in (0, 1):
                 self._values(p, self.sigma, False)
                 K.update_regrets(self.infosets[p], t.infoset_pair, t.infoset_edge_start,

@@ -164,7 +164,7 @@ def solve_vira_full(vira, settings: Optional[dict] = None, checkpoint_root=None,
     cfg = config_for(None if toy_cap is not None else vira, toy_cap=toy_cap,
                      ladder=tuple(s.get("ladder", LADDER)), storage=s.get("storage", "int16"))
     start = time.perf_counter()
-    solver = FullSolver(cfg, threads=threads)
+    solver = FullSolver(cfg, threads=threads, schedule=s.get("schedule", "dcfr"))
     ck = None if checkpoint_root is None else checkpoint_path(checkpoint_root, cfg)
     solver.solve(s["target_exploitability"], int(s.get("max_iterations", 1_000_000)),
                  time_budget=60.0 * float(s["time_budget_minutes"]),

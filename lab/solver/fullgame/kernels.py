@@ -151,6 +151,7 @@ def take_child_values(c, ch, d, TT, T, P, W, vals):
     return 0
 
 
+# not inline="always": numba 0.68 then wrote one Work record's rows into the other
 @njit(cache=True)
 def end_values(c, d, TT, T, P, W, Wc):
     """Wc.OUT[d + 1] for END card node ``c`` (a child of the node at depth ``d``, whose
@@ -620,6 +621,7 @@ def _visit(c, d, H, T, S, W, P):
     return 0
 
 
+# not inline="always": numba 0.68 then wrote one Work record's rows into the other
 @njit(cache=True)
 def enter_turns(c, d, TT, T, W, Wc):
     """Wc.ES[d + 1]: the betting state each T node of card node ``c`` hands its children."""

@@ -12,8 +12,9 @@ It goes through the same states as :class:`~lab.solver.cfr.CFRSolver`:
 costs), ``allocated`` (regrets and strategy sums, float32 or 16-bit with a
 scale per public node) and ``solved``.
 
-Discounted CFR as in :mod:`lab.solver.cfr` (alpha 1.5, beta 0, gamma 2,
-alternating updates), so with ``storage="float32"`` it runs the same iterates
+Discounted CFR as in :mod:`lab.solver.cfr` (alternating updates; the weights are a
+named schedule, ``dcfr``: alpha 1.5, beta 0, gamma 2 by default), so with
+``storage="float32"`` it runs the same iterates
 as the generic solver on the reference game of :mod:`lab.solver.fullgame.game`.
 
 Threads: ``FullSolver(config, threads=2)`` splits the subtrees of the mão's opening
@@ -48,6 +49,7 @@ from ..games.cardplay_game import CardplayGame
 from .game import LADDER
 from .tree import CardTree, build_card_tree, build_templates, layout
 from ...errors import InputError
+from ..cfr import schedule_of
 from ..lifecycle import ALLOCATED, BUILT, SOLVED, Lifecycle, SolverStateError
 
 STORAGES = ("int16", "float32")
@@ -164,12 +166,11 @@ def _gib(x: float) -> str:
 class FullSolver(Lifecycle):
     """Discounted CFR on the compact layout of the full hand game (see the module doc)."""
 
-    alpha, beta, gamma = 1.5, 0.0, 2.0
-
-    def __init__(self, config: FullConfig, threads: int = 1):
+    def __init__(self, config: FullConfig, threads: int = 1, schedule="dcfr"):
         start = time.perf_counter()
         self.config = config
         self.threads = max(1, int(threads))
+        self.schedule = schedule_of(schedule)
         self.cards = card_game(config)
         self.tree = card_tree(config)
         self.templates = build_templates(config.ladder)
@@ -383,10 +384,7 @@ class FullSolver(Lifecycle):
         start = time.perf_counter()
         for _ in range(n):
             it = self.iterations + 1
-            k = (it - 1) ** self.alpha
-            pos = k / (k + 1.0)
-            neg = 0.5
-            avg = ((it - 1) / it) ** self.gamma
+            pos, neg, avg = self.schedule.factors(it)
             self.complete = False   # until both seats' traversals of this iteration are done
             for u in (0, 1):
                 self.traverse(u, K.CFR, pos, neg, avg)
@@ -577,6 +575,7 @@ class FullSolver(Lifecycle):
         meta = {"config": self.config.as_dict(), "iterations": self.iterations,
                 "seconds": self.seconds, "history": self.history,
                 "n_slots": self.layout.n_slots, "n_public": self.layout.n_public,
+                "schedule": self.schedule.name,
                 "payoffs": None if self.payoffs is None else [list(map(float, p))
                                                               for p in self.payoffs]}
         (tmp / "state.json").write_text(json.dumps(meta))
@@ -603,6 +602,10 @@ class FullSolver(Lifecycle):
         if meta["config"] != self.config.as_dict() or meta["n_slots"] != self.layout.n_slots:
             raise InputError(f"{directory}: checkpoint of another configuration "
                              f"({meta['config']})")
+        schedule = meta.get("schedule", "dcfr")   # checkpoints before schedules were dcfr
+        if schedule != self.schedule.name:
+            raise InputError(f"{directory}: checkpoint of a {schedule} solve; resume it with "
+                             f"--schedule {schedule}, or start {self.schedule.name} elsewhere")
         if self.state == BUILT:
             self.allocate()
         for name, arr in self._arrays().items():
