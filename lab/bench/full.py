@@ -1,9 +1,11 @@
 """``lab bench full``: solve one vira of the full hand game and print its figures.
 
 Prints (stdout, one JSON object per line): the sizes and the memory estimate
-before allocating, the build time, then one line per exploitability check
-(iterations, seconds, exploitability in points per hand, (node, hand) updates
-per second), and a final summary with the exploitability-vs-time curve and
+before allocating, the build time, the memory traffic one iteration needs at least
+(:func:`iteration_traffic`) and the time it would take at this machine's measured copy
+bandwidth (the bound), then one line per exploitability check (iterations, seconds,
+exploitability in points per hand, seconds per iteration and how many times the bound
+that is, (node, hand) updates per second), and a final summary with the exploitability-vs-time curve and
 the peak memory (resident set, GiB). Targets: exploitability <= 0.01
 points per hand within 30 minutes on 2 cores and 12 GB.
 
@@ -20,6 +22,33 @@ import sys
 import time
 from ..errors import InputError
 from ..options import count, integers, Parser, positive
+
+
+def copy_bandwidth(megabytes: int = 256, repeats: int = 3) -> float:
+    """This machine's memory bandwidth for a large copy, bytes per second (read plus
+    write; the best of ``repeats``)."""
+    import numpy as np
+
+    src = np.ones(megabytes * 2**20 // 8)
+    dst = np.empty_like(src)
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        np.copyto(dst, src)
+        best = min(best, time.perf_counter() - start)
+    return 2 * src.nbytes / best
+
+
+def iteration_traffic(solver) -> int:
+    """Bytes one Discounted CFR iteration must move at least: each of its two walks reads
+    every regret entry (both seats' current strategies), and each seat's entries are
+    then rewritten once with their strategy sums (read and written); plus the scales
+    of the 16-bit storage."""
+    L = solver.layout
+    wide = solver.config.storage == "float32"
+    entry = 4 if wide else 2
+    scales = 0 if wide else 2 * 4 * 2 * L.n_public   # two float32 scales, read and written
+    return L.n_slots * entry * (2 + 3) + scales
 
 
 def _rss_gib() -> float:
@@ -66,13 +95,14 @@ def main(argv) -> int:
     t_compile = time.perf_counter()
     ensure_compiled()
     t_compile = time.perf_counter() - t_compile
+    bandwidth = copy_bandwidth()
     curves = {}
     for schedule in schedules:
         checkpoint = args.checkpoint
         if checkpoint is not None and len(schedules) > 1:
             checkpoint = f"{checkpoint}_{schedule.name}"
         curves[schedule.name] = _run(FullSolver(config, threads=args.threads, schedule=schedule),
-                                     args, checkpoint, t_compile)
+                                     args, checkpoint, t_compile, bandwidth)
     if len(curves) > 1:
         print(json.dumps({"compare": _side_by_side(curves)}), flush=True)
         for line in _side_by_side_text(curves):
@@ -80,12 +110,17 @@ def main(argv) -> int:
     return 0
 
 
-def _run(solver, args, checkpoint, t_compile) -> list:
+def _run(solver, args, checkpoint, t_compile, bandwidth) -> list:
     """Solve with one schedule, printing its lines; returns its checks."""
     est = solver.memory_estimate()
+    traffic = iteration_traffic(solver)
+    bound = traffic / bandwidth
     print(json.dumps({"config": solver.config.label, "schedule": solver.schedule.name,
                       "sizes": solver.sizes(),
                       "memory_estimate_gib": round(est["total"] / 2**30, 3),
+                      "iteration_traffic_gb": round(traffic / 1e9, 3),
+                      "copy_bandwidth_gb_s": round(bandwidth / 1e9, 2),
+                      "iteration_bound_seconds": round(bound, 3),
                       "build_seconds": round(solver.build_seconds, 2),
                       "compile_seconds": round(t_compile, 1)}), flush=True)
     solver.allocate(limit_bytes=int(args.memory_gb * 2**30), out=sys.stderr)
@@ -101,10 +136,13 @@ def _run(solver, args, checkpoint, t_compile) -> list:
         d_it = it - last[0]
         d_s = solver.seconds - last[1]
         rate = 2 * pairs * d_it / d_s if d_s > 0 else float("nan")
+        per_iteration = d_s / d_it if d_it else float("nan")
         last[0], last[1] = it, solver.seconds
         row = {"schedule": solver.schedule.name, "iterations": it,
                "seconds": round(solver.seconds, 1),
                "wall": round(time.perf_counter() - t0, 1), "exploitability": expl,
+               "seconds_per_iteration": round(per_iteration, 3),
+               "times_the_bound": round(per_iteration / bound, 1),
                "updates_per_second": round(rate), "rss_gib": round(_rss_gib(), 2)}
         curve.append(row)
         print(json.dumps(row), flush=True)
