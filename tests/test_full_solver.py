@@ -6,6 +6,8 @@ ladders 1-3 / 1-3-6 (one or two raises) or the full 1-3-6-9-12."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -107,6 +109,15 @@ def test_a_checkpoint_resumes_only_with_its_schedule(tmp_path):
     straight = FullSolver(cfg, schedule="dcfr-g3").solve(0.0, 20, check_every=5)
     assert resumed.iterations == 20
     assert np.array_equal(resumed.reg16, straight.reg16)
+    # a checkpoint written before schedules had names is a dcfr one
+    FullSolver(cfg).solve(0.0, 10, check_every=5, checkpoint_dir=tmp_path / "old")
+    state = tmp_path / "old" / "state.json"
+    meta = json.loads(state.read_text())
+    del meta["schedule"]
+    state.write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="checkpoint of a dcfr solve"):
+        FullSolver(cfg, schedule="lcfr").load_checkpoint(tmp_path / "old")
+    assert FullSolver(cfg).load_checkpoint(tmp_path / "old").iterations == 10
 
 
 def test_time_budget_stops_the_solve():
