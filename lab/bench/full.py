@@ -24,21 +24,6 @@ from ..errors import InputError
 from ..options import count, integers, Parser, positive
 
 
-def copy_bandwidth(megabytes: int = 256, repeats: int = 3) -> float:
-    """This machine's memory bandwidth for a large copy, bytes per second (read plus
-    write; the best of ``repeats``)."""
-    import numpy as np
-
-    src = np.ones(megabytes * 2**20 // 8)
-    dst = np.empty_like(src)
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        np.copyto(dst, src)
-        best = min(best, time.perf_counter() - start)
-    return 2 * src.nbytes / best
-
-
 def iteration_traffic(solver) -> int:
     """Bytes one Discounted CFR iteration must move at least: each of its two walks reads
     every regret entry (both seats' current strategies), and each seat's entries are
@@ -95,6 +80,8 @@ def main(argv) -> int:
     t_compile = time.perf_counter()
     ensure_compiled()
     t_compile = time.perf_counter() - t_compile
+    from .cardplay import copy_bandwidth
+
     bandwidth = copy_bandwidth()
     curves = {}
     for schedule in schedules:
