@@ -363,7 +363,7 @@ def prepare_node(c, d, H, T, S, W, P):
 
 
 @njit(cache=True)
-def _showdown(c, d, H, T, S, W, P, K, TT):
+def _showdown(c, d, T, W, P, K, TT):
     """The round-3 follower's forced last card: showdown values of every T node."""
     (actor, showdown, lead, pair_start, nn, pair_level, t_value) = (
         T.actor, T.showdown, T.lead, T.pair_start, T.nn, T.pair_level, T.t_value)
@@ -414,7 +414,7 @@ def _showdown(c, d, H, T, S, W, P, K, TT):
 
 
 @njit(cache=True)
-def _finish(c, d, H, T, S, W, P, K, TT):
+def _finish(c, d, H, T, S, W, P, K):
     """Betting backward (values, regret and strategy-sum updates) and the values of the
     entering histories."""
     (actor, pair_start, nn, n_edges, pair_edge_start, pair_edge_count, t_size, t_kind,
@@ -607,7 +607,7 @@ def _visit(c, d, H, T, S, W, P):
     ``W.ENT[d]``: ``W.OUT[d]`` gets ``u``'s values per history (updates in ``CFR`` mode)."""
     K, TT = prepare_node(c, d, H, T, S, W, P)
     if T.kind[c] == LAST:
-        _showdown(c, d, H, T, S, W, P, K, TT)
+        _showdown(c, d, T, W, P, K, TT)
     else:
         enter_turns(c, d, TT, T, W, W)
         for ch in range(T.child_start[c], T.child_start[c] + T.child_count[c]):
@@ -617,7 +617,7 @@ def _visit(c, d, H, T, S, W, P):
             else:
                 _visit(ch, d + 1, TT, T, S, W, P)
             take_child_values(c, ch, d, TT, T, P, W, W.OUT[d + 1])
-    _finish(c, d, H, T, S, W, P, K, TT)
+    _finish(c, d, H, T, S, W, P, K)
     return 0
 
 
@@ -663,5 +663,5 @@ def traverse_parallel(nthreads, T, S, W, P, Wt):
             values[j, :n] = Wc.OUT[1, :n]
     for j in range(nch):
         take_child_values(c, child_start[c] + j, 0, TT, T, P, W, values[j])
-    _finish(c, 0, 1, T, S, W, P, K, TT)
+    _finish(c, 0, 1, T, S, W, P, K)
     return W.OUT[0, :nn[0, P.u]].copy()
