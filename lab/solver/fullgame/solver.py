@@ -14,8 +14,8 @@ scale per public node) and ``solved``.
 
 Discounted CFR as in :mod:`lab.solver.cfr` (alternating updates; the weights are a
 named schedule, ``dcfr``: alpha 1.5, beta 0, gamma 2 by default), so with
-``storage="float32"`` it runs the same iterates
-as the generic solver on the reference game of :mod:`lab.solver.fullgame.game`.
+``storage="float32"`` it runs the same iterates as the generic solver on the
+reference game of :mod:`lab.solver.fullgame.game`.
 
 Threads: ``FullSolver(config, threads=2)`` splits the subtrees of the mão's opening
 cards among threads (bit-identical iterates: the subtrees' values are added in one
@@ -180,6 +180,7 @@ class FullSolver(Lifecycle):
         self.weights = (np.ascontiguousarray(w), np.ascontiguousarray(w.T))
         self.ladder = np.asarray(config.ladder, dtype=np.float64)
         self.payoffs = None   # points; see set_payoffs
+        # the game's shape as the kernels take it (kernels.Tree)
         t, L, tm = self.tree, self.layout, self.templates
         self.shape = K.Tree(
             t.kind, t.actor, t.winner, t.showdown, t.lead, t.child_start, t.child_count,
