@@ -78,7 +78,7 @@ def main(argv) -> int:
     config = config_for(None if toy else args.vira, toy_cap=toy, ladder=ladder,
                         storage=args.storage)
     t_compile = time.perf_counter()
-    ensure_compiled()
+    ensure_compiled(args.threads, args.storage)
     t_compile = time.perf_counter() - t_compile
     from .cardplay import copy_bandwidth
 

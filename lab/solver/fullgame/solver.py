@@ -510,7 +510,7 @@ class FullSolver(Lifecycle):
         """
         if self.state == BUILT:
             self.allocate(limit_bytes)
-        ensure_compiled()
+        ensure_compiled(self.threads, self.config.storage)
         if checkpoint_dir is not None and self.iterations == 0 and has_checkpoint(checkpoint_dir):
             self.load_checkpoint(checkpoint_dir)
         bar = None
@@ -621,16 +621,17 @@ class FullSolver(Lifecycle):
         return self
 
 
-_COMPILED = False
+_COMPILED: set = set()
 
 
-def ensure_compiled() -> None:
-    """Compile the traversal (tens of seconds, once per process) on a tiny game, so that
-    timed solves do not count it."""
-    global _COMPILED
-    if not _COMPILED:
-        FullSolver(config_for(toy_cap=(2, 2, 2, 1), ladder=(1, 3))).allocate().iterate(1)
-        _COMPILED = True
+def ensure_compiled(threads: int = 1, storage: str = "int16") -> None:
+    """Compile the traversal (tens of seconds, once per process, for one thread or several
+    and each storage) on a tiny game, so that timed solves do not count it."""
+    key = (threads > 1, storage)
+    if key not in _COMPILED:
+        config = config_for(toy_cap=(2, 2, 2, 1), ladder=(1, 3), storage=storage)
+        FullSolver(config, threads=min(threads, 2)).allocate().iterate(1)
+        _COMPILED.add(key)
 
 
 def has_checkpoint(directory) -> bool:
