@@ -9,9 +9,10 @@ from __future__ import annotations
 
 
 from ..cards import parse_card, parse_cards
-from ..rules import (DEFAULT_RULES, PRESETS, RULE_CHOICES, SEAT_NAMES, HandState, RuleSet,
-                     new_hand, parse_action, parse_score, rule_set)
 from ..cli import print_json
+from ..options import add_rule_options, rules_from
+from ..rules import (DEFAULT_RULES, SEAT_NAMES, HandState, RuleSet, new_hand, parse_action,
+                     parse_score)
 
 
 def add_arguments(parser) -> None:
@@ -19,11 +20,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--mao", required=True, help="the mão's three cards, e.g. 5c,Qh,3d")
     parser.add_argument("--pe", required=True, help="the pé's three cards")
     parser.add_argument("--score", default="0,0", help="M,P points before the hand (default 0,0)")
-    parser.add_argument("--rules", default="paulista", metavar="NAME",
-                        help=f"a rule set: {', '.join(PRESETS)} (default paulista)")
-    parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                        help="change one rule after the preset; keys: "
-                             + "; ".join(f"{k}={'|'.join(v)}" for k, v in RULE_CHOICES.items()))
+    add_rule_options(parser)
     parser.add_argument("actions", nargs="*", metavar="ACTION",
                         help="CARD, cover:CARD, raise (truco), accept, run, surrender")
 
@@ -51,6 +48,6 @@ def replay(vira: str, mao: str, pe: str, score: str = "0,0", actions=(),
 
 
 def run(args) -> int:
-    rules = rule_set(args.rules, args.rule)
+    rules = rules_from(args)
     print_json(replay(args.vira, args.mao, args.pe, args.score, args.actions, rules))
     return 0
