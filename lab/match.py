@@ -1,14 +1,28 @@
 """Match equity by backward induction over the score.
 
 ``ME(a, b)`` is the match-win probability of the *next hand's mão* when the mão
-has ``a`` points and the pé ``b`` (both 0..11). Every hand scores at least one
-point, so each hand strictly increases ``a + b`` and the score graph has no
-cycles: states are solved from ``a + b = 22`` down to ``0``. The mão
+has ``a`` points and the pé ``b`` (both 0..11). Under the default rules every hand
+scores at least one point, so each hand strictly increases ``a + b`` and the score
+graph has no cycles: states are solved from ``a + b = 22`` down to ``0``. The mão
 alternates, so after a hand the old pé is the new mão::
 
     P(old mão wins) = 1 - ME(b', a')      (a', b' the points after the hand)
 
 or 1 / 0 when a player reached 12.
+
+Hands that score nothing. Under rules where three tied rounds score nothing (see
+:class:`lab.rules.RuleSet`), such a hand leaves the score as it was and the seats swap,
+so ``ME(a, b)`` and ``ME(b, a)`` depend on each other (and ``ME(a, a)`` on itself)::
+
+    ME(a, b) = X(a, b) + p0(a, b) (1 - ME(b, a))
+
+with ``p0`` the probability that the hand scores nothing and ``X`` the rest of its value.
+For a hand whose play does not depend on that payoff (the card-play and full-game
+models' fixed outcome distributions, the blind 11 x 11) this 2 x 2 system (1 x 1 at
+``a = b``) is solved exactly; a hand solved as a game with that payoff (the mão de onze,
+the 11 x 11 with its cards seen) is re-solved at the system's solution until the payoffs
+it was solved with agree with it to within its exploitability, and the disagreement left
+is added to the row's exploitability.
 
 What happens inside one hand comes from a :class:`HandModel`:
 
@@ -21,15 +35,15 @@ What happens inside one hand comes from a :class:`HandModel`:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
 import pandas as pd
 
-from .rules import MAO, PE, TARGET
-from .solver.games.payoffs import ELEVEN, ElevenPayoffs, after_hand, eleven_payoffs
 from .errors import InputError
+from .rules import DEFAULT_RULES, MAO, NOBODY, PE, TARGET, RuleSet, hand_kind
+from .solver.games.payoffs import ELEVEN, ElevenPayoffs, after_hand, eleven_payoffs
 
 
 
@@ -44,27 +58,31 @@ def equity_array(table: pd.DataFrame) -> np.ndarray:
 @dataclass(frozen=True)
 class HandResult:
     """A solved hand at one score: the mão's match-win probability and its exploitability
-    (match-win probability), with the name of the model that produced it."""
+    (match-win probability), with the name of the model that produced it, and the
+    probability that the hand scores nothing (0 unless the rules allow it)."""
 
     p_mao: float
     exploitability: float
     model: str
+    p_nobody: float = 0.0
 
 
 class HandModel(Protocol):
     """What the match needs to know about one hand."""
 
     name: str
+    rules: RuleSet
 
     def normal(self, score: tuple[int, int], payoff) -> HandResult:
         """Solve a hand at ``score`` (both below 11) where ``payoff(winner, points)`` is the
-        mão's match-win probability after that outcome."""
+        mão's match-win probability after that outcome (``winner`` None: nobody scored)."""
 
     def eleven(self, score: tuple[int, int], payoffs: ElevenPayoffs) -> HandResult:
         """Solve the mão de onze at ``score`` with these match payoffs."""
 
-    def eleven_eleven(self) -> HandResult:
-        """Solve the 11 x 11 hand: the mão's probability of winning it (= the match)."""
+    def eleven_eleven(self, nobody: float = float("nan")) -> HandResult:
+        """Solve the 11 x 11 hand: the mão's probability of winning it (= the match), plus
+        ``nobody`` times the probability that it scores nothing."""
 
 
 def scores_backward():
@@ -75,25 +93,72 @@ def scores_backward():
             yield a, total - a
 
 
+def solve_hand(model: HandModel, me: np.ndarray, score: tuple[int, int],
+               nobody: float = float("nan")) -> HandResult:
+    """The hand at ``score`` with payoffs from ``me`` (every score a hand can lead to is
+    solved) and ``nobody`` the mão's match-win probability when it scores nothing."""
+    a, b = score
+    if a == b == ELEVEN:
+        return model.eleven_eleven(nobody)
+    if ELEVEN in score:
+        return model.eleven(score, eleven_payoffs(me, score, nobody))
+
+    def payoff(winner, points):
+        return nobody if winner is None else after_hand(me, score, winner, points)
+    return model.normal(score, payoff)
+
+
+MAX_ROUNDS = 8
+"""Most re-solves of a pair of scores whose hands may score nothing (see module doc)."""
+
+
+def solve_scoreless_pair(model: HandModel, me: np.ndarray, scores) -> dict:
+    """Solve the hands at ``scores`` ((a, b) and (b, a), or (a, a) alone) where a hand may
+    score nothing, exactly as the module doc says; returns {score: HandResult}."""
+    scores = tuple(scores)
+    nobody = {s: 0.5 for s in scores}
+    for _ in range(MAX_ROUNDS):
+        res = {s: solve_hand(model, me, s, nobody[s]) for s in scores}
+        rest = {s: res[s].p_mao - res[s].p_nobody * nobody[s] for s in scores}
+        p0 = {s: res[s].p_nobody for s in scores}
+        if len(scores) == 1:
+            (s,) = scores
+            value = {s: (rest[s] + p0[s]) / (1 + p0[s])}
+        else:
+            s, t = scores
+            vs = (rest[s] + p0[s] * (1 - rest[t] - p0[t])) / (1 - p0[s] * p0[t])
+            value = {s: vs, t: rest[t] + p0[t] * (1 - vs)}
+        solved_with = {s: 1 - value[s[::-1]] for s in scores}
+        gap = {s: p0[s] * abs(solved_with[s] - nobody[s]) for s in scores}
+        if all(gap[s] <= max(res[s].exploitability, 1e-12) for s in scores):
+            break
+        nobody = solved_with
+    return {s: replace(res[s], p_mao=value[s], exploitability=res[s].exploitability + gap[s])
+            for s in scores}
+
+
 def match_equity(model: HandModel, progress=None) -> pd.DataFrame:
     """The match-equity table: one row per score (score_mao, score_pe) with the next
     hand's mão's match-win probability ``p_mao``, the hand ``model`` that produced it and
-    its ``exploitability`` (match-win probability)."""
+    its ``exploitability`` (match-win probability), under ``model.rules``."""
+    rules = getattr(model, "rules", DEFAULT_RULES)
     me = np.full((TARGET, TARGET), np.nan)
-    rows = []
+    results: dict = {}
     for score in scores_backward():
-        a, b = score
-        if a == b == ELEVEN:
-            res = model.eleven_eleven()
-        elif ELEVEN in score:
-            res = model.eleven(score, eleven_payoffs(me, score))
+        if score in results:
+            continue
+        if rules.three_ties_winner(*hand_kind(score)) == NOBODY:
+            solved = solve_scoreless_pair(model, me, sorted({score, score[::-1]}))
         else:
-            res = model.normal(score, lambda winner, points, s=score: after_hand(me, s, winner, points))
-        me[a, b] = res.p_mao
-        rows.append({"score_mao": a, "score_pe": b, "p_mao": res.p_mao, "p_pe": 1 - res.p_mao,
-                     "model": res.model, "exploitability": res.exploitability})
-        if progress is not None:
-            progress.update(1)
+            solved = {score: solve_hand(model, me, score)}
+        for s, res in solved.items():
+            me[s] = res.p_mao
+            results[s] = res
+            if progress is not None:
+                progress.update(1)
+    rows = [{"score_mao": a, "score_pe": b, "p_mao": res.p_mao, "p_pe": 1 - res.p_mao,
+             "model": res.model, "exploitability": res.exploitability}
+            for (a, b), res in results.items()]
     return pd.DataFrame(rows).sort_values(["score_mao", "score_pe"], ignore_index=True)
 
 
@@ -113,12 +178,16 @@ ELEVEN_MODEL = "mao-de-onze-exact"
 """The mão de onze solved exactly (accept/run, then card play at 3) with match payoffs."""
 ELEVEN_ELEVEN_MODEL = "eleven-eleven-exact"
 """11 x 11 solved exactly: card play worth 3, whoever wins the hand wins the match."""
+BLIND_MODEL = "eleven-eleven-blind"
+"""The blind 11 x 11 (nobody sees his own cards): counted exactly over all deals and orders
+of play; nobody has a choice, so nothing can be exploited."""
 
 MODEL_LABELS = {
     CARDPLAY_MODEL: "card play, every hand worth 1",
     FULL_MODEL: "full game with truco, played for points",
     ELEVEN_MODEL: "mão de onze, solved for the match",
     ELEVEN_ELEVEN_MODEL: "11 x 11: the card play decides the match",
+    BLIND_MODEL: "11 x 11 played blind: counted",
 }
 """Each model in a few words, for pages that players read."""
 
@@ -132,58 +201,108 @@ MODEL_DESCRIPTIONS = {
                   "card play worth 3)",
     ELEVEN_ELEVEN_MODEL: "11 x 11 solved exactly (card play worth 3; the hand's winner wins "
                          "the match)",
+    BLIND_MODEL: "11 x 11 played blind, counted exactly over every deal and order of play",
 }
 
 
 def _solve_eleven_task(task):
     from .solver.games.eleven import solve_eleven
 
-    vira, holder, pay, target = task
+    vira, holder, pay, target, three_ties = task
     return solve_eleven(vira, holder, pay.mao_wins, pay.pe_wins, pay.holder_runs,
-                        target_exploitability=target)
+                        target_exploitability=target, three_ties=three_ties,
+                        nobody=pay.nobody)
+
+
+def _solve_eleven_eleven_task(task):
+    """The 11 x 11 of one vira with its cards seen, where three tied rounds score nothing
+    and that is worth ``nobody``: (value, exploitability, p_nobody), match-win probability."""
+    from .solver.games.cardplay import solve_cardplay
+
+    vira, nobody, target = task
+    sol = solve_cardplay(vira, target_exploitability=target, payoff=(1.0, 0.0, nobody),
+                         three_ties=NOBODY)
+    return sol.value, sol.exploitability, float(sol.solver.outcome_probabilities()[2])
 
 
 class CardplayModel:
     """Hands of the match under the card-play model, with the exact end games.
 
     ``summary`` is the ``cardplay_summary`` table: per vira the mão's card-play win
-    probability ``value_mao`` and its ``exploitability`` (win probability). Each vira
-    rank comes up with probability 1/10. Mão de onze solves run in ``pool`` (an
-    executor with ``map``) when given; every solution is kept in ``eleven_solutions``
-    keyed by score.
+    probability ``value_mao`` (a hand that scores nothing counts half) and its
+    ``exploitability`` (win probability), and, for rules where three tied rounds score
+    nothing, ``p_nobody``: how often that happens. Each vira rank comes up with
+    probability 1/10. Mão de onze solves run in ``pool`` (an executor with ``map``) when
+    given; every solution is kept in ``eleven_solutions`` keyed by score. ``rules``: the
+    rules the hands are played under (the summary must have been solved under them).
     """
 
     name = CARDPLAY_MODEL
 
-    def __init__(self, summary: pd.DataFrame, pool=None, eleven_target: float = 1e-5):
+    def __init__(self, summary: pd.DataFrame, pool=None, eleven_target: float = 1e-5,
+                 rules: RuleSet = DEFAULT_RULES):
         if len(summary) != 10 or summary["vira"].nunique() != 10:
             raise InputError("the card-play model needs the summary of all 10 viras")
         self.viras = list(summary["vira"])
         self.value = summary["value_mao"].to_numpy(dtype=float)
         self.exploitability = summary["exploitability"].to_numpy(dtype=float)
+        self.rules = rules
+        self.p_nobody = summary["p_nobody"].to_numpy(dtype=float) if "p_nobody" in summary \
+            else np.zeros(len(summary))
         self.pool = pool
         self.eleven_target = eleven_target
         self.eleven_solutions: dict = {}
 
+    def _map(self, task, tasks):
+        return list((map if self.pool is None else self.pool.map)(task, tasks))
+
     def normal(self, score, payoff) -> HandResult:
         win, lose = payoff(MAO, 1), payoff(PE, 1)
-        p = float(np.mean(self.value * win + (1 - self.value) * lose))
-        # match payoffs are affine in the hand's winner, so the card-play equilibrium stays
-        # optimal and every best-response gain scales by the swing win - lose
-        expl = float(np.mean(self.exploitability)) * abs(win - lose)
-        return HandResult(p, expl, CARDPLAY_MODEL)
+        if self.rules.three_ties_winner(*hand_kind(score)) != NOBODY:
+            p = float(np.mean(self.value * win + (1 - self.value) * lose))
+            # match payoffs are affine in the hand's winner, so the card-play equilibrium
+            # stays optimal and every best-response gain scales by the swing win - lose
+            expl = float(np.mean(self.exploitability)) * abs(win - lose)
+            return HandResult(p, expl, CARDPLAY_MODEL)
+        p_win = self.value - 0.5 * self.p_nobody  # value counts a scoreless hand half
+        p_lose = 1 - p_win - self.p_nobody
+        p = float(np.mean(p_win * win + p_lose * lose + self.p_nobody * payoff(None, 0)))
+        # a scoreless hand is not worth half a win in the match, so the equilibrium solved
+        # for win probability is not one of the match game: its leak is not measured here
+        return HandResult(p, float("nan"), CARDPLAY_MODEL, float(np.mean(self.p_nobody)))
 
     def eleven(self, score, payoffs: ElevenPayoffs) -> HandResult:
-        tasks = [(v, payoffs.holder, payoffs, self.eleven_target) for v in self.viras]
-        mapper = map if self.pool is None else self.pool.map
-        solutions = list(mapper(_solve_eleven_task, tasks))
+        ties = self.rules.three_ties_winner(*hand_kind(score))
+        tasks = [(v, payoffs.holder, payoffs, self.eleven_target, ties) for v in self.viras]
+        solutions = self._map(_solve_eleven_task, tasks)
         self.eleven_solutions[tuple(score)] = solutions
         return HandResult(float(np.mean([s.value_mao for s in solutions])),
-                          float(np.mean([s.exploitability for s in solutions])), ELEVEN_MODEL)
+                          float(np.mean([s.exploitability for s in solutions])), ELEVEN_MODEL,
+                          float(np.mean([s.p_nobody for s in solutions])))
 
-    def eleven_eleven(self) -> HandResult:
-        return HandResult(float(np.mean(self.value)), float(np.mean(self.exploitability)),
-                          ELEVEN_ELEVEN_MODEL)
+    def eleven_eleven(self, nobody: float = float("nan")) -> HandResult:
+        from .solver.games.eleven import blind_eleven_eleven
+
+        ties = self.rules.three_ties_winner(*hand_kind((ELEVEN, ELEVEN)))
+        if self.rules.eleven_eleven == "blind":
+            counts = np.array([blind_eleven_eleven(v, ties) for v in self.viras])
+            win, p0 = counts.mean(axis=0)
+            return HandResult(float(win + (p0 * nobody if p0 else 0.0)), 0.0, BLIND_MODEL,
+                              float(p0))
+        if ties != NOBODY:
+            return HandResult(float(np.mean(self.value)), float(np.mean(self.exploitability)),
+                              ELEVEN_ELEVEN_MODEL)
+        solved = self._map(_solve_eleven_eleven_task,
+                           [(v, nobody, self.eleven_target) for v in self.viras])
+        value, expl, p0 = np.array(solved).mean(axis=0)
+        return HandResult(float(value), float(expl), ELEVEN_ELEVEN_MODEL, float(p0))
+
+
+def plays_normal_hands_alike(rules: RuleSet) -> bool:
+    """True when ``rules`` play a normal hand (both below 11) as the default rules do: only
+    the end games differ (the 11 x 11, the mão de onze tied three times)."""
+    return rules.three_ties == DEFAULT_RULES.three_ties and \
+        rules.surrender == DEFAULT_RULES.surrender
 
 
 class FullGameModel(CardplayModel):
@@ -197,8 +316,11 @@ class FullGameModel(CardplayModel):
     name = FULL_MODEL
 
     def __init__(self, summary: pd.DataFrame, full_summary: pd.DataFrame, pool=None,
-                 eleven_target: float = 1e-5):
-        super().__init__(summary, pool, eleven_target)
+                 eleven_target: float = 1e-5, rules: RuleSet = DEFAULT_RULES):
+        if not plays_normal_hands_alike(rules):
+            raise InputError(f"the full game is solved for the default rules only; under "
+                             f"{rules.version} normal hands are played differently")
+        super().__init__(summary, pool, eleven_target, rules)
         if sorted(full_summary["vira"]) != sorted(self.viras):
             raise InputError("the full-game model needs the full game solved for all 10 viras")
         full = full_summary.set_index("vira").loc[self.viras]

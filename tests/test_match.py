@@ -24,7 +24,7 @@ class CoinModel:
     def eleven(self, score, pay):
         return HandResult(self.p * pay.mao_wins + (1 - self.p) * pay.pe_wins, 0.0, self.name)
 
-    def eleven_eleven(self):
+    def eleven_eleven(self, nobody=float("nan")):
         return HandResult(self.p, 0.0, self.name)
 
 
@@ -138,3 +138,81 @@ def test_full_game_model_needs_all_ten_viras():
     card, full = synthetic_summaries([0.5] * 10)
     with pytest.raises(ValueError, match="all 10 viras"):
         FullGameModel(card, full.iloc[:2])
+
+
+class ScorelessCoinModel:
+    """Every hand: the mão wins ``points`` with probability ``p``, nobody scores with
+    probability ``q`` (three tied rounds under rules where that scores nothing), else the pé
+    wins; at a mão de onze the holder always accepts (3 points); 11 x 11 the same coin."""
+
+    name = "scoreless-coin"
+
+    def __init__(self, p, q, points=1, rules=None):
+        from lab.rules import PRESETS
+
+        self.p, self.q, self.points = p, q, points
+        self.rules = PRESETS["buteco"] if rules is None else rules
+
+    def _value(self, win, lose, nobody):
+        scoreless = self.q * nobody if self.q else 0.0  # NaN where no hand can score nothing
+        return HandResult(self.p * win + (1 - self.p - self.q) * lose + scoreless, 0.0,
+                          self.name, self.q)
+
+    def normal(self, score, payoff):
+        return self._value(payoff(MAO, self.points), payoff(PE, self.points), payoff(None, 0))
+
+    def eleven(self, score, pay):
+        return self._value(pay.mao_wins, pay.pe_wins, pay.nobody)
+
+    def eleven_eleven(self, nobody=float("nan")):
+        return self._value(1.0, 0.0, nobody)
+
+
+def reference_by_iteration(p, q, points):
+    """The same match by value iteration over (A's points, B's points, A is mão) until it
+    stops moving: an independent check of the exact 2 x 2 solution."""
+    import numpy as np
+
+    v = np.full((12, 12, 2), 0.5)
+
+    def win_a(a, b, a_is_mao):
+        if a >= 12:
+            return 1.0
+        if b >= 12:
+            return 0.0
+        return v[a, b, int(a_is_mao)]
+
+    for _ in range(10_000):
+        new = v.copy()
+        for a in range(12):
+            for b in range(12):
+                for m in (0, 1):
+                    pts = 3 if ELEVEN in (a, b) else points
+                    p_a, p_b = (p, 1 - p - q) if m else (1 - p - q, p)
+                    new[a, b, m] = p_a * win_a(a + pts, b, not m) + \
+                        p_b * win_a(a, b + pts, not m) + q * win_a(a, b, not m)
+        if np.abs(new - v).max() < 1e-15:
+            break
+        v = new
+    return lambda a, b: v[a, b, 1]
+
+
+@pytest.mark.parametrize("p,q,points", [(0.5, 0.1, 1), (0.45, 0.2, 3), (0.6, 0.01, 1)])
+def test_scoreless_hands_are_solved_exactly(p, q, points):
+    """A hand that scores nothing leaves the score and swaps the seats: the table solves
+    that 2 x 2 system exactly and agrees with value iteration on the same match."""
+    table = match_equity(ScorelessCoinModel(p, q, points))
+    ref = reference_by_iteration(p, q, points)
+    for r in table.itertuples():
+        assert r.p_mao == pytest.approx(ref(r.score_mao, r.score_pe), abs=1e-12)
+        assert r.exploitability == pytest.approx(0.0, abs=1e-12)
+
+
+def test_scoreless_hands_do_not_count_without_the_rule():
+    """Under the default rules a hand always scores: q is never asked for."""
+    from lab.rules import DEFAULT_RULES
+
+    table = match_equity(ScorelessCoinModel(0.5, 0.0, 1, rules=DEFAULT_RULES))
+    ref = reference(0.5, 1)
+    for r in table.itertuples():
+        assert r.p_mao == pytest.approx(ref(r.score_mao, r.score_pe, True), abs=1e-12)

@@ -300,6 +300,19 @@ class CFRSolver(Lifecycle):
             self._values(0, avg, False)
         return self._root_sum(0)
 
+    def outcome_probabilities(self) -> np.ndarray:
+        """Probability of each outcome (in ``tree.outcome_names`` order) under the average
+        strategies, over all deals."""
+        payoff = self.payoff
+        try:
+            out = []
+            for k in range(len(payoff)):
+                self.payoff = np.eye(len(payoff))[k]
+                out.append(self.value())
+        finally:
+            self.payoff = payoff
+        return np.array(out)
+
     def average_strategy(self) -> np.ndarray:
         """(E,) average strategy probability of each edge."""
         self._need(SOLVED, "average_strategy()")

@@ -16,6 +16,11 @@ probability; ``(3, -3)``, total 0, is points at a stake of 3; match-win
 probabilities fit the same way. ``decision=(seat, run_payoff)`` adds the mão
 de onze choice before the cards: that seat accepts (the hand is played) or
 runs (the mão's utility is ``run_payoff``).
+
+Three tied rounds. ``three_ties`` (``MAO`` by default, ``PE``, or ``NOBODY``: see
+:meth:`lab.rules.RuleSet.three_ties_winner`) says who takes such a hand. With ``NOBODY``
+the payoffs take a third entry, the mão's utility when nobody scores; without it, the
+midpoint of the first two (the hand scores nothing: half a win in win probability).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import numpy as np
 
 from ...cards import N_LEVELS, RANKS, level_copies
 from ...classes import hand_classes, vira_rank_of
-from ...rules import MAO
+from ...rules import MAO, NOBODY
 from .cardplay_game import COVER, CardplayGame, decided
 from ..cfr import CFRSolver, SolverStateError
 from ..game import RootDecision
@@ -40,25 +45,31 @@ __all__ = ["solve_cardplay", "CardplaySolution", "cardplay_tree", "cardplay_solv
 
 @lru_cache(maxsize=4)
 def cardplay_tree(decision_seat=None, fold_round3: bool = True,
-                  cover_in_round3: bool = False) -> PublicTree:
+                  cover_in_round3: bool = False, three_ties=MAO) -> PublicTree:
     """The public tree of the card-play game (shared by all viras; cached)."""
-    return build_tree(_game("4", decision_seat, fold_round3, cover_in_round3))
+    return build_tree(_game("4", decision_seat, fold_round3, cover_in_round3, three_ties))
 
 
 @lru_cache(maxsize=64)
-def _game(vira, decision_seat=None, fold_round3=True, cover_in_round3=False):
-    game = CardplayGame(vira, fold_round3=fold_round3, cover_in_round3=cover_in_round3)
+def _game(vira, decision_seat=None, fold_round3=True, cover_in_round3=False, three_ties=MAO):
+    game = CardplayGame(vira, fold_round3=fold_round3, cover_in_round3=cover_in_round3,
+                        three_ties=three_ties)
     return game if decision_seat is None else RootDecision(game, decision_seat)
 
 
 def cardplay_solver(vira, payoff=(1.0, 0.0), total: float = 1.0, decision=None,
                     fold_round3: bool = True, cover_in_round3: bool = False,
-                    threads: int | None = 1) -> CFRSolver:
+                    threads: int | None = 1, three_ties=MAO) -> CFRSolver:
     """A built (not yet allocated) :class:`CFRSolver` for the card-play game of ``vira``."""
     seat = None if decision is None else int(decision[0])
-    tree = cardplay_tree(seat, fold_round3, cover_in_round3)
-    game = _game(vira, seat, fold_round3, cover_in_round3)
+    tree = cardplay_tree(seat, fold_round3, cover_in_round3, three_ties)
+    game = _game(vira, seat, fold_round3, cover_in_round3, three_ties)
     pay = [float(payoff[0]), float(payoff[1])]
+    if three_ties == NOBODY:
+        pay.append(float(payoff[2]) if len(payoff) > 2 else 0.5 * (pay[0] + pay[1]))
+    elif len(payoff) > 2:
+        raise ValueError("a payoff for a hand that scores nothing, but three tied rounds "
+                         "go to a seat")
     if decision is not None:
         pay.append(float(decision[1]))
     return CFRSolver(tree, game.deal_weights(), pay, total=total, threads=threads)
@@ -93,6 +104,8 @@ class CardplaySolution:
     solver: CFRSolver = field(repr=False)
     labels: tuple = field(repr=False, default=())
     decision: tuple | None = None
+    three_ties: object = MAO
+    """Who takes a hand of three tied rounds: ``MAO``, ``PE`` or ``NOBODY``."""
 
     def strategy_at(self, history, seat: int, class_index: int, held=None) -> dict:
         """The equilibrium move probabilities of ``seat`` holding ``class_index`` after
@@ -106,7 +119,7 @@ class CardplaySolution:
         the history begins with the decision: ``strategy_at([], holder, c)`` gives
         ``{"accept": p, "run": 1 - p}``, and card play follows ``["accept", ...]``.
         """
-        game = _game(self.vira)
+        game = _game(self.vira, three_ties=self.three_ties)
         history = list(history)
         prefix = ()
         if self.decision is not None:
@@ -126,7 +139,7 @@ class CardplaySolution:
                 break
             public = game.child(public, a)
         held = self._held(hist, seat, class_index, held)
-        if game.actor(public) is None and decided(public[0]) is None:
+        if game.actor(public) is None and decided(public[0], self.three_ties) is None:
             # round 3 is folded into a showdown: each player shows his last card
             shown = len(hist) - _round3_start(hist, game)
             to_act = public[1] if shown == 0 else 1 - public[1]
@@ -156,7 +169,7 @@ class CardplaySolution:
 
     def _held(self, hist, seat, class_index, held):
         levels = [int(x) for x in hand_classes(RANKS.index(self.vira)).levels[class_index]]
-        game = _game(self.vira)
+        game = _game(self.vira, three_ties=self.three_ties)
         public = game.root()
         covered = False
         for a in hist:
@@ -201,7 +214,7 @@ def _state_index(class_levels) -> dict:
 def solve_cardplay(vira, target_exploitability: float = 1e-4, max_iterations: int = 2000,
                    progress: bool = False, payoff=(1.0, 0.0), total: float = 1.0,
                    decision=None, check_every: int = 8, first_check: int = 24,
-                   threads: int | None = 1) -> CardplaySolution:
+                   threads: int | None = 1, three_ties=MAO) -> CardplaySolution:
     """Solve the card-play game of ``vira`` (a rank character, rank index or Card).
 
     Iterates Discounted CFR until the exploitability (win probability with the
@@ -213,7 +226,7 @@ def solve_cardplay(vira, target_exploitability: float = 1e-4, max_iterations: in
     rank = vira_rank_of(vira)
     start = time.perf_counter()
     solver = cardplay_solver(rank, payoff=payoff, total=total, decision=decision,
-                             threads=threads)
+                             threads=threads, three_ties=three_ties)
     solver.allocate()
     solver.solve(target_exploitability, max_iterations, check_every=check_every,
                  progress=progress, first_check=first_check)
@@ -229,6 +242,7 @@ def solve_cardplay(vira, target_exploitability: float = 1e-4, max_iterations: in
         solver=solver,
         labels=hand_classes(rank).labels,
         decision=None if decision is None else (int(decision[0]), float(decision[1])),
+        three_ties=three_ties,
     )
 
 

@@ -35,7 +35,9 @@ the deck beside the opponent's open cards, using the *structural* copies
 exact deal weights of each vira then give zero weight to anything else its
 deck (3 copies of the vira's own rank) rules out.
 
-Outcomes: ``0`` the mão wins the hand, ``1`` the pé wins it.
+Outcomes: ``0`` the mão wins the hand, ``1`` the pé wins it, and ``2`` nobody scores
+(three tied rounds, only in a game built with ``three_ties=NOBODY``; see
+:meth:`lab.rules.RuleSet.three_ties_winner`).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ import numpy as np
 
 from ...cards import N_LEVELS, N_PLAIN, level_name
 from ...classes import deal_weight_matrix, hand_classes
-from ...rules import hand_winner
+from ...rules import NOBODY, hand_winner
 from ..game import PublicGame
 
 MAO, PE, TIE = 0, 1, 2
@@ -60,7 +62,7 @@ COVER = 13
 SHOW = 14
 """Folded round 3: the player shows his last card, whose level only the showdown compares."""
 
-OUTCOME_MAO_WINS, OUTCOME_PE_WINS = 0, 1
+OUTCOME_MAO_WINS, OUTCOME_PE_WINS, OUTCOME_NOBODY = 0, 1, 2
 
 STRUCTURAL_CAP = (4,) * N_PLAIN + (1,) * (N_LEVELS - N_PLAIN)
 """Copies per level used for pruning: the same for every vira, so the tree is shared."""
@@ -77,13 +79,17 @@ def round_result(leader: int, lead: int, follow: int) -> int:
     return leader if lead > follow else 1 - leader
 
 
-def decided(rounds: tuple[int, ...]):
-    """The seat that has won the hand after these round results, or None (lab.rules decides)."""
-    return hand_winner(tuple(None if r == TIE else r for r in rounds))
+def decided(rounds: tuple[int, ...], three_ties=MAO):
+    """The seat that has won the hand after these round results, NOBODY for three tied
+    rounds that score nothing (``three_ties=NOBODY``), or None while undecided
+    (:func:`lab.rules.hand_winner` decides)."""
+    return hand_winner(tuple(None if r == TIE else r for r in rounds), three_ties)
 
 
-def _outcome(rounds) -> int:
-    return OUTCOME_MAO_WINS if decided(rounds) == MAO else OUTCOME_PE_WINS
+def _outcome(rounds, three_ties) -> int:
+    winner = decided(rounds, three_ties)
+    return OUTCOME_NOBODY if winner == NOBODY else \
+        OUTCOME_MAO_WINS if winner == MAO else OUTCOME_PE_WINS
 
 
 @lru_cache(maxsize=None)
@@ -136,12 +142,17 @@ class CardplayGame(PublicGame):
     """The card-play game of one vira rank, in hand classes (403 hands per seat).
 
     ``toy_cap`` replaces the deck by a small one (copies per level) for tests.
+    ``three_ties``: who takes a hand whose three rounds tie (``MAO``, ``PE``, or ``NOBODY``,
+    which adds the outcome ``nobody``).
     """
 
-    outcome_names = ("mao_wins", "pe_wins")
-
     def __init__(self, vira=None, *, fold_round3: bool = True, cover_in_round3: bool = False,
-                 toy_cap=None):
+                 toy_cap=None, three_ties=MAO):
+        if three_ties not in (MAO, PE, NOBODY):
+            raise ValueError(f"three_ties={three_ties!r}: a seat or NOBODY")
+        self.three_ties = three_ties
+        self.outcome_names = ("mao_wins", "pe_wins") + (("nobody",) if three_ties == NOBODY
+                                                        else ())
         self.fold_round3 = fold_round3
         self.cover_in_round3 = cover_in_round3
         if toy_cap is None:
@@ -159,6 +170,7 @@ class CardplayGame(PublicGame):
             cap = tuple(int(c) for c in toy_cap) + (0,) * (N_LEVELS - len(toy_cap))
             self.name = f"cardplay[toy {list(toy_cap)}]"
         self.name += ("" if fold_round3 else "+round3") + ("+cover3" if cover_in_round3 else "")
+        self.name += {MAO: "", PE: "+ties:pe", NOBODY: "+ties:nobody"}[three_ties]
         self.cap = np.array(cap, dtype=np.int64)
         self.class_levels = tuple(tuple(int(x) for x in row) for row in levels)
         self.class_counts = np.array([np.bincount(row, minlength=N_LEVELS) for row in levels])
@@ -191,15 +203,16 @@ class CardplayGame(PublicGame):
 
     def actor(self, public):
         rounds, leader, table, _, _ = public
-        if decided(rounds) is not None or self._showdown(public):
+        if decided(rounds, self.three_ties) is not None or self._showdown(public):
             return None
         return leader if not table else 1 - leader
 
     def outcomes(self, public):
         rounds = public[0]
-        if decided(rounds) is None:  # showdown: the last cards decide round 3
-            return (_outcome(rounds + (MAO,)), _outcome(rounds + (TIE,)), _outcome(rounds + (PE,)))
-        return (_outcome(rounds),) * 3
+        ties = self.three_ties
+        if decided(rounds, ties) is None:  # showdown: the last cards decide round 3
+            return tuple(_outcome(rounds + (r,), ties) for r in (MAO, TIE, PE))
+        return (_outcome(rounds, ties),) * 3
 
     def strength(self, player, privates):
         return self.state_last[np.asarray(privates)]
