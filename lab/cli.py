@@ -39,6 +39,8 @@ COMMANDS = {
     "ev": ("lab.commands.ev", "points EV of one hand in the full game with the truco ladder (JSON)"),
     "advise": ("lab.commands.advise", "the solver's strategy and each action's exact value "
                "at one point of a hand (JSON)"),
+    "whatif": ("lab.commands.whatif", "what a house rule set changes: card play, match "
+               "equity, mão de onze (JSON; writes the what-if tables)"),
     "rank": ("lab.commands.rank", "rank the bots: exploitability and points per hand against "
              "the solver"),
 }

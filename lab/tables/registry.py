@@ -57,6 +57,16 @@ SCHEMAS = {
                        resolve_value_mao="float?", truco_mao_points="float?",
                        truco_mao_score="float?", run_pe_points="float?",
                        run_pe_score="float?"),
+    "whatif": dict(rules="str", rules_version="str", quantity="str", unit="str", vira="str",
+                   score="str", seat="str", hand="str", variant="float?", default="float",
+                   difference="float?", variant_exploitability="float?",
+                   default_exploitability="float?", variant_model="str",
+                   default_model="str"),
+    "whatif_match": dict(rules="str", rules_version="str", unit="str", score_mao="int",
+                         score_pe="int", variant="float", default="float",
+                         difference="float", variant_exploitability="float?",
+                         default_exploitability="float?", variant_model="str",
+                         default_model="str"),
     "bot_ranking": dict(vira="str", bot="str", exploitability="float?", ev_vs_solver="float",
                         exact="bool", ci95_lo="float?", ci95_hi="float?", hands="int",
                         method="str"),
@@ -107,6 +117,11 @@ FULL_SOURCES = tuple(s for s in CARDPLAY_SOURCES if s != "lab/tables/cardplay.py
                                    "lab/solver/fullgame/kernels.py", "lab/solver/fullgame/solver.py",
                                    "lab/tables/full.py")
 
+WHATIF_SETTINGS = {"cardplay": CARDPLAY_SETTINGS, "eleven_target_exploitability": 1e-4}
+"""Settings of the what-if tables: card-play solves as CARDPLAY_SETTINGS, and the mão de
+onze solves' target exploitability (match-win probability) for the variant's match and,
+where the default is re-solved on the card-play model, the default's."""
+
 SCORE_SETTINGS = {"full": FULL_SETTINGS,
                   "payoffs": "match-win probability from match_equity",
                   "warm_start": "points regrets, average strategy restarted"}
@@ -128,6 +143,10 @@ TABLES = {
                             "lab solve score --score M,P --checkpoints DIR",
                             FULL_SOURCES + ("lab/match.py", "lab/tables/score.py"),
                             ("match_equity", "full_summary")),
+    **{name: TableSpec(name, 1, WHATIF_SETTINGS, "whatif", "lab whatif --rules NAME",
+                       MATCH_SOURCES + ("lab/tables/whatif.py",),
+                       ("cardplay_summary", "full_summary", "match_equity", "mao_de_onze"))
+       for name in ("whatif", "whatif_match")},
     # one row per (vira, bot): exploitability and ev_vs_solver in points per hand, exact or
     # simulated (lab/ranking.py); built on the stored full-game policies of data/full_policy
     "bot_ranking": TableSpec("bot_ranking", 1,

@@ -1,0 +1,79 @@
+"""What a house rule set changes, as one JSON object.
+
+``lab whatif --rules NAME [--rule KEY=VALUE ...] [--jobs J]`` solves what the rules change
+against the lab's own (the card-play game and double dummy of every vira, the match
+equity at every score with its mão de onze games; see :mod:`lab.tables.whatif`), writes
+the tables ``whatif`` and ``whatif_match``, and prints a summary: per quantity the mean of
+the variant's and the default's figures over the viras, the largest difference and where;
+the match equity's largest difference and the figures at 0-0 and at the 11 x 11; how many
+(vira, score, hand) mão de onze decisions change. ``--stored`` prints the summary of the
+tables already written, without solving.
+"""
+
+from __future__ import annotations
+
+from ..cli import print_json
+from ..options import add_rule_options, count, rules_from
+
+
+def add_arguments(parser) -> None:
+    add_rule_options(parser)
+    parser.add_argument("--jobs", type=count, default=1, metavar="J",
+                        help="solve J games at once in separate processes")
+    parser.add_argument("--stored", action="store_true",
+                        help="summarise the stored what-if of these rules; solve nothing")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def summary(rules, tables: dict) -> dict:
+    """The JSON summary of one rule set's ``whatif`` and ``whatif_match`` rows."""
+    import numpy as np
+
+    rows, match = tables["whatif"], tables["whatif_match"]
+    out = {"rules": rules.name, "rules_version": rules.version, "rule_items": rules.items()}
+    for quantity in ("cardplay_value", "cardplay_scoreless", "double_dummy_value",
+                     "full_game_value"):
+        part = rows[rows["quantity"] == quantity].reset_index(drop=True)
+        if part.empty:
+            continue
+        worst = part["difference"].abs().fillna(-1).idxmax()
+        out[quantity] = {
+            "unit": part["unit"].iloc[0], "variant_mean": part["variant"].mean(skipna=False),
+            "default_mean": part["default"].mean(),
+            "largest_difference": part["difference"].iloc[worst],
+            "at_vira": part["vira"].iloc[worst],
+            "variant_model": part["variant_model"].iloc[0],
+            "default_model": part["default_model"].iloc[0]}
+    worst = match["difference"].abs().idxmax()
+
+    def at(a, b):
+        row = match[(match["score_mao"] == a) & (match["score_pe"] == b)].iloc[0]
+        return {"variant": row["variant"], "default": row["default"],
+                "difference": row["difference"], "variant_model": row["variant_model"],
+                "default_model": row["default_model"]}
+    out["match_equity"] = {
+        "unit": "match-win probability of the next hand's mão",
+        "largest_difference": match["difference"].iloc[worst],
+        "at_score": [int(match["score_mao"].iloc[worst]), int(match["score_pe"].iloc[worst])],
+        "mean_abs_difference": float(np.mean(np.abs(match["difference"]))),
+        "at_0_0": at(0, 0), "at_11_11": at(11, 11)}
+    rate = rows[rows["quantity"] == "eleven_accept_rate"]
+    worst = rate["difference"].abs().idxmax()
+    out["mao_de_onze"] = {
+        "hands_changing_decision": int((rows["quantity"] == "eleven_accept").sum()),
+        "largest_accept_rate_change": rate["difference"].loc[worst],
+        "at": {"vira": rate["vira"].loc[worst], "score": rate["score"].loc[worst],
+               "holder": rate["seat"].loc[worst]}}
+    return out
+
+
+def run(args) -> int:
+    from ..tables.whatif import build_whatif, whatif_rows
+
+    rules = rules_from(args)
+    if args.stored:
+        tables = whatif_rows(rules)
+    else:
+        tables = build_whatif(rules, jobs=args.jobs, progress=not args.no_progress)
+    print_json(summary(rules, tables))
+    return 0

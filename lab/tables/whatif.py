@@ -1,0 +1,298 @@
+"""What-if tables: what a house rule set changes, beside the lab's own rules.
+
+For a rule set (:class:`lab.rules.RuleSet`), :func:`build_whatif` solves what the rules
+change and writes two tables (one family) with, for each quantity, the variant's figure,
+the default's figure, their difference, each one's exploitability and the model behind it:
+
+``whatif`` (one row per quantity and vira, score, seat or hand where it has one)
+    ``cardplay_value``: the mão's card-play win probability (a hand that scores nothing
+    counts half); ``cardplay_scoreless``: how often a hand scores nothing under the
+    card-play equilibrium (probability); ``double_dummy_value``: the mão's double-dummy
+    win probability; ``full_game_value``: the mão's points per hand in the full game
+    (blank for the variant where its normal hands differ: the full game is solved for the
+    default rules only); ``eleven_accept_rate``: per (vira, score, holder's seat), the
+    probability that the holder of a mão de onze plays it (accepts), over his deals;
+    ``eleven_accept``: per hand, the holder's accept probability, only for the hands whose
+    decision changes (by at least one half).
+``whatif_match``
+    One row per score: the next hand's mão's match-win probability.
+
+The variant and the default are compared on the same model: the full game's points play
+for normal hands where the rule set plays them as the default does (so the default's
+figures are the stored ``match_equity`` and ``mao_de_onze``), else the card-play model for
+both (each solved here). Rows of other rule sets already in the tables are kept.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from ..cards import RANKS
+from ..errors import InputError
+from ..rules import DEFAULT_RULES, NORMAL, RuleSet
+from .cardplay import solve_viras, solver_processes
+from .manifests import TableWrite, load_table, write_tables
+from .registry import WHATIF_SETTINGS, TableError
+
+DIFFERENCE_COLUMNS = ("variant", "default", "difference", "variant_exploitability",
+                      "default_exploitability", "variant_model", "default_model")
+
+SAME_GAME = "same game as the default"
+"""Model name of a variant figure that is the default's own, the game being the same."""
+NOT_SOLVED = "not solved under these rules"
+"""Model name of a variant figure the lab cannot give yet (the full game's normal hands
+under other rules)."""
+
+
+def three_ties_of(rules: RuleSet):
+    """Who takes a normal hand whose three rounds tie under ``rules``: a seat or NOBODY."""
+    return rules.three_ties_winner(NORMAL, None)
+
+
+def solve_variant_vira(vira: str, settings: dict, progress: bool = False) -> dict:
+    """The card-play game and double dummy of one vira where three tied rounds go to
+    ``settings["three_ties"]`` (``mao``, ``nobody`` or ``pe``): its summary row."""
+    from ..solver.games.cardplay import solve_cardplay
+    from ..solver.games.double_dummy import double_dummy_value
+
+    ties = three_ties_of(RuleSet(three_ties=settings["three_ties"]))
+    card = settings["cardplay"]
+    sol = solve_cardplay(vira, target_exploitability=card["target_exploitability"],
+                         max_iterations=card["max_iterations"], progress=progress,
+                         three_ties=ties)
+    outcomes = sol.solver.outcome_probabilities()
+    return {"vira": vira, "value_mao": float(sol.value),
+            "p_nobody": float(outcomes[2]) if len(outcomes) > 2 else 0.0,
+            "double_dummy_mao": double_dummy_value(vira, ties),
+            "exploitability": float(sol.exploitability), "iterations": int(sol.iterations)}
+
+
+def variant_summary(rules: RuleSet, settings: dict, jobs: int, progress: bool,
+                    default: pd.DataFrame) -> pd.DataFrame:
+    """Per vira: the card-play value, scoreless probability, double-dummy value,
+    exploitability and iterations under ``rules`` (the default's own rows where three tied
+    rounds go to the mão as there)."""
+    if rules.three_ties == DEFAULT_RULES.three_ties:
+        out = default[["vira", "value_mao", "double_dummy_mao", "exploitability",
+                       "iterations"]].copy()
+        out.insert(2, "p_nobody", 0.0)
+        return out
+    rows = solve_viras(list(RANKS), {**settings, "three_ties": rules.three_ties},
+                       solve_variant_vira, progress, jobs)
+    return pd.DataFrame([rows[v] for v in RANKS])
+
+
+def _rows(quantity: str, unit: str, variant, default, variant_expl, default_expl,
+          variant_model, default_model, **keys) -> pd.DataFrame:
+    frame = pd.DataFrame({"quantity": quantity, "unit": unit,
+                          **{k: list(v) for k, v in keys.items()}})
+    frame["variant"] = np.broadcast_to(np.asarray(variant, dtype=float), len(frame))
+    frame["default"] = np.asarray(default, dtype=float)
+    frame["difference"] = frame["variant"] - frame["default"]
+    frame["variant_exploitability"] = np.broadcast_to(np.asarray(variant_expl, dtype=float),
+                                                      len(frame))
+    frame["default_exploitability"] = np.asarray(default_expl, dtype=float)
+    frame["variant_model"] = variant_model
+    frame["default_model"] = default_model
+    return frame
+
+
+def per_vira_rows(rules: RuleSet, variant: pd.DataFrame, default: pd.DataFrame,
+                  full: Optional[pd.DataFrame]) -> pd.DataFrame:
+    """The card-play, double-dummy and full-game rows of the ``whatif`` table."""
+    from ..match import plays_normal_hands_alike
+
+    same = rules.three_ties == DEFAULT_RULES.three_ties
+    card_model = SAME_GAME if same else "cardplay-equilibrium"
+    frames = [
+        _rows("cardplay_value", "win probability", variant["value_mao"], default["value_mao"],
+              variant["exploitability"], default["exploitability"], card_model,
+              "cardplay-equilibrium", vira=RANKS),
+        _rows("cardplay_scoreless", "probability", variant["p_nobody"], np.zeros(10),
+              variant["exploitability"], default["exploitability"], card_model,
+              "cardplay-equilibrium", vira=RANKS),
+        _rows("double_dummy_value", "win probability", variant["double_dummy_mao"],
+              default["double_dummy_mao"], np.zeros(10), np.zeros(10),
+              SAME_GAME if same else "double-dummy", "double-dummy", vira=RANKS),
+    ]
+    if full is not None:
+        ev = full.set_index("vira").loc[list(RANKS)]
+        alike = plays_normal_hands_alike(rules)
+        frames.append(_rows(
+            "full_game_value", "points per hand", ev["value_mao"] if alike else np.nan,
+            ev["value_mao"], ev["exploitability"] if alike else np.nan, ev["exploitability"],
+            SAME_GAME if alike else NOT_SOLVED, "full-game-points", vira=RANKS))
+    return pd.concat(frames, ignore_index=True)
+
+
+def eleven_frame(solutions: dict) -> pd.DataFrame:
+    """The mão de onze rows (as in table ``mao_de_onze``) of {score: per-vira solutions}."""
+    from .match import eleven_rows
+
+    return pd.concat([eleven_rows(score, sols) for score, sols in sorted(solutions.items())],
+                     ignore_index=True)
+
+
+def eleven_rows_of(variant: pd.DataFrame, default: pd.DataFrame, variant_model: str,
+                   default_model: str) -> pd.DataFrame:
+    """``eleven_accept_rate`` per (vira, score, seat) and ``eleven_accept`` for the hands
+    whose decision changes, from two ``mao_de_onze``-shaped frames."""
+    keys = ["vira", "score", "seat", "hand"]
+    both = variant.merge(default, on=keys, suffixes=("_v", "_d"), validate="one_to_one")
+    if len(both) != len(variant) or len(both) != len(default):
+        raise ValueError("the variant's and the default's mão de onze rows differ")
+    both["taken_v"] = both["accept_v"] * both["weight_v"]
+    both["taken_d"] = both["accept_d"] * both["weight_d"]
+    rate = both.groupby(["vira", "score", "seat"], sort=False).agg(
+        taken_v=("taken_v", "sum"), taken_d=("taken_d", "sum"), weight=("weight_v", "sum"),
+        expl_v=("exploitability_v", "first"), expl_d=("exploitability_d", "first"))
+    rate = rate.reset_index()
+    rates = _rows("eleven_accept_rate", "probability", rate["taken_v"] / rate["weight"],
+                  rate["taken_d"] / rate["weight"], rate["expl_v"], rate["expl_d"],
+                  variant_model, default_model, vira=rate["vira"], score=rate["score"],
+                  seat=rate["seat"])
+    flips = both[(both["accept_v"] - both["accept_d"]).abs() >= 0.5]
+    changed = _rows("eleven_accept", "probability", flips["accept_v"], flips["accept_d"],
+                    flips["exploitability_v"], flips["exploitability_d"], variant_model,
+                    default_model, vira=flips["vira"].to_numpy(),
+                    score=flips["score"].to_numpy(), seat=flips["seat"].to_numpy(),
+                    hand=flips["hand"].to_numpy())
+    return pd.concat([rates, changed], ignore_index=True)
+
+
+def whatif_of(rules: RuleSet, jobs: int = 1, progress: bool = False,
+              settings: Optional[dict] = None, directory: Optional[Path] = None,
+              model_factory=None) -> dict:
+    """{"whatif": rows, "whatif_match": rows} for ``rules`` against the default (see the
+    module doc), with the stored default tables read from ``directory``.
+    ``model_factory(kind, summary, pool, target, rules)`` replaces the match's hand models
+    (for tests); ``kind`` is ``"full"`` or ``"cardplay"``."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tqdm import tqdm
+
+    from ..match import (CardplayModel, FullGameModel, match_equity,
+                         plays_normal_hands_alike)
+
+    if rules == DEFAULT_RULES:
+        raise InputError("--rules paulista: these are the lab's own rules; a what-if "
+                         "compares another rule set with them")
+    settings = dict(WHATIF_SETTINGS if settings is None else settings)
+    default = load_table("cardplay_summary", settings=settings["cardplay"],
+                         directory=directory)
+    try:
+        full = load_table("full_summary", directory=directory)
+    except TableError:
+        full = None
+    variant = variant_summary(rules, settings, jobs, progress, default)
+    per_vira = per_vira_rows(rules, variant, default, full)
+    target = settings["eleven_target_exploitability"]
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=solver_processes()) if jobs > 1 \
+        else None
+
+    def model(kind, summary, ruleset):
+        if model_factory is not None:
+            return model_factory(kind, summary, pool, target, ruleset)
+        if kind == "full":
+            return FullGameModel(summary, full, pool, target, ruleset)
+        return CardplayModel(summary, pool, target, ruleset)
+
+    def solve(m, label):
+        with tqdm(total=144, desc=label, unit="score", disable=not progress) as bar:
+            return match_equity(m, progress=bar)
+
+    try:
+        if full is not None and plays_normal_hands_alike(rules):
+            m_variant = model("full", default, rules)
+            me_variant = solve(m_variant, f"match ({rules.name})")
+            me_default = load_table("match_equity", directory=directory)
+            eleven_default = load_table("mao_de_onze", directory=directory)
+        else:
+            m_variant = model("cardplay", variant, rules)
+            me_variant = solve(m_variant, f"match ({rules.name})")
+            m_default = model("cardplay", default, DEFAULT_RULES)
+            me_default = solve(m_default, "match (paulista, card-play model)")
+            eleven_default = eleven_frame(m_default.eleven_solutions)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    both = me_variant.merge(me_default, on=["score_mao", "score_pe"], suffixes=("_v", "_d"),
+                            validate="one_to_one")
+    match = _rows("match_equity", "match-win probability", both["p_mao_v"], both["p_mao_d"],
+                  both["exploitability_v"], both["exploitability_d"], both["model_v"],
+                  both["model_d"], score_mao=both["score_mao"], score_pe=both["score_pe"])
+    eleven = eleven_rows_of(eleven_frame(m_variant.eleven_solutions), eleven_default,
+                            "mao-de-onze-exact", "mao-de-onze-exact")
+    rows = pd.concat([per_vira, eleven], ignore_index=True)
+    for column in ("vira", "score", "seat", "hand"):
+        rows[column] = rows[column].fillna("")
+    return {"whatif": _keyed(rules, rows, WHATIF_KEYS),
+            "whatif_match": _keyed(rules, match.drop(columns=["quantity"]), MATCH_KEYS),
+            "records": {v: {"iterations": int(variant.loc[variant["vira"] == v,
+                                                           "iterations"].iloc[0]),
+                            "exploitability": float(variant.loc[variant["vira"] == v,
+                                                                "exploitability"].iloc[0])}
+                        for v in RANKS}}
+
+
+WHATIF_KEYS = ("quantity", "unit", "vira", "score", "seat", "hand")
+MATCH_KEYS = ("unit", "score_mao", "score_pe")
+
+
+def _keyed(rules: RuleSet, rows: pd.DataFrame, keys) -> pd.DataFrame:
+    """``rows`` with the rule set's name and version first, then ``keys``, then the figures."""
+    out = rows[list(keys) + list(DIFFERENCE_COLUMNS)].copy()
+    out.insert(0, "rules_version", rules.version)
+    out.insert(0, "rules", rules.name)
+    return out.reset_index(drop=True)
+
+
+def build_whatif(rules: RuleSet, jobs: int = 1, progress: bool = False,
+                 settings: Optional[dict] = None, directory: Optional[Path] = None,
+                 model_factory=None) -> dict:
+    """Compute the what-if of ``rules`` (:func:`whatif_of`) and write it into tables
+    ``whatif`` and ``whatif_match``, keeping the rows of other rule sets; returns
+    {table name: rows of this rule set}."""
+    settings = dict(WHATIF_SETTINGS if settings is None else settings)
+    start = time.time()
+    out = whatif_of(rules, jobs, progress, settings, directory, model_factory)
+    records = out.pop("records")
+    built = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    tables = {}
+    for name, rows in out.items():
+        try:
+            old = load_table(name, settings=settings, directory=directory)
+            old = old[old["rules_version"] != rules.version]
+        except TableError:
+            old = rows.iloc[:0]  # nothing usable on disk: the table holds this rule set
+        tables[name] = pd.concat([old, rows], ignore_index=True)
+    # the manifest's vira records are those of the rule set solved last
+    per_vira = {v: {**r, "built": built} for v, r in records.items()}
+    write_tables({name: TableWrite(df, settings, per_vira, time.time() - start)
+                  for name, df in tables.items()}, directory)
+    return out
+
+
+def rule_sets_in(directory: Optional[Path] = None) -> list[str]:
+    """The rule-set versions the ``whatif`` table on disk holds (TableError if none)."""
+    return list(dict.fromkeys(load_table("whatif", directory=directory)["rules_version"]))
+
+
+def whatif_rows(rules: RuleSet, directory: Optional[Path] = None) -> dict:
+    """{"whatif": rows, "whatif_match": rows} of ``rules`` from the tables on disk;
+    TableError naming the command that computes them when they are not there."""
+    out = {}
+    for name in ("whatif", "whatif_match"):
+        table = load_table(name, directory=directory)
+        out[name] = table[table["rules_version"] == rules.version].reset_index(drop=True)
+        if out[name].empty:
+            raise TableError(f"no what-if for rules {rules.version} yet; compute it with "
+                             f"`lab whatif --rules {rules.name}`" +
+                             ("".join(f" --rule {k}={v}" for k, v in rules.items().items())
+                              if rules.name == "custom" else ""))
+    return out

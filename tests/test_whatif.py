@@ -1,0 +1,120 @@
+"""What-if tables (lab.tables.whatif, ``lab whatif``): a rule set against the lab's own,
+on a copy of the stored tables; the mão de onze games are replaced by a cheap stand-in
+whose answer follows its payoffs (the real games are tested in test_house_rules_games)."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from conftest import require_table
+from lab.classes import hand_classes
+from lab.match import CardplayModel, FullGameModel, HandResult
+from lab.rules import PRESETS, NOBODY, RuleSet
+from lab.solver.games.eleven import ElevenSolution, blind_eleven_eleven
+from lab.tables import load_table
+from lab.tables.whatif import SAME_GAME, build_whatif, solve_variant_vira, whatif_rows
+
+NEEDED = ("cardplay", "cardplay_summary", "full_summary", "match_equity", "mao_de_onze")
+
+
+@pytest.fixture()
+def data(tmp_path):
+    for name in NEEDED:
+        require_table(name)
+        for suffix in (".parquet", ".json"):
+            shutil.copy(f"data/{name}{suffix}", tmp_path / f"{name}{suffix}")
+    return tmp_path
+
+
+def stand_in_eleven(self, score, pay):
+    """Accept with the hands above a cut that moves with the payoffs; value the payoffs' mean."""
+    sols = []
+    for v in self.viras:
+        strength = np.linspace(1.0, 0.0, hand_classes(v).n)
+        cut = 0.5 + 0.3 * (pay.pe_wins - pay.mao_wins) + 0.2 * (pay.holder_runs - 0.5)
+        sols.append(ElevenSolution(v, pay.holder, 0.5 * (pay.mao_wins + pay.pe_wins), 1e-6, 1,
+                                   (strength > cut).astype(float), strength))
+    self.eleven_solutions[tuple(score)] = sols
+    return HandResult(float(np.mean([s.value_mao for s in sols])), 1e-6, "mao-de-onze-exact")
+
+
+class StandInFull(FullGameModel):
+    eleven = stand_in_eleven
+
+
+class StandInCardplay(CardplayModel):
+    eleven = stand_in_eleven
+
+
+def factory_for(directory):
+    def factory(kind, summary, pool, target, rules):
+        if kind == "full":
+            return StandInFull(summary, load_table("full_summary", directory=directory), pool,
+                               target, rules)
+        return StandInCardplay(summary, pool, target, rules)
+    return factory
+
+
+def test_blind_eleven_eleven_against_the_stored_default(data):
+    rules = RuleSet(eleven_eleven="blind")
+    out = build_whatif(rules, directory=data, model_factory=factory_for(data))
+    rows, match = out["whatif"], out["whatif_match"]
+    # normal hands are the same game: same card play, double dummy and full game
+    for quantity in ("cardplay_value", "double_dummy_value", "full_game_value"):
+        part = rows[rows["quantity"] == quantity]
+        assert len(part) == 10 and (part["difference"] == 0).all()
+        assert (part["variant_model"] == SAME_GAME).all()
+    # the default's figures are the stored match equity (the same full-game model)
+    stored = load_table("match_equity", directory=data)
+    both = match.merge(stored, on=["score_mao", "score_pe"])
+    assert len(both) == 144 and (both["default"] == both["p_mao"]).all()
+    # the blind 11 x 11 is the exact count, whatever the cards
+    at = both[(both["score_mao"] == 11) & (both["score_pe"] == 11)].iloc[0]
+    count = np.mean([blind_eleven_eleven(v)[0] for v in "4567QJKA23"])
+    assert at["variant"] == pytest.approx(count, abs=1e-12)
+    assert at["variant_model"] == "eleven-eleven-blind"
+    # it reaches the scores that can lead to 11 x 11, and fades far from them
+    moved = both[both["difference"].abs() > 1e-12]
+    assert {(11, 10), (10, 11)} <= set(zip(moved["score_mao"], moved["score_pe"]))
+    start = both[(both["score_mao"] == 0) & (both["score_pe"] == 0)].iloc[0]
+    assert 0 < abs(start["difference"]) < abs(at["difference"])
+
+
+def test_rule_sets_share_the_tables_and_reload(data):
+    factory = factory_for(data)
+    blind = RuleSet(eleven_eleven="blind")
+    first = build_whatif(blind, directory=data, model_factory=factory)
+    build_whatif(PRESETS["fpt"], directory=data, model_factory=factory)
+    again = whatif_rows(blind, directory=data)
+    for name in ("whatif", "whatif_match"):
+        assert again[name].equals(first[name])
+    fpt = whatif_rows(PRESETS["fpt"], directory=data)
+    assert (fpt["whatif_match"]["rules"] == "fpt").all()
+
+
+def test_a_scoreless_variant_vira_is_solved_with_its_own_game():
+    row = solve_variant_vira("4", {"three_ties": "nobody",
+                                   "cardplay": {"target_exploitability": 1e-3,
+                                                "max_iterations": 200}})
+    from lab.solver.games.double_dummy import double_dummy_value
+
+    assert 0 < row["p_nobody"] < 0.01
+    assert row["double_dummy_mao"] == double_dummy_value("4", NOBODY)
+    assert row["exploitability"] <= 1e-3
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["--rules", "paulista"], "the lab's own rules"),
+    (["--rules", "nope"], "unknown rule set"),
+    (["--rules", "buteco", "--rule", "three_ties=mao", "--rule", "three_ties=pe"],
+     "choose one"),
+    (["--rules", "fpt", "--stored"], "lab whatif --rules"),
+])
+def test_whatif_command_errors(tmp_path, monkeypatch, capsys, argv, says):
+    from lab.cli import main
+
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
+    assert main(["whatif", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and err.count("\n") == 1 and says in err
