@@ -4,7 +4,6 @@ pé; the blind 11 x 11) against independent counts through the reference engine.
 import random
 from itertools import permutations
 
-import numpy as np
 import pytest
 
 from lab.cards import DECK, parse_cards
