@@ -7,7 +7,9 @@
     ``score_pe`` columns (the mão's and the pé's points before the hand), rows in vira order.
     The unit of every number column is in ``df.attrs["units"]`` and the table's manifest
     (rules version, solver settings, exploitability, build time) in ``df.attrs["manifest"]``.
-    ``full_outcomes`` is ``full_summary``'s outcome distribution in long form.
+    ``full_outcomes`` is ``full_summary``'s outcome distribution in long form; ``whatif``
+    and ``whatif_match`` hold house rule sets against the lab's own (``lab whatif``), the
+    unit of each ``whatif`` row in its ``unit`` column.
 :func:`hand_measures`
     What the tables say about one hand: one row per measure with its ``value``, ``unit``,
     the ``exploitability`` of the solve behind it (in that solve's unit: win probability for
@@ -44,6 +46,7 @@ WIN = "win probability"
 MATCH = "match-win probability"
 POINTS = "points per hand"
 PROBABILITY = "probability"
+PER_ROW = "the row's unit column"
 
 UNITS = {
     "cardplay": dict(equity=WIN, double_dummy=WIN, weight=PROBABILITY, exploitability=WIN),
@@ -66,6 +69,12 @@ UNITS = {
                        run_pe_points=PROBABILITY, run_pe_score=PROBABILITY),
     "bot_ranking": dict(exploitability=POINTS, ev_vs_solver=POINTS, ci95_lo=POINTS,
                         ci95_hi=POINTS, hands="hands"),
+    "whatif": {column: PER_ROW for column in ("variant", "default", "difference",
+                                              "variant_exploitability",
+                                              "default_exploitability")},
+    "whatif_match": dict(score_mao="points", score_pe="points", variant=MATCH, default=MATCH,
+                         difference=MATCH, variant_exploitability=MATCH,
+                         default_exploitability=MATCH),
 }
 """The unit of every number column of every public table."""
 
@@ -98,6 +107,12 @@ def _tidy(name: str, df: pd.DataFrame) -> pd.DataFrame:
         df = df.drop(columns="score")
         df.insert(1, "score_mao", points[0])
         df.insert(2, "score_pe", points[1])
+    elif name == "whatif":  # a score only on the mão de onze rows: blank (NA) elsewhere
+        points = df["score"].where(df["score"] != "").str.split(",", expand=True)
+        at = df.columns.get_loc("score")
+        df = df.drop(columns="score")
+        df.insert(at, "score_mao", pd.to_numeric(points[0]).astype("Int64"))
+        df.insert(at + 1, "score_pe", pd.to_numeric(points[1]).astype("Int64"))
     df = df.copy()
     if "vira" in df:
         df["vira"] = df["vira"].astype(VIRA_TYPE)
