@@ -96,23 +96,3 @@ def read_integer(text, option: str) -> int:
     except argparse.ArgumentTypeError as exc:
         raise UsageError(f"{option} {exc}") from None
 
-
-def add_rule_options(parser) -> None:
-    """``--rules NAME`` (a preset of :data:`lab.rules.PRESETS`, default ``paulista``) and
-    repeatable ``--rule KEY=VALUE`` (one rule changed after the preset)."""
-    from .rules import PRESETS, RULE_CHOICES
-
-    parser.add_argument("--rules", default="paulista", metavar="NAME",
-                        help=f"a rule set: {', '.join(PRESETS)} (default paulista, the "
-                             "rules of docs/rules.md)")
-    parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                        help="change one rule after the preset; keys: "
-                             + "; ".join(f"{k}={'|'.join(v)}" for k, v in RULE_CHOICES.items()))
-
-
-def rules_from(args):
-    """The :class:`lab.rules.RuleSet` named by ``--rules`` and ``--rule`` (InputError, one
-    line, for an unknown preset, key or value, or contradictory rules)."""
-    from .rules import rule_set
-
-    return rule_set(args.rules, args.rule)

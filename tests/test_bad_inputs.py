@@ -46,10 +46,13 @@ def sweep() -> list[list[str]]:
     vary(replay, "--vira", BAD_VIRAS[:6])
     vary(replay, "--mao", BAD_HANDS)
     vary(replay, "--score", BAD_SCORES)
-    vary(replay, "--rules", ["", "Buteco", "mineiro", "paulista,fpt"])
-    vary(replay, "--rule", ["", "three_ties", "three_ties=", "=mao", "three_ties=dealer",
-                            "ties=mao", "surrender=never", "eleven_eleven=3"])
-    cases.append(replay + ["--rule", "three_ties=pe", "--rule", "three_ties=nobody"])
+    bad_rule_sets = ["", "Buteco", "mineiro", "paulista,fpt"]
+    bad_rules = ["", "three_ties", "three_ties=", "=mao", "three_ties=dealer", "ties=mao",
+                 "surrender=never", "eleven_eleven=3"]
+    contradictory = ["--rule", "three_ties=pe", "--rule", "three_ties=nobody"]
+    vary(replay, "--rules", bad_rule_sets)
+    vary(replay, "--rule", bad_rules)
+    cases.append(replay + contradictory)
     cases.append(replay + ["--rules", "buteco", "--rule", "surrender=answer_only", "surrender"])
     vary(["match"], "--score", BAD_SCORES)
     # integers and numbers of the commands that play or solve
@@ -59,9 +62,16 @@ def sweep() -> list[list[str]]:
     vary(simulate, "--matches", ["0", "-1", str(10**12)])
     vary(simulate, "--start", BAD_SCORES[:6])
     vary(simulate, "--a", ["", "nobody"])
+    vary(simulate, "--rules", bad_rule_sets)
+    vary(simulate, "--rule", bad_rules)
+    cases.append(simulate + contradictory)
     vary(["play", "--bot", "random"], "--seed", BAD_INTEGERS[:5])
     vary(["play", "--bot", "random"], "--target", BAD_INTEGERS[:3] + ["0", "13"])
     vary(["play"], "--bot", ["", "nobody"])
+    vary(["play", "--bot", "random"], "--rules", bad_rule_sets)
+    vary(["play", "--bot", "random"], "--rule", bad_rules)
+    cases.append(["play", "--bot", "random", *contradictory])
+    cases.append(["play", "--coach", "--rules", "fpt"])  # the coach knows the default rules
     vary(["rank", "--vira", "4"], "--hands", BAD_INTEGERS[:5] + ["1"])
     vary(["rank", "--vira", "4"], "--seed", BAD_INTEGERS[:4] + ["-1"])
     vary(["rank"], "--bot", ["nobody"])

@@ -180,3 +180,74 @@ def test_coach_with_the_stored_policy_and_off_its_path():
     later = [line for line in lines[k + 3:] if line.startswith("coach: ")]
     assert later and later[0].startswith("coach: your earlier choices left the solver's "
                                          "path"), later
+
+
+# ---------------------------------------------------------------- house rules
+
+
+class FixedDeal:
+    """Stands in for the deal stream: every hand is dealt ``cards`` (vira, mão's, pé's)."""
+
+    def __init__(self, text):
+        from lab.cards import parse_cards
+
+        self.cards = parse_cards(text, 7)
+
+    def sample(self, deck, k):
+        return list(self.cards)
+
+
+def one_hand(answers, deal, score, rules, bot):
+    """(transcript, match after) of one hand of ``lab play`` where you are mão."""
+    import io
+    import random
+
+    from lab.commands.play import YOU, Terminal, play_hand
+    from lab.rules import MatchState
+
+    out = io.StringIO()
+    match = MatchState(score, mao=YOU, rules=rules)
+    after = play_hand(Terminal(io.StringIO(answers), out), match, FixedDeal(deal), bot,
+                      random.Random(1), 1)
+    return out.getvalue(), after
+
+
+def test_a_hand_that_scores_nothing_says_so_and_leaves_the_score():
+    from lab.rules import PLAY, PRESETS, Action
+    from lab.sim.bots import Bot
+
+    class Matcher(Bot):
+        """Answers each card with its own card of the same level."""
+
+        def act(self, view, rng):
+            _, theirs = view.opponent_card_on_table()
+            return Action(PLAY, next(c for c in view.hand
+                                     if view.level(c) == view.level(theirs)))
+
+    deal = "4c,6c,7c,Qc,6h,7h,Qh"  # vira 4c: both hold a 6, a 7 and a Q
+    out, after = one_hand("6c\n7c\nQc\n", deal, (2, 5), PRESETS["buteco"], Matcher())
+    assert "nobody scores: the three rounds tied. Score: you 2, bot 5" in out
+    assert after.scores == (2, 5) and after.mao == 1 and after.hands_played == 1
+    out, after = one_hand("6c\n7c\nQc\n", deal, (2, 5), PRESETS["paulista"], Matcher())
+    assert "you won the hand: 1 point (on the cards). Score: you 3, bot 5" in out
+
+
+def test_at_a_blind_eleven_eleven_you_play_unseen_cards_by_number():
+    from lab.rules import RuleSet
+    from lab.sim.bots import Bot
+
+    class Blindfolded(Bot):
+        def act(self, view, rng):
+            raise AssertionError("a bot was asked to choose cards it cannot see")
+
+    deal = "4c,6c,7c,Qc,6h,7h,Qh"
+    out, after = one_hand("6c\n1\n1\n1\n", deal, (11, 11), RuleSet(eleven_eleven="blind"),
+                          Blindfolded())
+    assert "--- hand 1: you are mão (11 x 11: worth 3, blind) ---" in out
+    assert "your cards: 3, unseen (a blind 11 x 11: nobody sees his own cards)" in out
+    assert "  1) card 1     play your card 1, unseen" in out
+    assert "6c: at a blind 11 x 11 you cannot see your cards; type a number 1-" in out
+    shown = [line for line in out.splitlines() if line.startswith(("your cards", "  1)",
+                                                                   "  2)", "  3)"))]
+    assert not any(card in line for line in shown for card in ("6c", "7c", "Qc"))
+    assert "won the hand: 3 points (on the cards)" in out and after.over

@@ -248,10 +248,11 @@ def test_house_rules_random_play(name):
     check()
 
 
-@pytest.mark.parametrize("name", ["buteco", "three_ties=nobody", "eleven_eleven=one"])
+@pytest.mark.parametrize("name", HOUSE_RULES)
 def test_house_rules_matches_end(name):
-    """A random match under rules where some hands score nothing still ends with exactly
-    one player at 12, the mão alternating every hand."""
+    """A random match under each rule set (where some hands score nothing, too) ends with
+    exactly one player at 12, the mão alternating every hand and each player's score moving
+    by at most the hand's points."""
     rules = HOUSE_RULES[name]
 
     @settings(PROFILE, max_examples=40)
@@ -263,9 +264,13 @@ def test_house_rules_matches_end(name):
             indices = data.draw(deals)
             hand = match.deal(DECK[indices[0]], [DECK[i] for i in indices[1:4]],
                               [DECK[i] for i in indices[4:7]])
-            mao = match.mao
-            match = match.after(play_out(hand, data, check_space=False))
+            mao, before = match.mao, match.scores
+            hand = play_out(hand, data, check_space=False)
+            match = match.after(hand)
             assert match.mao == 1 - mao
+            gained = sorted(match.scores[p] - before[p] for p in (0, 1))
+            assert gained[0] == 0 and 0 <= gained[1] <= hand.points
+            assert (gained[1] == 0) == (hand.winner is None)
         assert sorted(match.scores)[1] == 12 and sorted(match.scores)[0] < 12
 
     check()

@@ -1,4 +1,5 @@
-"""Matches: mirrored pairs, seats, scores, determinism, dask, and the confidence interval."""
+"""Matches: mirrored pairs, seats, scores, determinism, dask, the confidence interval, and
+house rules (hands that score nothing, the blind 11 x 11)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import pandas as pd
 import pytest
 from distributed import LocalCluster
 
+from lab.rules import COVER, NOBODY, PRESETS, RuleSet
 from lab.sim.batch import run_matches
 from lab.sim.bots import Bot, CautiousBot, RandomBot
+from lab.sim.hands import sample_hands
 from lab.sim.match import play_match
 from lab.sim.stats import matches_frame, summary, wilson, win_rate_ci95
 
@@ -121,3 +124,60 @@ def test_interval_uses_pairs_as_the_unit():
     # every pair split 1-1: no spread, so the Wilson interval over the 8 matches
     frame["winner"] = ["a", "b"] * 4
     assert win_rate_ci95(frame) == pytest.approx(wilson(4, 8))
+
+
+# ---------------------------------------------------------------- house rules
+
+
+class Coverer(Bot):
+    """Covers whenever it may, else takes its first legal action (its first card, or
+    accepting a mão de onze); never raises. Two of them tie every round after a tied first
+    round, so hands whose three rounds tie are common."""
+
+    def act(self, view, rng):
+        return next((a for a in view.legal if a.kind == COVER), view.legal[0])
+
+
+class Blindfolded(Bot):
+    """Plays like the random bot, and fails if it is asked to choose at a blind 11 x 11."""
+
+    def act(self, view, rng):
+        assert not view.blind, "a bot was asked to choose cards it cannot see"
+        return RandomBot().act(view, rng)
+
+
+def test_hands_that_score_nothing_leave_the_score_and_are_counted():
+    matches, hands = run_matches(Coverer(), Coverer(), 20, seed=3, with_hands=True,
+                                 progress=False, rules=PRESETS["buteco"])
+    nothing = hands[hands["winner"] == NOBODY]
+    assert len(nothing) > 5
+    assert (nothing["points"] == 0).all() and (nothing["rounds"] == 3).all()
+    for _, h in hands.groupby(["pair", "mirror"]):
+        for before, after in zip(h.iloc[:-1].itertuples(), h.iloc[1:].itertuples()):
+            gained = (after.a_score - before.a_score, after.b_score - before.b_score)
+            expected = {NOBODY: (0, 0), "a": (before.points, 0), "b": (0, before.points)}
+            assert gained == expected[before.winner]
+    assert matches["scoreless_hands"].sum() == len(nothing)
+    assert summary(matches)["scoreless_hands"] == len(nothing)
+    assert (matches[["a_points", "b_points"]].max(axis=1) == 12).all()
+    under_default, _ = run_matches(Coverer(), Coverer(), 20, seed=3, progress=False)
+    assert under_default["scoreless_hands"].sum() == 0
+
+
+def test_sampled_hands_that_score_nothing_have_no_winner():
+    frame = sample_hands(Coverer(), Coverer(), 300, seed=2, rules=PRESETS["buteco"])
+    nothing = frame[frame["winner"] == NOBODY]
+    assert len(nothing) > 5 and (nothing["points"] == 0).all()
+    assert (nothing["mao_points"] == 0).all()
+    assert set(frame["winner"]) == {"mao", "pe", NOBODY}
+
+
+def test_at_a_blind_eleven_eleven_no_bot_chooses_and_nobody_surrenders():
+    blind = RuleSet(eleven_eleven="blind")
+    matches, hands = run_matches(Blindfolded(), Blindfolded(), 40, seed=2, start=(11, 11),
+                                 with_hands=True, progress=False, rules=blind)
+    assert (matches["hands"] == 1).all()
+    assert (hands["how"] == "cards").all() and (hands["points"] == 3).all()
+    _, seen_hands = run_matches(Blindfolded(), Blindfolded(), 40, seed=2, start=(11, 11),
+                                with_hands=True, progress=False)
+    assert (seen_hands["how"] == "surrender").any()  # the random play the blind hand skips

@@ -8,6 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from lab.rules import PRESETS
+
 ROOT = Path(__file__).parent.parent
 
 
@@ -46,6 +48,31 @@ def test_another_seed_or_bot_changes_the_result():
     _, c, _ = simulate("--a", "random", "--b", "aggressive", *base, "--seed", "1")
     rc = json.loads(c)
     assert rc["a"] == "random" and rc["a_win_rate"] < ra["a_win_rate"]
+
+
+def test_house_rules_are_played_and_reported(tmp_path):
+    args = ["--a", "random", "--b", "aggressive", "--matches", "60", "--seed", "4", "--quiet"]
+    code, out, err = simulate(*args, "--rules", "buteco", "--out", str(tmp_path / "m.csv"))
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["rules"] == {"name": "buteco", **PRESETS["buteco"].items()}
+    assert "solver_rules" not in result
+    table = pd.read_csv(tmp_path / "m.csv")
+    assert len(table) == 60 and result["a_wins"] + result["b_wins"] == 60
+    assert (table[["a_points", "b_points"]].max(axis=1) == 12).all()  # every match ended
+    assert (table[["a_points", "b_points"]].min(axis=1) < 12).all()
+    assert result["hands"] == table["hands"].sum()
+    assert result["scoreless_hands"] == table["scoreless_hands"].sum()
+    assert 0 <= result["scoreless_hands"] < result["hands"]
+    code, out, err = simulate(*args)
+    default = json.loads(out)
+    assert code == 0 and default["rules"] == {"name": "paulista", **PRESETS["paulista"].items()}
+    assert default["scoreless_hands"] == 0
+    code, out, err = simulate(*args, "--rule", "eleven_eleven=blind", "--rule",
+                              "surrender=answer_only", "--start", "11,11")
+    custom = json.loads(out)
+    assert code == 0 and custom["rules"]["name"] == "custom"
+    assert custom["hands"] == 60  # the blind 11 x 11 decides each match at once
 
 
 @pytest.mark.parametrize("bad, word", [

@@ -4,7 +4,8 @@ Each turn shows the vira, your cards, the score, the table and your legal moves,
 and as tokens (``4c``, ``cover:4c``, ``raise``/``truco``, ``accept``, ``run``,
 ``surrender``); answer with the number or the token. A bad answer is refused with the
 reason and asked again. The mão alternates from hand to hand. End of input or Ctrl-C ends
-the session cleanly.
+the session cleanly. ``--rules NAME`` and ``--rule KEY=VALUE`` choose the house rules; at a
+blind 11 x 11 your cards are not shown and you play them by number, unseen.
 
 ``--coach``: after each of your decisions the solver's view of it (:mod:`lab.advice`):
 its strategy there for your hand and the exact expected value of each of your moves
@@ -15,7 +16,8 @@ match-win probabilities from the exact solves. Once your own earlier choices lea
 solver's path it says so and still gives each move's value. Where the solved game cannot
 say (no stored policy for the vira, or the bot did something the solved strategy never
 does), it says why and is silent for the rest of the hand. At the end of the match, a
-review of your costliest decisions.
+review of your costliest decisions. Its numbers are the default rules', so it coaches only
+under them.
 """
 
 from __future__ import annotations
@@ -25,13 +27,14 @@ import random
 import sys
 
 from ..cards import DECK, RANKS, card_name, manilha_rank
-from ..rules import (ACCEPT, COVER, PLAY, RAISE, RUN, SURRENDER, TARGET, MatchState,
-                     next_value, parse_action)
-from ..sim.bots import BOT_NAMES, check_bot_name
+from ..rules import (ACCEPT, COVER, DEFAULT_RULES, PLAY, RAISE, RUN, SURRENDER, TARGET,
+                     MatchState, RuleSet, next_value, parse_action)
+from ..sim.bots import BOT_NAMES, check_bot_name, decide
 from ..sim.match import stream_seed
 from ..sim.solver_bot import DESCRIPTION as SOLVER_DESCRIPTION
 from ..sim.view import Table, token
 from ..errors import InputError
+from ..cli import add_rule_options, rules_from
 from ..options import integer
 
 YOU, BOT = 0, 1
@@ -52,7 +55,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--coach", action="store_true",
                         help="after each of your decisions, show the solver's strategy and "
                              "what your move cost in expected points (needs the stored "
-                             "full-game policy of the hand's vira); a review at the end")
+                             "full-game policy of the hand's vira); a review at the end; "
+                             "default rules only")
+    add_rule_options(parser)
 
 
 class Quit(Exception):
@@ -110,7 +115,10 @@ def choose(term: Terminal, state) -> object:
     """Ask until the person names a legal move (by number or token); return it."""
     legal = state.legal_actions()
     for i, action in enumerate(legal, 1):
-        term.say(f"  {i}) {str(action):<10} {describe(action, state)}")
+        if state.blind and action.kind == PLAY:  # a card the person may not see
+            term.say(f"  {i}) {f'card {i}':<10} play your card {i}, unseen")
+        else:
+            term.say(f"  {i}) {str(action):<10} {describe(action, state)}")
     while True:
         answer = term.ask("your move> ")
         if not answer:
@@ -125,6 +133,10 @@ def choose(term: Terminal, state) -> object:
             action = parse_action(answer)
         except ValueError as exc:
             term.say(f"  {exc}")
+            continue
+        if state.blind and action.kind in (PLAY, COVER):
+            term.say(f"  {answer}: at a blind 11 x 11 you cannot see your cards; "
+                     f"type a number 1-{len(legal)}")
             continue
         reason = state.why_illegal(action)
         if reason is None and action in legal:
@@ -143,6 +155,10 @@ def show_turn(term: Terminal, table: Table, seat: int, scores, names) -> None:
     for p in s.table:
         shown = "a card face down" if p.covered else card_name(p.card, s.vira)
         term.say(f"on the table: {names[p.seat]} played {shown}")
+    if s.blind:
+        term.say(f"your cards: {len(s.hands[seat])}, unseen (a blind 11 x 11: nobody sees "
+                 "his own cards)")
+        return
     term.say("your cards: " + "  ".join(
         str(c) + (f" ({card_name(c, s.vira)})" if card_name(c, s.vira) != str(c) else "")
         for c in s.hands[seat]))
@@ -256,10 +272,12 @@ def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_
     you_seat = 0 if you_mao else 1
     names = {you_seat: "you", 1 - you_seat: "bot"}
     scores = match.scores
-    kind = {"mao_de_onze": " (mão de onze)", "eleven_eleven": " (11 x 11: worth 3)"}
+    state = table.state
+    kind = {"mao_de_onze": " (mão de onze)",
+            "eleven_eleven": f" (11 x 11: worth {state.value}{', blind' if state.blind else ''})"}
     term.say("")
     term.say(f"--- hand {number}: you are {'mão' if you_mao else 'pé'}"
-             f"{kind.get(table.state.kind, '')} ---")
+             f"{kind.get(state.kind, '')} ---")
     hand_vira = cards[0]
     history = []  # (seat, action) with the cards each covered: what the coach replays
     if coach is not None:
@@ -276,7 +294,7 @@ def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_
                 coach.after(number, mao_cards if you_mao else pe_cards, seat, before, history,
                             action)
         else:
-            action = bot.act(table.view(seat), bot_rng)
+            action = decide(bot, table.view(seat), bot_rng)
             table.apply(action)
             term.say(f"bot: {shown(table.history[-1][1], hand_vira)}")
         history.append((seat, action))
@@ -284,14 +302,17 @@ def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_
     after = match.after(hand)
     how = {"cards": "on the cards", "run": "the other ran", "surrender": "surrender",
            "eleven_run": "ran from mão de onze"}[hand.how]
-    term.say(f"{names[hand.winner]} won the hand: {hand.points} point"
-             f"{'s' if hand.points != 1 else ''} ({how}). "
-             f"Score: you {after.scores[YOU]}, bot {after.scores[BOT]}")
+    score = f"Score: you {after.scores[YOU]}, bot {after.scores[BOT]}"
+    if hand.winner is None:
+        term.say(f"nobody scores: the three rounds tied. {score}")
+    else:
+        term.say(f"{names[hand.winner]} won the hand: {hand.points} point"
+                 f"{'s' if hand.points != 1 else ''} ({how}). {score}")
     return after
 
 
 def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str,
-               coach: bool = False) -> int:
+               coach: bool = False, rules: RuleSet = DEFAULT_RULES) -> int:
     from ..ranking import command_bot  # the solver bot on the stored policies and tables
 
     bot = command_bot(bot_name)
@@ -302,9 +323,12 @@ def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str
     else:
         first_mao = YOU if first == "you" else BOT
     start = TARGET - target
-    match = MatchState((start, start), first_mao)
+    match = MatchState((start, start), first_mao, rules=rules)
     term.say(f"Truco against the {bot_name} bot (seed {seed}). "
              f"First to {TARGET} points wins; you start at {start}.")
+    if rules != DEFAULT_RULES:
+        term.say(f"House rules: {rules.name} ("
+                 + ", ".join(f"{k}={v}" for k, v in rules.items().items()) + ").")
     if bot_name == "solver":
         term.say(f"The {SOLVER_DESCRIPTION}. It loads each vira's policy the first time it "
                  "meets it, and solves mão de onze and 11 x 11 card play (a few seconds).")
@@ -334,10 +358,15 @@ def run(args, stdin=None, stdout=None) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     if seed < 0:
         raise InputError(f"--seed {seed}: the seed must be a non-negative integer")
+    rules = rules_from(args)
+    coach = getattr(args, "coach", False)
+    if coach and rules != DEFAULT_RULES:
+        raise InputError("--coach: the solver's numbers are for the default rules "
+                         f"({DEFAULT_RULES.name}), not {rules.name}; drop --coach or the "
+                         "house rules")
     term = Terminal(stdin, stdout)
     try:
-        return play_match(term, args.bot, seed, args.target, args.first,
-                          getattr(args, "coach", False))
+        return play_match(term, args.bot, seed, args.target, args.first, coach, rules)
     except Quit as exc:
         term.say(f"\nbye ({exc})")
         return 0

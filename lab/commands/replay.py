@@ -9,8 +9,7 @@ from __future__ import annotations
 
 
 from ..cards import parse_card, parse_cards
-from ..cli import print_json
-from ..options import add_rule_options, rules_from
+from ..cli import add_rule_options, print_json, rules_from
 from ..rules import (DEFAULT_RULES, SEAT_NAMES, HandState, RuleSet, new_hand, parse_action,
                      parse_score)
 

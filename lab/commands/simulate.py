@@ -2,9 +2,12 @@
 
 ``lab simulate --a BOT --b BOT --matches N [--seed S]`` plays N matches in mirrored pairs
 (every deal stream twice, the bots' cards and seats swapped) and prints A's and B's match
-wins, A's match-win rate with its 95% confidence interval (``ci95``), the hands played and
-the points scored. A fixed seed gives identical output, whatever runs the matches. Large
-batches run on dask (a LocalCluster, or ``--scheduler ADDRESS``).
+wins, A's match-win rate with its 95% confidence interval (``ci95``), the hands played (and
+how many scored nothing) and the points scored. ``--rules NAME`` and ``--rule KEY=VALUE``
+choose the house rules (printed as ``rules``); the solver bot's policies are solved for the
+default rules whatever these say (``solver_rules``). A fixed seed gives identical output,
+whatever runs the matches. Large batches run on dask (a LocalCluster, or ``--scheduler
+ADDRESS``).
 """
 
 from __future__ import annotations
@@ -15,10 +18,10 @@ from ..sim.batch import check_matches, run_matches
 from ..sim.bots import BOT_NAMES, check_bot_name
 from ..sim.match import FIRST_CHOICES
 from ..errors import InputError
-from ..rules import check_score
+from ..rules import DEFAULT_RULES, check_score
 from ..options import read_integer
 from ..store import check_output_file, write_atomic
-from ..cli import print_json
+from ..cli import add_rule_options, print_json, rules_from
 
 
 def parse_start(text: str) -> tuple[int, int]:
@@ -34,7 +37,7 @@ def parse_start(text: str) -> tuple[int, int]:
 
 
 def add_arguments(parser) -> None:
-    names = ", ".join(BOT_NAMES)
+    names = ", ".join(BOT_NAMES) + " (solver: policies solved for the default rules)"
     parser.add_argument("--a", required=True, metavar="BOT", help=f"bot A: {names}")
     parser.add_argument("--b", required=True, metavar="BOT", help=f"bot B: {names}")
     parser.add_argument("--matches", required=True, metavar="N", help="matches to play (N >= 1)")
@@ -52,6 +55,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default=None, metavar="FILE",
                         help="also write one row per match to FILE (.csv or .parquet)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_rule_options(parser)
 
 
 def run(args) -> int:
@@ -68,6 +72,7 @@ def run(args) -> int:
         raise InputError(f"--seed {seed}: the seed must be a non-negative integer")
     workers = read_integer(args.workers, "--workers")
     start = parse_start(args.start)
+    rules = rules_from(args)
     if args.out is not None:
         check_output_file(args.out, "--out", (".csv", ".parquet"))
     from ..ranking import command_bot  # the solver bot on the stored policies and tables
@@ -75,7 +80,7 @@ def run(args) -> int:
     bots = [command_bot(name) if name == "solver" else name for name in (args.a, args.b)]
     frame, _ = run_matches(*bots, matches, seed, first=args.first, start=start,
                            workers=workers, scheduler=args.scheduler,
-                           progress=not args.quiet)
+                           progress=not args.quiet, rules=rules)
     from ..sim.stats import summary
 
     if args.out is not None:
@@ -83,6 +88,9 @@ def run(args) -> int:
             frame.to_parquet(index=False)
         write_atomic(args.out, data)
     result = {"a": args.a, "b": args.b, "seed": seed, "first": args.first,
-              "start": list(start), **summary(frame, start)}
+              "start": list(start), "rules": {"name": rules.name, **rules.items()}}
+    if "solver" in (args.a, args.b):
+        result["solver_rules"] = DEFAULT_RULES.name
+    result.update(summary(frame, start))
     print_json(result)
     return 0

@@ -12,8 +12,8 @@ tables already written, without solving.
 
 from __future__ import annotations
 
-from ..cli import print_json
-from ..options import add_rule_options, count, rules_from
+from ..cli import add_rule_options, print_json, rules_from
+from ..options import count
 
 
 def add_arguments(parser) -> None:

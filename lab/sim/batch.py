@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import pandas as pd
 from tqdm import tqdm
 
-from ..rules import check_score
+from ..rules import DEFAULT_RULES, RuleSet, check_score
 from .bots import Bot, make_bot
 from .match import FIRST_CHOICES, play_matches
 from .stats import matches_frame
@@ -34,7 +34,7 @@ IN_FLIGHT = 4
 @dataclass(frozen=True)
 class Batch:
     """What to play: bots (names or Bot objects that pickle), the seed, how many matches,
-    who is mão first (FIRST_CHOICES) and the (A, B) points at the start."""
+    who is mão first (FIRST_CHOICES), the (A, B) points at the start and the rules."""
 
     a: object
     b: object
@@ -43,6 +43,7 @@ class Batch:
     first: str = "alternate"
     start: tuple[int, int] = (0, 0)
     with_hands: bool = False
+    rules: RuleSet = DEFAULT_RULES
 
 
 MAX_MATCHES = 2_000_000
@@ -65,7 +66,7 @@ def check_matches(matches) -> int:
 def play_chunk(batch: Batch, lo: int, hi: int) -> tuple[list[dict], list[dict]]:
     """Matches ``lo .. hi - 1`` of ``batch`` (a top-level function, so workers can run it)."""
     return play_matches(make_bot(batch.a), make_bot(batch.b), batch.seed, lo, hi,
-                        batch.first, batch.start, batch.with_hands)
+                        batch.first, batch.start, batch.with_hands, rules=batch.rules)
 
 
 def chunks(matches: int, size: int) -> list[tuple[int, int]]:
@@ -76,7 +77,8 @@ def chunks(matches: int, size: int) -> list[tuple[int, int]]:
 
 def _run_here(batch: Batch, bar) -> tuple[list, list]:
     return play_matches(make_bot(batch.a), make_bot(batch.b), batch.seed, 0, batch.matches,
-                        batch.first, batch.start, batch.with_hands, progress=bar.update)
+                        batch.first, batch.start, batch.with_hands, progress=bar.update,
+                        rules=batch.rules)
 
 
 def _run_on_dask(batch: Batch, workers: int, scheduler: str | None, bar) -> tuple[list, list]:
@@ -122,9 +124,10 @@ def _run_on_dask(batch: Batch, workers: int, scheduler: str | None, bar) -> tupl
 def run_matches(a, b, matches: int, seed: int, *, first: str = "alternate",
                 start: tuple[int, int] = (0, 0), workers: int = 0,
                 scheduler: str | None = None, use_dask: bool | None = None,
-                with_hands: bool = False,
-                progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Play ``matches`` matches of bot ``a`` against bot ``b``; return (matches, hands) frames.
+                with_hands: bool = False, progress: bool = True,
+                rules: RuleSet = DEFAULT_RULES) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Play ``matches`` matches of bot ``a`` against bot ``b`` under ``rules``; return
+    (matches, hands) frames.
 
     ``workers``: 1 plays here; 2 or more start a LocalCluster of that many processes; 0
     chooses (here below DASK_FROM matches, else a LocalCluster with one process per core).
@@ -141,7 +144,9 @@ def run_matches(a, b, matches: int, seed: int, *, first: str = "alternate",
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
         raise InputError(f"{workers!r}: workers must be 0 (choose), 1 (here) or more")
     check_score(tuple(start))
-    batch = Batch(a, b, matches, int(seed), first, tuple(start), with_hands)
+    if not isinstance(rules, RuleSet):
+        raise InputError(f"{rules!r}: rules must be a lab.rules.RuleSet (lab.rules.rule_set)")
+    batch = Batch(a, b, matches, int(seed), first, tuple(start), with_hands, rules)
     if workers == 0:
         workers = 1 if matches < DASK_FROM else max(1, os.cpu_count() or 1)
     with tqdm(total=matches, unit="match", file=sys.stderr, disable=not progress,

@@ -24,6 +24,10 @@ The fixed bots, in words ("strong" cards are judged on the cards still in hand):
   onze and 11 x 11 card play; it never surrenders. It takes the stored policies and
   tables as providers, so it is built where they are read:
   :func:`lab.ranking.command_bot` (``make_bot`` names it but does not build it).
+
+Under any rule set the bots play the same way; the solver bot's strategies are solved for
+the default rules. At a blind 11 x 11 nobody sees his own cards, so no bot is asked there:
+:func:`decide` draws the card.
 """
 
 from __future__ import annotations
@@ -166,6 +170,15 @@ class SolverBot(Bot):
 
     def __repr__(self) -> str:
         return f"SolverBot({self.strategy!r})"
+
+
+def decide(bot: Bot, view: View, rng: random.Random) -> Action:
+    """What ``bot`` plays at ``view``. At a blind 11 x 11 the seat cannot see its cards, so
+    whatever the bot it plays one of them drawn uniformly with ``rng`` (surrendering there
+    would only give up what losing gives up)."""
+    if view.blind:
+        return Action(PLAY, view.hand[rng.randrange(len(view.hand))])
+    return bot.act(view, rng)
 
 
 BOTS = {"random": RandomBot, "cautious": CautiousBot, "aggressive": AggressiveBot}

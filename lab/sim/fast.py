@@ -3,11 +3,14 @@
 It plays the whole hand game of ``docs/rules.md`` on strength levels (suits of plain cards
 never matter, a covered card is never consulted): covered cards from round 2, the truco
 ladder with re-raises, accept / run / surrender, the mão de onze decision with its locked
-raises, and 11 x 11. Every hand is dealt and played from its own random stream, derived
-from ``(seed, hand number)``, so results do not depend on how hands are split among threads
-or calls. ``tests/test_sim_fast.py`` checks it move by move against :mod:`lab.rules`.
+raises, and 11 x 11, under any :class:`lab.rules.RuleSet` (its house rules reach the
+kernels as the few integers of :func:`rule_codes`). Every hand is dealt and played from its
+own random stream, derived from ``(seed, hand number)``, so results do not depend on how
+hands are split among threads or calls. ``tests/test_sim_fast.py`` checks it move by move
+against :mod:`lab.rules`.
 
-Units: ``points`` are match points (tentos) won by the hand's winner; scores are points.
+Units: ``points`` are match points (tentos) won by the hand's winner (0 for a hand that
+scores nothing); scores are points.
 Codes for actions and how a hand ended are those of :mod:`lab.sim.encoding`.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..rules import DEFAULT_RULES, ELEVEN_VALUE, RuleSet
 from .encoding import A_ACCEPT, A_RAISE, A_RUN, A_SURRENDER, COVER0, MAX_STEPS, N_ACTIONS
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -26,10 +30,25 @@ U30, U27, U31, U32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
 HOW_CARDS, HOW_RUN, HOW_SURRENDER, HOW_ELEVEN_RUN = 0, 1, 2, 3
 TIE = 2
 """Round result code for a tied round (0 = mão won it, 1 = pé won it, -1 = not played)."""
+NOBODY = 2
+"""Winner code of a hand that scores nothing (three tied rounds, where the rules say so)."""
 
 RESULT_FIELDS = ("winner", "points", "how", "round1", "round2", "round3", "steps")
-"""Columns of the ``results`` array: winner seat (0 mão, 1 pé), points, how code, the three
-round results (0, 1, TIE, or -1 when not played) and the number of actions taken."""
+"""Columns of the ``results`` array: winner code (0 mão, 1 pé, NOBODY for a hand that scored
+nothing, with 0 points), points, how code, the three round results (0, 1, TIE, or -1 when
+not played) and the number of actions taken."""
+
+
+def rule_codes(rules: RuleSet = DEFAULT_RULES) -> tuple[int, int, int, int, int]:
+    """``rules`` as the kernels read them: (winner code of three tied rounds: 0, 1 or
+    NOBODY; 1 when a mão de onze tied three times goes to the side not on 11, else 0;
+    points of the 11 x 11; 1 when the 11 x 11 is blind, else 0; 1 when a player may
+    surrender on any of his turns, 0 when only as the answer to a raise)."""
+    return ({"mao": 0, "pe": 1, "nobody": NOBODY}[rules.three_ties],
+            int(rules.eleven_tie_gives_three == "yes"),
+            rules.eleven_eleven_value,
+            int(rules.eleven_eleven == "blind"),
+            int(rules.surrender == "any_turn"))
 
 
 @njit(cache=True, inline="always")
@@ -106,8 +125,9 @@ def deal(s, cards, mixed_scores):
 
 
 @njit(cache=True, inline="always")
-def _hand_winner(n, r0, r1, r2):
-    """Winner seat decided by ``n`` round results (0, 1, TIE), or -1 while undecided."""
+def _hand_winner(n, r0, r1, r2, three_ties):
+    """Winner code decided by ``n`` round results (0, 1, TIE), or -1 while undecided;
+    three ties give ``three_ties`` (0, 1 or NOBODY), as ``lab.rules.hand_winner``."""
     w0 = int(r0 == 0) + int(r1 == 0) + int(r2 == 0)  # unplayed rounds are -1
     w1 = int(r0 == 1) + int(r1 == 1) + int(r2 == 1)
     if w0 >= 2:
@@ -123,18 +143,20 @@ def _hand_winner(n, r0, r1, r2):
             return r1
         if r2 != TIE:
             return r2
-        return 0  # three ties: the mão
+        return three_ties
     return -1
 
 
 @njit(cache=True)
-def play_random_hand(s, levels, score_mao, score_pe, log_actions, log_masks, record):
+def play_random_hand(s, levels, score_mao, score_pe, log_actions, log_masks, record, rules):
     """Play one hand with uniformly random legal moves from stream state ``s``.
 
-    ``levels`` holds the strength levels of the mão's slots 0..2 then the pé's. With
-    ``record`` each step's legal mask and chosen code go to ``log_masks`` / ``log_actions``.
-    Returns (stream state, winner seat, points, how code, r0, r1, r2, steps).
+    ``levels`` holds the strength levels of the mão's slots 0..2 then the pé's; ``rules``
+    is :func:`rule_codes`. With ``record`` each step's legal mask and chosen code go to
+    ``log_masks`` / ``log_actions``. Returns (stream state, winner code, points, how code,
+    r0, r1, r2, steps).
     """
+    three_ties, tie_gives_three, eleven_eleven_value, blind, any_turn = rules
     kind = 0  # 0 normal, 1 mão de onze, 2 eleven x eleven
     holder = -1
     if score_mao == 11 and score_pe == 11:
@@ -143,7 +165,14 @@ def play_random_hand(s, levels, score_mao, score_pe, log_actions, log_masks, rec
         kind, holder = 1, 0
     elif score_pe == 11:
         kind, holder = 1, 1
-    value = 3 if kind != 0 else 1
+    value = 1
+    if kind == 1:
+        value = ELEVEN_VALUE
+    elif kind == 2:
+        value = eleven_eleven_value
+    if kind == 1 and tie_gives_three:
+        three_ties = 1 - holder
+    can_cover = not (kind == 2 and blind)
     decided = kind != 1
     pending = 0
     last_raiser = -1
@@ -167,8 +196,10 @@ def play_random_hand(s, levels, score_mao, score_pe, log_actions, log_masks, rec
         else:
             actor = leader if on_table == 0 else 1 - leader
             held = held0 if actor == 0 else held1
-            mask = held | (1 << A_SURRENDER)
-            if n >= 1:
+            mask = held
+            if any_turn:
+                mask |= 1 << A_SURRENDER
+            if n >= 1 and can_cover:
                 mask |= held << COVER0
             if kind == 0 and last_raiser != actor and value < 12:
                 mask |= 1 << A_RAISE
@@ -232,9 +263,9 @@ def play_random_hand(s, levels, score_mao, score_pe, log_actions, log_masks, rec
                 n += 1
                 if result != TIE:
                     leader = result
-                w = _hand_winner(n, r0, r1, r2)
+                w = _hand_winner(n, r0, r1, r2, three_ties)
                 if w >= 0:
-                    winner, points, how = w, value, HOW_CARDS
+                    winner, points, how = w, 0 if w == NOBODY else value, HOW_CARDS
     return s, winner, points, how, r0, r1, r2, steps
 
 
@@ -245,8 +276,10 @@ def _levels_of(cards, levels):
 
 
 @njit(cache=True)
-def record_random_hands(seed, first, deals, scores, results, actions, masks, mixed_scores):
-    """Deal and play hands ``first .. first + len(deals) - 1`` of run ``seed``, recording all.
+def record_random_hands(seed, first, deals, scores, results, actions, masks, mixed_scores,
+                        rules):
+    """Deal and play hands ``first .. first + len(deals) - 1`` of run ``seed`` under
+    ``rules`` (:func:`rule_codes`), recording all.
 
     Fills ``deals`` (n x 7 card indexes), ``scores`` (n x 2, mão and pé before the hand),
     ``results`` (n x 7, see RESULT_FIELDS), ``actions`` and ``masks`` (n x MAX_STEPS, the
@@ -259,7 +292,7 @@ def record_random_hands(seed, first, deals, scores, results, actions, masks, mix
         s, sm, sp = deal(s, cards, mixed_scores)
         _levels_of(cards, levels)
         s, w, pts, how, r0, r1, r2, steps = play_random_hand(
-            s, levels, sm, sp, actions[i], masks[i], True)
+            s, levels, sm, sp, actions[i], masks[i], True, rules)
         for k in range(7):
             deals[i, k] = cards[k]
         scores[i, 0], scores[i, 1] = sm, sp
@@ -268,13 +301,16 @@ def record_random_hands(seed, first, deals, scores, results, actions, masks, mix
 
 
 TALLY_FIELDS = ("hands", "mao_wins", "mao_points", "pe_points", "steps",
-                "how_cards", "how_run", "how_surrender", "how_eleven_run")
-"""Entries of the array returned by :func:`tally_random_hands` (counts, and points summed)."""
+                "how_cards", "how_run", "how_surrender", "how_eleven_run", "scoreless")
+"""Entries of the array returned by :func:`tally_random_hands`: counts of hands (all, won by
+the mão, ended each way, scoring nothing), points summed per seat, and actions summed."""
+SCORELESS = TALLY_FIELDS.index("scoreless")
 
 
 @njit(cache=True, parallel=True)
-def tally_random_hands(seed, first, count, mixed_scores, chunks):
-    """Deal and play ``count`` hands on all numba threads; return TALLY_FIELDS totals.
+def tally_random_hands(seed, first, count, mixed_scores, chunks, rules):
+    """Deal and play ``count`` hands on all numba threads under ``rules`` (:func:`rule_codes`);
+    return TALLY_FIELDS totals.
 
     The hands are the same as :func:`record_random_hands` plays for the same arguments.
     """
@@ -292,20 +328,23 @@ def tally_random_hands(seed, first, count, mixed_scores, chunks):
             s, sm, sp = deal(s, cards, mixed_scores)
             _levels_of(cards, levels)
             s, w, pts, how, r0, r1, r2, steps = play_random_hand(
-                s, levels, sm, sp, log_a, log_m, False)
+                s, levels, sm, sp, log_a, log_m, False, rules)
             t[0] += 1
             t[1] += int(w == 0)
             if w == 0:
                 t[2] += pts
-            else:
+            elif w == 1:
                 t[3] += pts
             t[4] += steps
             t[5 + how] += 1
+            t[SCORELESS] += int(w == NOBODY)
     return totals.sum(axis=0)
 
 
-def record(seed: int, first: int, count: int, mixed_scores: bool = True) -> dict:
-    """Play and record hands ``first .. first + count - 1`` of run ``seed`` (numpy arrays)."""
+def record(seed: int, first: int, count: int, mixed_scores: bool = True,
+           rules: RuleSet = DEFAULT_RULES) -> dict:
+    """Play and record hands ``first .. first + count - 1`` of run ``seed`` under ``rules``
+    (numpy arrays)."""
     out = {
         "deals": np.empty((count, 7), np.int8),
         "scores": np.empty((count, 2), np.int8),
@@ -314,12 +353,13 @@ def record(seed: int, first: int, count: int, mixed_scores: bool = True) -> dict
         "masks": np.zeros((count, MAX_STEPS), np.int16),
     }
     record_random_hands(seed, first, out["deals"], out["scores"], out["results"],
-                        out["actions"], out["masks"], mixed_scores)
+                        out["actions"], out["masks"], mixed_scores, rule_codes(rules))
     return out
 
 
 def tally(seed: int, first: int, count: int, mixed_scores: bool = True,
-          chunks: int = 64) -> dict:
-    """Totals (TALLY_FIELDS -> int) over ``count`` random hands, using every numba thread."""
-    totals = tally_random_hands(seed, first, count, mixed_scores, chunks)
+          chunks: int = 64, rules: RuleSet = DEFAULT_RULES) -> dict:
+    """Totals (TALLY_FIELDS -> int) over ``count`` random hands under ``rules``, using every
+    numba thread."""
+    totals = tally_random_hands(seed, first, count, mixed_scores, chunks, rule_codes(rules))
     return dict(zip(TALLY_FIELDS, (int(x) for x in totals)))

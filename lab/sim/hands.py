@@ -15,8 +15,8 @@ import random
 import pandas as pd
 
 from ..cards import DECK, Card
-from ..rules import SEAT_NAMES, HandState, new_hand
-from .bots import Bot
+from ..rules import DEFAULT_RULES, NOBODY, SEAT_NAMES, HandState, RuleSet, new_hand
+from .bots import Bot, decide
 from .match import stream_seed
 from .stats import Z95, wilson
 from .view import Table
@@ -27,16 +27,19 @@ def play_hand(state: HandState, bots: tuple[Bot, Bot], rngs) -> HandState:
     table = Table(state)
     while not table.over:
         seat = table.state.to_act
-        table.apply(bots[seat].act(table.view(seat), rngs[seat]))
+        table.apply(decide(bots[seat], table.view(seat), rngs[seat]))
     return table.state
 
 
 def sample_hands(bot_mao: Bot, bot_pe: Bot, n: int, seed: int, vira: Card | None = None,
-                 score: tuple[int, int] = (0, 0)) -> pd.DataFrame:
-    """``n`` random hands (fixed ``vira`` if given; ``score`` = (mão, pé) before each).
+                 score: tuple[int, int] = (0, 0),
+                 rules: RuleSet = DEFAULT_RULES) -> pd.DataFrame:
+    """``n`` random hands (fixed ``vira`` if given; ``score`` = (mão, pé) before each) played
+    under ``rules``.
 
-    One row per hand: the cards, the winner seat, points, how it ended, and ``mao_points``
-    (the mão's signed points: + points when he wins, - points when he loses).
+    One row per hand: the cards, the winner seat (``"nobody"`` for a hand that scored
+    nothing), points, how it ended, and ``mao_points`` (the mão's signed points: + points
+    when he wins, - points when he loses, 0 when nobody scores).
     """
     deals = random.Random(stream_seed(seed, 0))
     rngs = (random.Random(stream_seed(seed, 1)), random.Random(stream_seed(seed, 2)))
@@ -47,13 +50,14 @@ def sample_hands(bot_mao: Bot, bot_pe: Bot, n: int, seed: int, vira: Card | None
             cards = deals.sample(DECK, 7)
         else:
             cards = [vira] + deals.sample(rest, 6)
-        hand = play_hand(new_hand(cards[0], cards[1:4], cards[4:7], score),
+        hand = play_hand(new_hand(cards[0], cards[1:4], cards[4:7], score, rules),
                          (bot_mao, bot_pe), rngs)
-        sign = 1 if hand.winner == 0 else -1
+        sign = {0: 1, 1: -1, None: 0}[hand.winner]
         rows.append({"hand": i, "vira": str(cards[0]),
                      "mao_cards": ",".join(map(str, cards[1:4])),
                      "pe_cards": ",".join(map(str, cards[4:7])),
-                     "winner": SEAT_NAMES[hand.winner], "points": hand.points, "how": hand.how,
+                     "winner": NOBODY if hand.winner is None else SEAT_NAMES[hand.winner],
+                     "points": hand.points, "how": hand.how,
                      "mao_points": sign * hand.points})
     return pd.DataFrame(rows)
 

@@ -9,6 +9,9 @@ from hand to hand, as the rules say.
 
 Every random stream (the deals of a pair, each bot's choices in each match) is derived
 from ``(seed, pair, ...)``, so a match's result does not depend on which process plays it.
+Matches are played under a :class:`lab.rules.RuleSet` (the default rules unless given);
+where three tied rounds score nothing, a hand may have no winner and leave the score as
+it was.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ import random
 import numpy as np
 
 from ..cards import DECK
-from ..rules import SEAT_NAMES, MatchState, check_score
-from .bots import Bot
+from ..rules import DEFAULT_RULES, NOBODY, SEAT_NAMES, MatchState, RuleSet, check_score
+from .bots import Bot, decide
 from .view import Table
 from ..errors import InputError
 
@@ -33,12 +36,14 @@ def stream_seed(seed: int, *path: int) -> int:
 
 def play_match(bot_a: Bot, bot_b: Bot, seed: int, pair: int, mirror: bool,
                first: str = "alternate", start: tuple[int, int] = (0, 0),
-               hand_rows: list | None = None) -> dict:
-    """Play one match of pair ``pair`` (the mirror when ``mirror``); return its record.
+               hand_rows: list | None = None, rules: RuleSet = DEFAULT_RULES) -> dict:
+    """Play one match of pair ``pair`` (the mirror when ``mirror``) under ``rules``; return
+    its record.
 
     ``start`` is (A's points, B's points) when the match starts. The record gives the match
-    number, pair, mirror, who was mão first, the winner (``"a"``/``"b"``), final points and
-    the number of hands. With ``hand_rows`` a list, one dict per hand is appended to it.
+    number, pair, mirror, who was mão first, the winner (``"a"``/``"b"``), final points, the
+    number of hands and how many of them scored nothing. With ``hand_rows`` a list, one dict
+    per hand is appended to it (its winner ``"a"``, ``"b"`` or ``"nobody"``).
     """
     if first not in FIRST_CHOICES:
         raise InputError(f"{first!r}: first must be one of {', '.join(FIRST_CHOICES)}")
@@ -54,7 +59,8 @@ def play_match(bot_a: Bot, bot_b: Bot, seed: int, pair: int, mirror: bool,
         first_mao = 0
     else:
         first_mao = a_player if first == "a" else 1 - a_player
-    match = MatchState((scores[0], scores[1]), first_mao)
+    match = MatchState((scores[0], scores[1]), first_mao, rules=rules)
+    scoreless = 0
     while not match.over:
         cards = deals.sample(DECK, 7)
         player_cards = (cards[1:4], cards[4:7])
@@ -64,15 +70,20 @@ def play_match(bot_a: Bot, bot_b: Bot, seed: int, pair: int, mirror: bool,
             seat = table.state.to_act
             player = mao if seat == 0 else 1 - mao
             view = table.view(seat)
-            table.apply(bots[player].act(view, rngs[player]))
+            table.apply(decide(bots[player], view, rngs[player]))
         hand = table.state
+        scoreless += hand.winner is None
         if hand_rows is not None:
-            winner = mao if hand.winner == 0 else 1 - mao
+            if hand.winner is None:
+                winner = NOBODY
+            else:
+                won = mao if hand.winner == 0 else 1 - mao
+                winner = "a" if won == a_player else "b"
             hand_rows.append({
                 "pair": pair, "mirror": mirror, "hand": match.hands_played,
                 "a_seat": SEAT_NAMES[0 if mao == a_player else 1],
                 "a_score": match.scores[a_player], "b_score": match.scores[1 - a_player],
-                "winner": "a" if winner == a_player else "b", "points": hand.points,
+                "winner": winner, "points": hand.points,
                 "how": hand.how, "rounds": len(hand.rounds),
             })
         match = match.after(hand)
@@ -81,14 +92,15 @@ def play_match(bot_a: Bot, bot_b: Bot, seed: int, pair: int, mirror: bool,
         "a_first_mao": first_mao == a_player,
         "winner": "a" if match.winner == a_player else "b",
         "a_points": match.scores[a_player], "b_points": match.scores[1 - a_player],
-        "hands": match.hands_played,
+        "hands": match.hands_played, "scoreless_hands": scoreless,
     }
 
 
 def play_matches(bot_a: Bot, bot_b: Bot, seed: int, lo: int, hi: int, first: str = "alternate",
-                 start: tuple[int, int] = (0, 0), with_hands: bool = False,
-                 progress=None) -> tuple[list[dict], list[dict]]:
-    """Matches number ``lo .. hi - 1`` (match ``m`` is pair ``m // 2``, mirror ``m % 2``).
+                 start: tuple[int, int] = (0, 0), with_hands: bool = False, progress=None,
+                 rules: RuleSet = DEFAULT_RULES) -> tuple[list[dict], list[dict]]:
+    """Matches number ``lo .. hi - 1`` (match ``m`` is pair ``m // 2``, mirror ``m % 2``)
+    under ``rules``.
 
     Returns (match records, hand rows; empty unless ``with_hands``). ``progress``, if given,
     is called with 1 after each match.
@@ -96,7 +108,7 @@ def play_matches(bot_a: Bot, bot_b: Bot, seed: int, lo: int, hi: int, first: str
     records, hands = [], []
     for m in range(lo, hi):
         records.append(play_match(bot_a, bot_b, seed, m // 2, bool(m % 2), first, start,
-                                  hands if with_hands else None))
+                                  hands if with_hands else None, rules))
         if progress is not None:
             progress(1)
     return records, hands

@@ -79,7 +79,8 @@ ELEVEN_TARGET = 1e-5
 
 DESCRIPTION = ("solver bot plays the stored full-game policy of each vira (truco, raises, "
                "answers and cards as solved, in points per hand), the solved mão de onze "
-               "and the card-play equilibrium at 11 x 11; it never surrenders")
+               "and the card-play equilibrium at 11 x 11, all solved for the default rules; "
+               "it never surrenders")
 """The bot in one line (``lab play`` prints it after "The ")."""
 
 

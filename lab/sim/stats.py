@@ -18,7 +18,7 @@ Z95 = 1.959963984540054
 """The standard normal quantile of 0.975."""
 
 MATCH_COLUMNS = ["match", "pair", "mirror", "a_first_mao", "winner", "a_points", "b_points",
-                 "hands"]
+                 "hands", "scoreless_hands"]
 
 
 def matches_frame(records: list[dict]) -> pd.DataFrame:
@@ -49,8 +49,9 @@ def win_rate_ci95(frame: pd.DataFrame) -> tuple[float, float]:
 
 
 def summary(frame: pd.DataFrame, start: tuple[int, int] = (0, 0)) -> dict:
-    """Totals of a matches frame: wins, A's win rate and its 95% interval, hands, and the
-    points each bot scored (final points less the ``start`` points, summed over matches)."""
+    """Totals of a matches frame: wins, A's win rate and its 95% interval, hands (and how
+    many scored nothing), and the points each bot scored (final points less the ``start``
+    points, summed over matches)."""
     lo, hi = win_rate_ci95(frame)
     a_wins = int((frame["winner"] == "a").sum())
     return {
@@ -60,6 +61,7 @@ def summary(frame: pd.DataFrame, start: tuple[int, int] = (0, 0)) -> dict:
         "a_win_rate": round(a_wins / len(frame), 6) if len(frame) else None,
         "ci95": [round(lo, 6), round(hi, 6)],
         "hands": int(frame["hands"].sum()),
+        "scoreless_hands": int(frame["scoreless_hands"].sum()),
         "a_points": int(frame["a_points"].sum()) - start[0] * len(frame),
         "b_points": int(frame["b_points"].sum()) - start[1] * len(frame),
     }

@@ -42,7 +42,9 @@ class View:
     the table in the current round as (seat, card or None when covered); ``history`` every
     action so far as (seat, public action); ``legal`` the actions this seat may take now;
     ``covered`` the cards this seat itself played face down, in the order it covered them
-    (the player knows what he covered; the history shows only "cover").
+    (the player knows what he covered; the history shows only "cover"); ``blind`` whether
+    the hand is an 11 x 11 played blind, where the seat may not look at ``hand`` (its moves
+    are drawn for it: :func:`lab.sim.bots.decide`).
     """
 
     seat: int
@@ -60,6 +62,7 @@ class View:
     history: tuple[tuple[int, Action], ...]
     legal: tuple[Action, ...]
     covered: tuple[Card, ...] = ()
+    blind: bool = False
 
     @property
     def opponent(self) -> int:
@@ -125,4 +128,5 @@ class Table:
             history=tuple(self.history),
             legal=tuple(s.legal_actions()) if to_act else (),
             covered=tuple(p.card for p in s.plays if p.seat == seat and p.covered),
+            blind=s.blind,
         )
