@@ -4,9 +4,11 @@
 against the lab's own (the card-play game and double dummy of every vira, the match
 equity at every score with its mão de onze games; see :mod:`lab.tables.whatif`), writes
 the tables ``whatif`` and ``whatif_match``, and prints a summary: per quantity the mean of
-the variant's and the default's figures over the viras, the largest difference and where;
-the match equity's largest difference and the figures at 0-0 and at the 11 x 11; how many
-(vira, score, hand) mão de onze decisions change. ``--stored`` prints the summary of the
+the variant's and the default's figures over the viras, the largest difference and where,
+with the solves' precision there (the sum of both figures' exploitabilities: a difference
+below it is not told apart from solver error); the match equity's largest difference (and
+its precision) and the figures at 0-0 and at the 11 x 11; how many (vira, score, hand) mão
+de onze decisions change (accept probability moved by at least one half). ``--stored`` prints the summary of the
 tables already written, without solving.
 """
 
@@ -25,6 +27,16 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
+def precision(rows, at) -> float:
+    """The sum of the variant's and the default's exploitabilities in row ``at`` (NaN where
+    either was not measured; 0 where the variant's figure is the default's own)."""
+    from ..tables.whatif import SAME_GAME
+
+    if rows["variant_model"].iloc[at] == SAME_GAME:
+        return 0.0
+    return float(rows["variant_exploitability"].iloc[at] + rows["default_exploitability"].iloc[at])
+
+
 def summary(rules, tables: dict) -> dict:
     """The JSON summary of one rule set's ``whatif`` and ``whatif_match`` rows."""
     import numpy as np
@@ -41,7 +53,7 @@ def summary(rules, tables: dict) -> dict:
             "unit": part["unit"].iloc[0], "variant_mean": part["variant"].mean(skipna=False),
             "default_mean": part["default"].mean(),
             "largest_difference": part["difference"].iloc[worst],
-            "at_vira": part["vira"].iloc[worst],
+            "at_vira": part["vira"].iloc[worst], "precision_there": precision(part, worst),
             "variant_model": part["variant_model"].iloc[0],
             "default_model": part["default_model"].iloc[0]}
     worst = match["difference"].abs().idxmax()
@@ -55,6 +67,7 @@ def summary(rules, tables: dict) -> dict:
         "unit": "match-win probability of the next hand's mão",
         "largest_difference": match["difference"].iloc[worst],
         "at_score": [int(match["score_mao"].iloc[worst]), int(match["score_pe"].iloc[worst])],
+        "precision_there": precision(match, worst),
         "mean_abs_difference": float(np.mean(np.abs(match["difference"]))),
         "at_0_0": at(0, 0), "at_11_11": at(11, 11)}
     rate = rows[rows["quantity"] == "eleven_accept_rate"]
