@@ -230,10 +230,11 @@ def _colormap(name: str):
     return cmap.with_extremes(bad="#e6e6e6")
 
 
-def signed_points(v: float) -> str:
-    """A difference of probabilities in points of %, signed, with no "-0.0"."""
-    text = f"{100 * v:+.1f}"
-    return "0.0" if text in ("+0.0", "-0.0") else text
+def signed_points(v: float, decimals: int = 1) -> str:
+    """A difference of probabilities in points of %, signed, with ``decimals`` decimals
+    and no "-0.0"."""
+    text = f"{100 * v:+.{decimals}f}"
+    return text[1:] if float(text) == 0 else text
 
 
 def equity_heatmap(table: pd.DataFrame, summary: pd.DataFrame | None = None, seat: str = "mao",
@@ -437,6 +438,63 @@ def leak_heatmap(leaks: pd.DataFrame, chosen: tuple[int, int] | None = None) -> 
                   f"{len(viras)} of 121 scores measured)")
     else:
         title += "\n(no score measured yet: lab solve score --all-scores)"
+    ax.set_title(title, fontsize=11)
+    return fig
+
+
+
+CHANGE_COLORS = ("#2166ac", "#b2182b")
+"""Bars of a change: the mão gains (blue), the mão loses (red), as in the diverging maps."""
+
+
+def difference_heatmap(match: pd.DataFrame, chosen: tuple[int, int] | None = None,
+                       title: str = "") -> Figure:
+    """12 x 12 heatmap of a change in match equity: ``difference`` at each (``score_mao``,
+    ``score_pe``) of ``match`` (the next hand's mão's match-win probability, drawn in points
+    of %), rows the mão's score, columns the pé's, diverging colours centred on 0 (blue: the
+    mão gains); ``chosen`` (mão, pé) is outlined."""
+    grid = match.pivot_table(index="score_mao", columns="score_pe", values="difference",
+                             aggfunc="mean").reindex(index=range(12), columns=range(12))
+    values = grid.to_numpy(dtype=float)
+    top = max(float(np.nanmax(np.abs(values))) if np.isfinite(values).any() else 0.0, 1e-6)
+    # one decimal for changes of a point of % or more, up to three for smaller ones
+    decimals = int(np.clip(math.ceil(-math.log10(100 * top)) + 1, 1, 3))
+    fig, ax = _score_grid(grid, _colormap("RdBu"), TwoSlopeNorm(vcenter=0.0, vmin=-top, vmax=top),
+                          lambda v: signed_points(v, decimals), chosen,
+                          "change (points of % match-win probability)",
+                          PercentFormatter(xmax=1, symbol="", decimals=decimals))
+    ax.set_title(title, fontsize=11)
+    return fig
+
+
+def difference_bars(rows: pd.DataFrame, title: str) -> Figure:
+    """Bar chart of one quantity's change per vira: ``difference`` of each row of ``rows``
+    (one row per vira, in the unit of its ``unit`` column), each bar labelled with its
+    value; a vira whose ``difference`` is blank is labelled "not solved"."""
+    rows = rows.set_index("vira").reindex([v for v in VIRAS if v in set(rows["vira"])])
+    change = rows["difference"].to_numpy(dtype=float)
+    fig = Figure(figsize=(7.5, 3.4), layout="constrained")
+    ax = fig.subplots()
+    x = np.arange(len(rows))
+    heights = np.nan_to_num(change)
+    ax.bar(x, heights, color=[CHANGE_COLORS[int(h < 0)] for h in heights])
+    top = float(np.abs(heights).max()) if len(heights) else 0.0
+    for xi, v in zip(x, change):
+        below = v < 0
+        label = "not solved" if np.isnan(v) else ("+" if v > 0 else "") + significant(v)
+        ax.annotate(label, (xi, 0.0 if np.isnan(v) else v), xytext=(0, -3 if below else 3),
+                    textcoords="offset points", ha="center", va="top" if below else "bottom",
+                    fontsize=8)
+    ax.axhline(0.0, color="black", lw=0.8)
+    ax.set_ylim(*((-1.3 * top, 1.3 * top) if top > 0 else (-1.0, 1.0)))
+    if top == 0 and np.isfinite(change).any():
+        ax.text(0.5, 0.25, "no change at any vira", transform=ax.transAxes, ha="center",
+                fontsize=10, color="#555555")
+    ax.set_xticks(x, list(rows.index))
+    ax.set_xlabel("vira")
+    unit = rows["unit"].iloc[0] if len(rows) else ""
+    ax.set_ylabel(f"change ({unit})")
+    ax.grid(axis="y", alpha=0.3)
     ax.set_title(title, fontsize=11)
     return fig
 

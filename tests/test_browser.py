@@ -118,6 +118,23 @@ def test_match_equity_dashboard_in_the_browser(dashboard):
     screenshot(page, "match_equity_leak")
 
 
+def test_house_rules_dashboard_in_the_browser(dashboard):
+    """The page opens on a stored rule set and shows the value chart and the 12 x 12
+    heatmap of the match-equity change, with no error and no missing-table note."""
+    require_table("whatif")
+    require_table("whatif_match")
+    page = dashboard("house_rules")
+    page.locator(".lab-largest").wait_for(timeout=FIRST_RENDER_MS)
+    assert page.locator(CHART).count() == 2
+    heatmap = page.locator(CHART).nth(1)
+    assert heatmap.is_visible()
+    assert heatmap.evaluate("img => img.complete && img.naturalWidth > 0")
+    assert page.locator(".lab-missing").count() == 0
+    assert "error" not in page.locator("body").inner_text().lower()
+    assert no_horizontal_overflow(page)
+    screenshot(page, "house_rules")
+
+
 def require_policy(vira: str = "4") -> None:
     """A stored full-game policy of ``vira`` (skipped without one, failed under CI)."""
     from lab.tables.policies import policy_info
@@ -237,8 +254,8 @@ def test_eleven_picker_at_every_score(dashboard):
     assert no_horizontal_overflow(page)
 
 
-@pytest.mark.parametrize("name", ["equity_by_vira", "hand_explorer", "match_equity",
-                                  "strategy_explorer"])
+@pytest.mark.parametrize("name", ["equity_by_vira", "hand_explorer", "house_rules",
+                                  "match_equity", "strategy_explorer"])
 def test_no_dashboard_runs_off_the_page_at_1300_px(dashboard, name):
     page = dashboard(name)
     page.wait_for_timeout(1500)   # the sections that load after the first chart

@@ -1,6 +1,6 @@
 """The policy dashboards' logic: decision points in words, how every hand plays there and
 how likely it is there, preset situations, a hand played forward, background work and
-the bot ranking.
+the bot ranking; the house-rules page on made-up what-if tables.
 
 Expected numbers are worked out here: deal probabilities by counting cards of a small
 deck, weights from the policy's own strategy lookups (``FullPolicy.strategy``, another
@@ -10,7 +10,9 @@ vira-4 policy in data/ (skipped without one, failed under CI).
 """
 
 import asyncio
+import html
 import random
+import re
 import threading
 from math import comb
 
@@ -24,8 +26,9 @@ from lab.cards import level, parse_card
 from lab.dashboards import spots
 from lab.dashboards.background import Background, settle
 from lab.dashboards.hand_play import HandPlay, HandPlayer, compute_values, hand_values
+from lab.dashboards.house_rules import HouseRules
 from lab.dashboards.ranking import BotRanking, ranking_summary
-from lab.rules import Action
+from lab.rules import Action, PRESETS, RuleSet
 
 TOY = (2, 2, 2, 1)
 """A 7-card deck: two cards of each of levels 0, 1, 2 and one of level 3."""
@@ -471,3 +474,233 @@ def test_viras_sharing_a_policy_name_their_own_cards():
         moves[vira] = explorer.stage.children[1].children[1].value
     assert "plays a 2" in moves["2"] and "plays a 3" not in moves["2"]   # 3s: manilhas
     assert "plays a 3" in moves["3"] and "plays a 4" not in moves["3"]   # 4s: manilhas
+
+
+# ------------------------------------------------------------------ house rules
+
+
+FLIPS = {("4", "11,3"): [("zap 3 K", 0.0, 1.0), ("copas A 7", 0.2, 0.9), ("K Q 4", 1.0, 0.0)],
+         ("5", "11,3"): [("zap 2 2", 0.0, 1.0)],
+         ("4", "3,11"): [("3 3 2", 1.0, 0.3)]}
+"""Made-up mão de onze decisions that change: {(vira, score): [(hand, the lab's accept
+probability, the rule set's)]}."""
+
+LARGEST = (10, 11)
+"""The score where the made-up match equity changes most."""
+
+
+def made_up_whatif(rules: RuleSet, seed: int) -> dict:
+    """Made-up ``whatif`` and ``whatif_match`` rows of ``rules``: random figures per vira
+    and score, the full game not solved under these rules, the hands of FLIPS, and the
+    largest match-equity change at LARGEST."""
+    from lab.charts import VIRAS
+    from lab.tables import columns_of
+    from lab.tables.whatif import NOT_SOLVED
+
+    rng = np.random.default_rng(seed)
+    rows = []
+
+    def add(quantity, unit, default, variant, model, default_model, **keys):
+        rows.append({"rules": rules.name, "rules_version": rules.version,
+                     "quantity": quantity, "unit": unit, "vira": "", "score": "", "seat": "",
+                     "hand": "", **keys, "variant": variant, "default": default,
+                     "difference": variant - default,
+                     "variant_exploitability": np.nan if np.isnan(variant) else 1e-4,
+                     "default_exploitability": 2e-4, "variant_model": model,
+                     "default_model": default_model})
+
+    for vira in VIRAS:
+        value = rng.uniform(0.44, 0.45)
+        add("cardplay_value", "win probability", value, value + rng.normal(0, 0.002),
+            "cardplay-equilibrium", "cardplay-equilibrium", vira=vira)
+        add("cardplay_scoreless", "probability", 0.0, rng.uniform(0.001, 0.004),
+            "cardplay-equilibrium", "cardplay-equilibrium", vira=vira)
+        add("double_dummy_value", "win probability", value, value + rng.normal(0, 0.002),
+            "double-dummy", "double-dummy", vira=vira)
+        add("full_game_value", "points per hand", -0.21, np.nan, NOT_SOLVED,
+            "full-game-points", vira=vira)
+        for score in [f"11,{p}" for p in range(11)] + [f"{m},11" for m in range(11)]:
+            seat = "mao" if score.startswith("11,") else "pe"
+            rate = rng.uniform(0.3, 0.7)
+            add("eleven_accept_rate", "probability", rate, rate + rng.normal(0, 0.02),
+                "mao-de-onze-exact", "mao-de-onze-exact", vira=vira, score=score, seat=seat)
+    for (vira, score), hands in FLIPS.items():
+        seat = "mao" if score.startswith("11,") else "pe"
+        for hand, before, after in hands:
+            add("eleven_accept", "probability", before, after, "mao-de-onze-exact",
+                "mao-de-onze-exact", vira=vira, score=score, seat=seat, hand=hand)
+    whatif = pd.DataFrame(rows)[list(columns_of("whatif"))]
+    scores = [(m, p) for m in range(12) for p in range(12)]
+    default = rng.uniform(0.1, 0.9, len(scores))
+    change = rng.uniform(-0.02, 0.02, len(scores))
+    change[scores.index(LARGEST)] = -0.05
+    models = ["eleven-eleven-exact" if m == p == 11 else "mao-de-onze-exact" if 11 in (m, p)
+              else "full-game-points" for m, p in scores]
+    exploitability = [np.nan if m == "full-game-points" else 1e-5 for m in models]
+    match = pd.DataFrame({
+        "rules": rules.name, "rules_version": rules.version, "unit": "match-win probability",
+        "score_mao": [m for m, _ in scores], "score_pe": [p for _, p in scores],
+        "variant": default + change, "default": default,
+        "variant_exploitability": exploitability, "default_exploitability": exploitability,
+        "variant_model": models, "default_model": models})
+    match["difference"] = match["variant"] - match["default"]
+    return {"whatif": whatif, "whatif_match": match[list(columns_of("whatif_match"))]}
+
+
+STORED = (PRESETS["fpt"], RuleSet(surrender="answer_only"))
+"""The rule sets of the made-up what-if tables (buteco is not computed)."""
+
+
+@pytest.fixture()
+def whatif_data(tmp_path, monkeypatch):
+    """A data folder holding made-up what-if tables of the rule sets of STORED (written
+    through the tables layer, with manifests); returns {rule set: its rows}."""
+    from lab.cards import RANKS
+    from lab.tables import TableWrite, write_tables
+    from lab.tables.registry import WHATIF_SETTINGS
+
+    stored = {rules: made_up_whatif(rules, seed) for seed, rules in enumerate(STORED)}
+    viras = {v: {"iterations": 1, "exploitability": 1e-4} for v in RANKS}
+    write_tables({name: TableWrite(pd.concat([rows[name] for rows in stored.values()],
+                                             ignore_index=True), WHATIF_SETTINGS, viras)
+                  for name in ("whatif", "whatif_match")}, tmp_path)
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
+    return stored
+
+
+def code_of(message: str) -> list[str]:
+    """The words of the command a missing-table message names."""
+    return html.unescape(re.search(r"<code>(.*?)</code>", message).group(1)).split()
+
+
+def rules_of(command: list[str]) -> RuleSet:
+    """The rule set a ``lab whatif`` command line names, read by the ``lab`` parser."""
+    from lab.cli import build_parser
+    from lab.rules import rule_set
+
+    assert command[0] == "lab"
+    args = build_parser("whatif").parse_args(command[1:])
+    assert args.command == "whatif"
+    return rule_set(args.rules, args.rule)
+
+
+def table_rows(page: str) -> list[list[str]]:
+    """The cells of every body row of an HTML table."""
+    body = page.split("<tbody>", 1)[1]
+    return [re.findall(r"<td>(.*?)</td>", row, re.S)
+            for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+
+
+def test_the_landing_page_lists_every_public_table(tmp_path, monkeypatch):
+    from lab.dashboards.landing import data_status
+    from lab.tables import spec_of
+    from lab.tables.tidy import TABLE_NAMES
+
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))       # nothing built
+    status = data_status().set_index("table")
+    assert list(status.index) == [*TABLE_NAMES, "full_policy"]
+    for name in ("whatif", "whatif_match"):
+        assert status.loc[name, "status"] == f"rebuild: {spec_of(name).rebuild}"
+
+
+def test_a_rule_set_not_computed_says_the_command_that_computes_it(whatif_data):
+    view = HouseRules()
+    assert view.rules == STORED[0] and view.missing is None      # opens on a stored preset
+    view.preset.value = "buteco"
+    assert view.missing is not None and view.sections not in view.children
+    assert rules_of(code_of(view.message.value)) == PRESETS["buteco"]
+    view.rule_pickers["surrender"].value = "answer_only"            # no preset any more
+    assert view.preset.value == "custom"
+    assert rules_of(code_of(view.message.value)) == view.rules == RuleSet(
+        three_ties="nobody", eleven_eleven="one", surrender="answer_only")
+    view.rule_pickers["three_ties"].value = "mao"
+    view.rule_pickers["eleven_eleven"].value = "three"               # a stored rule set
+    assert view.missing is None and view.sections in view.children
+    assert view.rules == STORED[1]
+    view.rule_pickers["surrender"].value = "any_turn"                # the lab's own rules
+    assert "the lab's own rules" in view.message.value
+    assert view.sections not in view.children
+
+
+def test_no_what_if_tables_at_all_is_a_message_with_the_command(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
+    view = HouseRules()
+    assert view.missing is not None and "lab-missing" in view.message.value
+    assert rules_of(code_of(view.message.value)) == view.rules
+    view.rule_pickers["eleven_eleven"].value = "blind"
+    assert rules_of(code_of(view.message.value)) == view.rules
+
+
+def test_each_rule_is_said_in_one_line(whatif_data):
+    from lab.dashboards.house_rules import RULE_WORDS
+
+    view = HouseRules()
+    lines = re.findall(r"<li>(.*?)</li>", view.words.value)
+    assert len(lines) == 4
+    for line, (key, value) in zip(lines, view.rules.items().items()):
+        assert html.escape(RULE_WORDS[key][value]) in line
+        assert line.startswith("<b>") == (value != RuleSet().items()[key])
+
+
+def test_the_heatmap_is_the_tables_match_equity_change(whatif_data):
+    view = HouseRules()
+    for rules in STORED:
+        for key, value in rules.items().items():
+            view.rule_pickers[key].value = value
+        match = whatif_data[rules]["whatif_match"]
+        expected = np.full((12, 12), np.nan)
+        expected[match["score_mao"], match["score_pe"]] = match["variant"] - match["default"]
+        image = view.match_figure().axes[0].images[0]
+        np.testing.assert_allclose(np.ma.filled(image.get_array(), np.nan), expected,
+                                   rtol=0, atol=1e-15)
+        assert image.norm.vcenter == 0 and image.norm.vmin == -image.norm.vmax
+        assert image.norm.vmax == pytest.approx(np.abs(expected).max())
+    worst = match[(match["score_mao"] == LARGEST[0]) & (match["score_pe"] == LARGEST[1])].iloc[0]
+    text = view.match_note.value
+    assert f"at {LARGEST[0]}–{LARGEST[1]} (mão–pé)" in text and "loses" in text
+    assert f"{charts.significant(abs(worst['difference']))} match-win probability" in text
+    assert f"{worst['default']:.3f}" in text and f"{worst['variant']:.3f}" in text
+
+
+def test_the_value_per_vira_is_the_tables_change(whatif_data):
+    view = HouseRules()
+    rows = whatif_data[STORED[0]]["whatif"]
+    assert [q for _, q in view.quantity.options] == ["cardplay_value", "double_dummy_value",
+                                                     "full_game_value"]
+    card = rows[rows["quantity"] == "cardplay_value"]
+    bars = view.value_figure().axes[0].patches
+    np.testing.assert_allclose([b.get_height() for b in bars], card["variant"] - card["default"])
+    shown = table_rows(view.value_table.value)
+    assert [r[0] for r in shown] == list(card["vira"])
+    assert [r[2] for r in shown] == [f"{x:.4f}" for x in card["variant"]]
+    view.quantity.value = "full_game_value"
+    shown = table_rows(view.value_table.value)
+    assert all(r[2] == "not solved under these rules" for r in shown) and len(shown) == 10
+    labels = [t.get_text() for t in view.value_figure().axes[0].texts]
+    assert labels == ["not solved"] * 10
+    assert "points per hand" in view.value_note.value
+
+
+def test_the_hands_that_change_their_mao_de_onze_decision(whatif_data):
+    view = HouseRules()
+    rows = whatif_data[STORED[0]]["whatif"]
+    vira, score = max(FLIPS, key=lambda at: len(FLIPS[at]))     # opens where most change
+    assert (view.vira.value, view.score.value) == (vira, tuple(map(int, score.split(","))))
+    for (vira, score), flips in FLIPS.items():
+        view.vira.value = vira
+        view.score.value = tuple(int(x) for x in score.split(","))
+        listed = {r[0]: r[1:] for r in table_rows(view.hands.value)}
+        assert set(listed) == {hand for hand, _, _ in flips}
+        for hand, before, after in flips:
+            assert listed[hand][:2] == [charts.percent(before), charts.percent(after)]
+        rate = rows[(rows["quantity"] == "eleven_accept_rate") & (rows["vira"] == vira)
+                    & (rows["score"] == score)].iloc[0]
+        note = view.eleven_note.value
+        assert f"{rate['default']:.1%}" in note and f"{rate['variant']:.1%}" in note
+        rates = table_rows(view.rates.value)
+        assert len(rates) == 22
+        shown = {r[0]: r for r in rates}[score.replace(",", "–")]
+        assert shown[2:4] == [f"{rate['default']:.1%}", f"{rate['variant']:.1%}"]
+    view.vira.value, view.score.value = "6", (11, 3)         # nothing flips there
+    assert view.hands.value == "" and "No hand changes" in view.eleven_note.value
+

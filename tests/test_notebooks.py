@@ -61,8 +61,8 @@ def html_text(nb) -> str:
 
 def test_every_notebook_says_what_it_is_first():
     names = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
-    assert names == ["equity_by_vira", "hand_explorer", "index", "match_equity",
-                     "strategy_explorer", "tour"]
+    assert names == ["equity_by_vira", "hand_explorer", "house_rules", "index",
+                     "match_equity", "strategy_explorer", "tour"]
     for name in names:
         nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
         intro = nb.cells[0]
@@ -121,6 +121,38 @@ def test_match_equity_dashboard():
 
     model = require_table("match_equity").model.iloc[0]   # the model of normal scores
     assert "wins the match with probability" in text and MODEL_LABELS[model] in text
+
+
+def test_house_rules_dashboard():
+    """The page opens on the first preset the what-if tables hold and draws its two charts;
+    its largest change of match equity is the table's."""
+    from lab.charts import significant
+    from lab.rules import DEFAULT_RULES, PRESETS
+
+    stored = set(require_table("whatif")["rules_version"])
+    match = require_table("whatif_match")
+    presets = [r for r in PRESETS.values() if r != DEFAULT_RULES and r.version in stored]
+    if not presets:
+        pytest.skip("the what-if tables hold no preset")
+    rows = match[match["rules_version"] == presets[0].version].reset_index(drop=True)
+    worst = rows.loc[(rows["variant"] - rows["default"]).abs().idxmax()]
+    nb = execute("house_rules")
+    text = html_text(nb)
+    assert len(pngs(nb)) == 2      # the value per vira and the 12 x 12 match-equity change
+    assert "lab-missing" not in text
+    change = significant(abs(worst["variant"] - worst["default"]))
+    assert f"at {worst['score_mao']}–{worst['score_pe']} (mão–pé)" in text
+    assert f"{change} match-win probability" in text
+
+
+def test_house_rules_without_the_tables_names_the_command(tmp_path):
+    from lab.rules import DEFAULT_RULES, PRESETS
+
+    first = next(name for name, rules in PRESETS.items() if rules != DEFAULT_RULES)
+    nb = execute("house_rules", LAB_DATA_DIR=str(tmp_path))     # an empty data folder
+    text = html_text(nb)
+    assert "lab-missing" in text and f"lab whatif --rules {first}</code>" in text
+    assert not any(pngs(nb))                 # no chart drawn
 
 
 def require_policy(vira: str = "4") -> dict:

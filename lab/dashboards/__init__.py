@@ -12,6 +12,8 @@ on the full game's stored policy (:mod:`lab.tables.policies`):
 * :mod:`~lab.dashboards.hand_explorer`, :mod:`~lab.dashboards.strategy_explorer`: the
   two dashboards of ``notebooks/hand_explorer.ipynb`` and ``strategy_explorer.ipynb``.
 * :mod:`~lab.dashboards.ranking`: the ``bot_ranking`` table.
+* :mod:`~lab.dashboards.house_rules`: what a house rule set changes beside the lab's own
+  rules, from the what-if tables (``notebooks/house_rules.ipynb``).
 
 The helpers they share with the other dashboards (missing-table messages, images, seat
 buttons) live in :mod:`lab.widgets`.

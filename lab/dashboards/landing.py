@@ -28,6 +28,9 @@ WHAT = {
     "full_outcomes": "how often a hand ends 1, 3, 6, 9 or 12 points to each player",
     "score_leak": "what playing for points instead of the match costs at each score",
     "bot_ranking": "how far each bot is from the solved game",
+    "whatif": "what a house rule set changes: the mão's value per vira, the mão de onze "
+              "decisions",
+    "whatif_match": "what a house rule set changes in the chance of winning the match",
 }
 """What each public table answers, in a player's words."""
 
@@ -37,8 +40,10 @@ UNIT_OF = {
     "full_ev": "points per hand", "full_strategy": "points per hand",
     "full_summary": "points per hand", "full_outcomes": "points per hand",
     "score_leak": "match-win probability", "bot_ranking": "points per hand",
+    "whatif": "win probability", "whatif_match": "win probability",
 }
-"""The unit of each table's exploitability."""
+"""The unit of each table's exploitability as its manifest records it (the what-if tables
+record the card-play solves of the rule set computed last)."""
 
 
 def data_status() -> pd.DataFrame:
