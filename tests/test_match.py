@@ -216,3 +216,50 @@ def test_scoreless_hands_do_not_count_without_the_rule():
     ref = reference(0.5, 1)
     for r in table.itertuples():
         assert r.p_mao == pytest.approx(ref(r.score_mao, r.score_pe, True), abs=1e-12)
+
+
+def play_coin_match(rng, p, q, scores, rules):
+    """One match of the scoreless coin model played through lab.rules: each hand the mão
+    wins with probability p, nobody scores with q, else the pé wins. A hand is won by the
+    loser surrendering (worth 1 in a normal hand and at 11 x 11 under buteco, 3 at an
+    accepted mão de onze); a scoreless hand is played out with three tied rounds."""
+    from lab.cards import parse_card, parse_cards
+    from lab.rules import ELEVEN as MAO_DE_ONZE, NOBODY, MatchState, parse_action
+
+    vira = parse_card("Qd")
+    mao_cards, pe_cards = parse_cards("7c,Kh,2s", 3), parse_cards("7h,Ks,2d", 3)
+    match = MatchState(scores=scores, mao=0, rules=rules)
+    while not match.over:
+        u = rng.random()
+        outcome = MAO if u < p else NOBODY if u < p + q else PE
+        hand = match.deal(vira, mao_cards, pe_cards)
+        if hand.kind == MAO_DE_ONZE:
+            hand = hand.apply(parse_action("accept"))
+        if outcome == NOBODY:
+            for token in ("7c", "7h", "Kh", "Ks", "2s", "2d"):
+                hand = hand.apply(parse_action(token))
+        else:
+            if hand.to_act == outcome:  # the winner plays a card, then the loser gives up
+                hand = hand.apply(parse_action("7c"))
+            hand = hand.apply(parse_action("surrender"))
+        assert hand.over and (hand.winner is None) == (outcome == NOBODY)
+        match = match.after(hand)
+    return match.winner
+
+
+@pytest.mark.parametrize("start", [(10, 10), (11, 9), (6, 8)])
+def test_scoreless_match_equity_agrees_with_simulated_matches(start):
+    """Matches under buteco played hand by hand through the reference engine land inside
+    the 95% interval around the table's match-win probability."""
+    import random
+
+    from lab.rules import PRESETS
+    from lab.sim.stats import wilson
+
+    p, q = 0.45, 0.25
+    table = table_of(ScorelessCoinModel(p, q, 1, PRESETS["buteco"]))
+    rng = random.Random(2026)
+    n = 5000
+    wins = sum(play_coin_match(rng, p, q, start, PRESETS["buteco"]) == 0 for _ in range(n))
+    lo, hi = wilson(wins, n)
+    assert lo <= table[start] <= hi, (start, table[start], wins / n, (lo, hi))

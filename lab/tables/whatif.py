@@ -278,9 +278,13 @@ def build_whatif(rules: RuleSet, jobs: int = 1, progress: bool = False,
     return out
 
 
-def rule_sets_in(directory: Optional[Path] = None) -> list[str]:
-    """The rule-set versions the ``whatif`` table on disk holds (TableError if none)."""
-    return list(dict.fromkeys(load_table("whatif", directory=directory)["rules_version"]))
+def whatif_command(rules: RuleSet) -> str:
+    """The ``lab whatif`` command line that computes ``rules``."""
+    if rules.name != "custom":
+        return f"lab whatif --rules {rules.name}"
+    default = DEFAULT_RULES.items()
+    return "lab whatif --rules paulista" + "".join(
+        f" --rule {k}={v}" for k, v in rules.items().items() if v != default[k])
 
 
 def whatif_rows(rules: RuleSet, directory: Optional[Path] = None) -> dict:
@@ -292,7 +296,5 @@ def whatif_rows(rules: RuleSet, directory: Optional[Path] = None) -> dict:
         out[name] = table[table["rules_version"] == rules.version].reset_index(drop=True)
         if out[name].empty:
             raise TableError(f"no what-if for rules {rules.version} yet; compute it with "
-                             f"`lab whatif --rules {rules.name}`" +
-                             ("".join(f" --rule {k}={v}" for k, v in rules.items().items())
-                              if rules.name == "custom" else ""))
+                             f"`{whatif_command(rules)}`")
     return out
