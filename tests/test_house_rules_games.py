@@ -107,3 +107,20 @@ def test_a_scoreless_hand_lies_between_the_mao_and_the_pe_taking_it():
     assert probs[2] > 0.1
     assert nobody.value() == pytest.approx(probs[0] + 0.5 * probs[2], abs=1e-6)
     assert by_pe + 0.01 < nobody.value() < by_mao - 0.01
+
+
+def test_the_default_rules_reproduce_the_stored_cardplay_rows(tmp_path):
+    """Three tied rounds to the mão (the default) re-solve one vira's stored card-play rows
+    bit for bit: the house-rule paths leave the default's numbers as they were."""
+    from conftest import require_table
+    from lab.tables.cardplay import build_cardplay_tables
+
+    stored = require_table("cardplay")
+    summary = require_table("cardplay_summary")
+    out = build_cardplay_tables(viras=["7"], directory=tmp_path)
+    old = stored[stored["vira"] == "7"].reset_index(drop=True)
+    new = out["cardplay"][out["cardplay"]["vira"] == "7"].reset_index(drop=True)
+    assert new.equals(old)
+    old_summary = summary[summary["vira"] == "7"].drop(columns="seconds").reset_index(drop=True)
+    new_summary = out["cardplay_summary"].drop(columns="seconds").reset_index(drop=True)
+    assert new_summary.equals(old_summary)
