@@ -36,7 +36,7 @@ class TrucoCoin:
     def eleven(self, score, pay):
         return HandResult(0.5 * pay.mao_wins + 0.5 * pay.pe_wins, 0.0, self.name)
 
-    def eleven_eleven(self):
+    def eleven_eleven(self, nobody=float("nan")):
         return HandResult(0.5, 0.0, self.name)
 
 
