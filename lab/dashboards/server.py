@@ -13,13 +13,20 @@ kernel of every page visit alive for good. This server:
 - culls the kernel of a page that is closed: a kernel with no open page and no work for
   CULL_IDLE_SECONDS (300, or ``LAB_CULL_IDLE_SECONDS``) is shut down (checked every
   CULL_INTERVAL_SECONDS); the kernel of an open page is kept however long the page stays
-  open.
+  open;
+- collects the garbage after each kernel shutdown: a page visit leaves its kernel's
+  manager, its websocket connection and its rendering in reference cycles, which only a
+  full garbage collection frees; Python starts one by itself only once tens of thousands
+  of objects have piled up, so without this the server grows by about 0.3 MB a visit.
+  The objects made before serving, which last as long as the server, are frozen out of
+  these collections (``gc.freeze``), so each takes milliseconds instead of 0.2 s.
 
 ``python -m lab.dashboards.server notebooks/ [voila options]`` takes Voila's options.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -36,13 +43,23 @@ def allowed_hostnames() -> list[str]:
 
 
 def server_class():
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
     from voila.app import Voila
+
+    class LabKernelManager(AsyncMappingKernelManager):
+        """Voila's default kernel manager, collecting the garbage after each shutdown."""
+
+        async def shutdown_kernel(self, kernel_id, now=False, restart=False):
+            await super().shutdown_kernel(kernel_id, now=now, restart=restart)
+            gc.collect()
 
     class LabVoila(Voila):
         """Voila whose handlers check the Host header (jupyter_server's own check, which
-        plain Voila turns off) and whose root is the landing page."""
+        plain Voila turns off), whose root is the landing page and whose kernel manager
+        frees what a shut-down kernel leaves behind."""
 
         def init_settings(self):
+            self.voila_configuration.multi_kernel_manager_class = LabKernelManager
             settings = super().init_settings()
             settings["allow_remote_access"] = False
             settings["local_hostnames"] = allowed_hostnames()
@@ -64,6 +81,12 @@ def server_class():
                     self.redirect(landing, permanent=False)
 
             return [(url_path_join(self.server_url, "/?"), LandingRedirect), *handlers]
+
+        def listen(self):
+            """Serve until stopped, the objects made so far frozen out of collections."""
+            gc.collect()
+            gc.freeze()
+            super().listen()
 
     return LabVoila
 
