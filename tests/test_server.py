@@ -49,5 +49,5 @@ def test_the_root_opens_the_landing_page_under_the_host_check(server):
     body = page.read().decode()
     assert page.status == 200 and "The truco lab" in body
     for name in ("hand_explorer", "strategy_explorer", "equity_by_vira", "match_equity",
-                 "tour"):
+                 "house_rules", "tour"):
         assert f'href="{name}.ipynb"' in body  # a link to every dashboard
