@@ -16,13 +16,15 @@ match, so the mão's match-win probability is his card-play win probability.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import permutations, product
 from typing import Optional
 
 import numpy as np
 
 from ...cards import RANKS
-from ...classes import hand_classes, vira_rank_of
-from ...rules import MAO, NOBODY
+from ...classes import deal_weight_matrix, hand_classes, vira_rank_of
+from ...rules import MAO, NOBODY, hand_winner
 from .cardplay import CardplaySolution, solve_cardplay
 from .cardplay_game import CardplayGame
 
@@ -103,10 +105,6 @@ def blind_outcomes(levels, weights, three_ties=MAO) -> tuple[float, float]:
     two ``k``-th cards; covers are not allowed. ``levels`` (n, 3) are the classes' levels,
     ``weights`` (n, n) the exact deal weights (mão's class, pé's class), summing to 1.
     """
-    from itertools import permutations, product
-
-    from ...rules import hand_winner
-
     levels = np.asarray(levels)
     orders = list(permutations(range(3)))
     # every way three round results can come out, decided by the reference tie table
@@ -129,9 +127,9 @@ def blind_outcomes(levels, weights, three_ties=MAO) -> tuple[float, float]:
     return float((weights * win).sum() / n), float((weights * nobody).sum() / n)
 
 
+@lru_cache(maxsize=64)
 def blind_eleven_eleven(vira, three_ties=MAO) -> tuple[float, float]:
-    """:func:`blind_outcomes` for the real deck of ``vira``."""
-    from ...classes import deal_weight_matrix
-
+    """:func:`blind_outcomes` for the real deck of ``vira`` (cached: the match asks for it
+    again at each re-solve of the 11 x 11)."""
     rank = vira_rank_of(vira)
     return blind_outcomes(hand_classes(rank).levels, deal_weight_matrix(rank), three_ties)
