@@ -94,22 +94,37 @@ def test_schedule_weights():
     assert schedule_of("dcfr-floor").factors(5)[1] == 0.0
     assert schedule_of("dcfr-g3").factors(5)[2] == pytest.approx((4 / 5) ** 3)
     assert schedule_of("lcfr").factors(5) == pytest.approx((4 / 5, 4 / 5, 4 / 5))
+    # predictive CFR+ never discounts; PDCFR+ (alpha 2.3, gamma 5); both floor the regrets
+    # and take the next iteration's positive factor for the prediction
+    assert schedule_of("pcfr+").update(5) == (1.0, 0.0, (4 / 5) ** 2, True, True, 1.0)
+    k4, k5 = 4 ** 2.3, 5 ** 2.3
+    assert schedule_of("pdcfr+").update(5) == pytest.approx(
+        (k4 / (k4 + 1), 0.0, (4 / 5) ** 5, True, True, k5 / (k5 + 1)))
     with pytest.raises(ValueError, match="the schedules are"):
         schedule_of("cfr+")
 
 
-def test_a_checkpoint_resumes_only_with_its_schedule(tmp_path):
-    cfg = config_for(toy_cap=TOY, ladder=(1, 3))
-    FullSolver(cfg, schedule="dcfr-g3").solve(0.0, 10, check_every=5,
-                                               checkpoint_dir=tmp_path / "ck")
-    with pytest.raises(ValueError, match="checkpoint of a dcfr-g3 solve"):
+@pytest.mark.parametrize("storage", ["int16", "float32"])
+def test_a_checkpoint_resumes_only_with_its_schedule(tmp_path, storage):
+    """A predictive schedule's checkpoint also holds the predicted regrets: resuming it
+    runs the straight solve's iterates bit for bit."""
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3), storage=storage)
+    FullSolver(cfg, schedule="pdcfr+").solve(0.0, 10, check_every=5,
+                                             checkpoint_dir=tmp_path / "ck")
+    with pytest.raises(ValueError, match="checkpoint of a pdcfr\\+ solve"):
         FullSolver(cfg).solve(0.0, 20, check_every=5, checkpoint_dir=tmp_path / "ck")
-    resumed = FullSolver(cfg, schedule="dcfr-g3").solve(0.0, 20, check_every=5,
-                                                        checkpoint_dir=tmp_path / "ck")
-    straight = FullSolver(cfg, schedule="dcfr-g3").solve(0.0, 20, check_every=5)
+    resumed = FullSolver(cfg, schedule="pdcfr+").solve(0.0, 20, check_every=5,
+                                                       checkpoint_dir=tmp_path / "ck")
+    straight = FullSolver(cfg, schedule="pdcfr+").solve(0.0, 20, check_every=5)
     assert resumed.iterations == 20
-    assert np.array_equal(resumed.reg16, straight.reg16)
-    # a checkpoint written before schedules had names is a dcfr one
+    for name, arr in straight._arrays().items():
+        assert np.array_equal(resumed._arrays()[name], arr), name
+    assert [h[2] for h in resumed.history] == [h[2] for h in straight.history]
+
+
+def test_a_checkpoint_without_a_schedule_is_a_dcfr_one(tmp_path):
+    """Checkpoints written before schedules had names were dcfr solves."""
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3))
     FullSolver(cfg).solve(0.0, 10, check_every=5, checkpoint_dir=tmp_path / "old")
     state = tmp_path / "old" / "state.json"
     meta = json.loads(state.read_text())

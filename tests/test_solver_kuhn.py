@@ -1,16 +1,18 @@
 """The CFR kernels on Kuhn poker (value -1/18), and the solver's state machine."""
 
+import math
+
 import numpy as np
 import pytest
 
-from lab.solver.cfr import CFRSolver, SolverStateError
+from lab.solver.cfr import SCHEDULES, CFRSolver, Schedule, SolverStateError
 from lab.solver.games.kuhn import KUHN_PAYOFF, KUHN_VALUE, KuhnPoker
 from lab.solver.tree import build_tree
 
 
-def kuhn_solver():
+def kuhn_solver(schedule="dcfr"):
     game = KuhnPoker()
-    return CFRSolver(build_tree(game), game.deal_weights(), KUHN_PAYOFF)
+    return CFRSolver(build_tree(game), game.deal_weights(), KUHN_PAYOFF, schedule=schedule)
 
 
 def test_kuhn_value_through_the_same_kernels():
@@ -23,6 +25,34 @@ def test_kuhn_value_through_the_same_kernels():
     hv = solver.hand_values()
     weights = solver.weights[0].sum(axis=1)
     assert weights @ hv[0] == pytest.approx(solver.value(), abs=1e-9)
+
+
+@pytest.mark.parametrize("schedule", sorted(SCHEDULES))
+def test_every_schedule_solves_kuhn(schedule):
+    """Each schedule offered (Discounted CFR's, the floored ``+`` ones, the predictive
+    ones) converges to the game value -1/18 on the same kernels."""
+    solver = kuhn_solver(schedule).solve(target_exploitability=1e-3, max_iterations=3000,
+                                         check_every=50)
+    assert solver.final_exploitability <= 1e-3
+    assert solver.value() == pytest.approx(KUHN_VALUE, abs=2e-3)
+    if SCHEDULES[schedule].plus:   # floored regrets never go negative
+        assert solver.regret.min() >= 0.0
+
+
+def test_predictive_matching_plays_the_predicted_regret():
+    """Predictive CFR+ against the same schedule without prediction: after iteration 1 the
+    regrets are the first gains' positive parts, and matching on (regret + the gain again)
+    plays the same strategy; at iteration 2 the gains differ from the regrets, and the
+    strategies part."""
+    plain = kuhn_solver(Schedule("cfr+", math.inf, -math.inf, 2.0, plus=True)).allocate()
+    predictive = kuhn_solver("pcfr+").allocate()
+    plain.iterate(1)
+    predictive.iterate(1)
+    assert np.array_equal(plain.regret, predictive.regret)
+    assert np.allclose(plain.sigma, predictive.sigma, atol=1e-7)
+    plain.iterate(1)
+    predictive.iterate(1)
+    assert not np.allclose(plain.sigma, predictive.sigma, atol=1e-3)
 
 
 def test_kuhn_equilibrium_strategy_facts():

@@ -21,7 +21,11 @@ multiplied by ``(t-1)^alpha / ((t-1)^alpha + 1)``, his negative ones by
 ``(t-1)^beta / ((t-1)^beta + 1)`` and his average-strategy sums by
 ``((t-1)/t)^gamma``, before the new regrets and reach-weighted strategy are added.
 The :data:`SCHEDULES` name the weights offered; ``dcfr`` (alpha 1.5, beta 0,
-gamma 2) is the default.
+gamma 2) is the default. The ``+`` schedules keep regrets non-negative after each
+update (CFR+'s floor: ``max(discounted regret + gain, 0)``); the predictive ones
+(``pcfr+``, Farina, Kroer & Sandholm 2021; ``pdcfr+``, Xu et al. 2024) play regret
+matching on the regret predicted for the next iteration, the accumulated one
+(discounted once more) plus this iteration's gain again.
 """
 
 from __future__ import annotations
@@ -42,18 +46,25 @@ from ..errors import InputError
 
 @dataclass(frozen=True)
 class Schedule:
-    """The weights of Discounted CFR (see the module docstring); ``beta = -inf`` sets
-    negative regrets to zero at every iteration (as CFR+ does)."""
+    """The weights of Discounted CFR (see the module docstring); ``alpha = inf`` never
+    discounts positive regrets, ``beta = -inf`` sets negative regrets to zero at every
+    iteration (as CFR+ does); ``plus`` floors regrets at zero after each update and
+    ``predictive`` plays the predicted regret (both as in the module docstring)."""
 
     name: str
     alpha: float
     beta: float
     gamma: float
+    plus: bool = False
+    predictive: bool = False
 
     def factors(self, it: int) -> tuple[float, float, float]:
         """(positive regrets, negative regrets, strategy sums) multipliers at iteration ``it``."""
-        k = (it - 1) ** self.alpha
-        pos = k / (k + 1.0)
+        if self.alpha == math.inf:
+            pos = 1.0
+        else:
+            k = (it - 1) ** self.alpha
+            pos = k / (k + 1.0)
         if self.beta == -math.inf:
             neg = 0.0
         else:
@@ -62,12 +73,20 @@ class Schedule:
         avg = ((it - 1) / it) ** self.gamma
         return pos, neg, avg
 
+    def update(self, it: int) -> tuple[float, float, float, bool, bool, float]:
+        """What the kernels take for iteration ``it``: its three factors, ``plus``,
+        ``predictive`` and the next iteration's positive-regret factor."""
+        return (*self.factors(it), self.plus, self.predictive, self.factors(it + 1)[0])
+
 
 SCHEDULES = {s.name: s for s in (
     Schedule("dcfr", 1.5, 0.0, 2.0),          # Brown & Sandholm's recommended weights
     Schedule("dcfr-floor", 1.5, -math.inf, 2.0),   # negative regrets dropped (CFR+-like)
     Schedule("dcfr-g3", 1.5, 0.0, 3.0),       # the average forgets the early iterates faster
     Schedule("lcfr", 1.0, 1.0, 1.0),          # Linear CFR: iteration t weighs t
+    Schedule("dcfr+", 1.5, -math.inf, 4.0, plus=True),   # Xu et al.'s DCFR+
+    Schedule("pcfr+", math.inf, -math.inf, 2.0, plus=True, predictive=True),
+    Schedule("pdcfr+", 2.3, -math.inf, 5.0, plus=True, predictive=True),
 )}
 """The Discounted CFR weights offered, by name."""
 
@@ -174,12 +193,12 @@ class CFRSolver(Lifecycle):
         for _ in range(n):
             self.iterations += 1
             it = self.iterations
-            pos, neg, avg = self.schedule.factors(it)
+            update = self.schedule.update(it)
             for p in (0, 1):
                 self._values(p, self.sigma, False)
                 K.update_regrets(self.infosets[p], t.infoset_pair, t.infoset_edge_start,
                                  t.infoset_edge_count, t.edge_pair, self.cfv, self.reach,
-                                 self.sigma, self.regret, self.cum, pos, neg, avg)
+                                 self.sigma, self.regret, self.cum, *update)
 
     def _average(self) -> np.ndarray:
         """The average strategy (cached until the next iteration)."""

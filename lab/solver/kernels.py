@@ -247,31 +247,52 @@ def backward_values(player, depth_node_start, depth_pair_start, node_actor, node
 
 @njit(cache=True, inline="always")
 def _update_one(s, infoset_pair, edge_start, edge_count, edge_pair, cfv, reach, sigma, regret,
-                cum, pos_discount, neg_discount, avg_discount):
+                cum, pos_discount, neg_discount, avg_discount, plus, predictive, next_discount):
     pair = infoset_pair[s]
     ev = cfv[pair]
     own = reach[pair]
-    for e in range(edge_start[s], edge_start[s] + edge_count[s]):
+    a, n = edge_start[s], edge_count[s]
+    for e in range(a, a + n):
         r = regret[e]
-        r = r * (pos_discount if r > 0.0 else neg_discount)
-        regret[e] = r + (cfv[edge_pair[e]] - ev)
+        gain = cfv[edge_pair[e]] - ev
         cum[e] = cum[e] * avg_discount + own * sigma[e]
-    _match(s, edge_start, edge_count, regret, sigma)
+        if plus:
+            r = max(r * pos_discount + gain, 0.0)
+        else:
+            r = r * (pos_discount if r > 0.0 else neg_discount) + gain
+        regret[e] = r
+        if predictive:
+            # the predicted regret of the next iteration: this one's gain again
+            sigma[e] = max(r * next_discount + gain, 0.0)
+    if predictive:
+        total = 0.0
+        for e in range(a, a + n):
+            total += sigma[e]
+        for e in range(a, a + n):
+            sigma[e] = sigma[e] / total if total > 0.0 else 1.0 / n
+    else:
+        _match(s, edge_start, edge_count, regret, sigma)
 
 
 @njit(cache=True, parallel=True)
 def update_regrets(infosets, infoset_pair, edge_start, edge_count, edge_pair, cfv, reach,
-                   sigma, regret, cum, pos_discount, neg_discount, avg_discount):
-    """One Discounted CFR step on one player's information sets, then regret matching.
+                   sigma, regret, cum, pos_discount, neg_discount, avg_discount,
+                   plus=False, predictive=False, next_discount=1.0):
+    """One Discounted CFR step on one player's information sets, then his next strategy.
 
-    regret <- regret * (pos_discount if > 0 else neg_discount) + cfv(edge) - cfv(info set);
-    cum <- cum * avg_discount + reach(info set) * sigma; then sigma <- regret matching.
+    regret <- regret * (pos_discount if > 0 else neg_discount) + cfv(edge) - cfv(info set)
+    (with ``plus``: the positive part of regret * pos_discount + the gain, as CFR+ does);
+    cum <- cum * avg_discount + reach(info set) * sigma; then sigma <- regret matching, or
+    with ``predictive`` matching on the predicted regret ``regret * next_discount + gain``
+    (the gain of this iteration taken as the next one's, as predictive CFR+ does).
     """
     if len(infosets) >= PARALLEL_MIN:
         for k in prange(len(infosets)):
             _update_one(infosets[k], infoset_pair, edge_start, edge_count, edge_pair, cfv, reach,
-                        sigma, regret, cum, pos_discount, neg_discount, avg_discount)
+                        sigma, regret, cum, pos_discount, neg_discount, avg_discount, plus,
+                        predictive, next_discount)
     else:
         for k in range(len(infosets)):
             _update_one(infosets[k], infoset_pair, edge_start, edge_count, edge_pair, cfv, reach,
-                        sigma, regret, cum, pos_discount, neg_discount, avg_discount)
+                        sigma, regret, cum, pos_discount, neg_discount, avg_discount, plus,
+                        predictive, next_discount)

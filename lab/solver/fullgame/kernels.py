@@ -65,8 +65,11 @@ Tree = namedtuple("Tree", [
     "t_exit", "t_answerer"])
 """The shape of the full game the kernels walk (:mod:`lab.solver.fullgame.tree`)."""
 
-Store = namedtuple("Store", ["wide", "reg32", "reg16", "rscale", "cum32", "cum16", "cscale"])
-"""Regrets and strategy sums: float32 (``wide``) or 16 bits with a scale per public node."""
+Store = namedtuple("Store", ["wide", "reg32", "reg16", "rscale", "cum32", "cum16", "cscale",
+                             "pred32", "pred16", "pscale"])
+"""Regrets and strategy sums: float32 (``wide``) or 16 bits with a scale per public node;
+``pred*``: the regrets regret matching reads (the same arrays as ``reg*``, or for a
+predictive schedule the regrets predicted for the next iteration)."""
 
 Work = namedtuple("Work", ["ENT", "OUT", "ES", "RI", "VI", "SIG", "EV", "KI", "TMP", "WC", "TK"])
 """Working buffers, one row per depth: entering reach and values (``ENT``, ``OUT``) and
@@ -74,9 +77,12 @@ states (``ES``), reach and values per betting node (``RI``, ``VI``), strategies 
 action values (``SIG``, ``EV``), node index (``KI``), T nodes (``TK``), dense deal
 weights (``WC``), scratch (``TMP``)."""
 
-Step = namedtuple("Step", ["u", "mode", "pos", "neg", "avg", "win", "lose", "ladder", "Wu"])
+Step = namedtuple("Step", ["u", "mode", "pos", "neg", "avg", "win", "lose", "ladder", "Wu",
+                           "plus", "predictive", "nxt"])
 """One walk: seat ``u``, mode, Discounted CFR factors (positive and negative regrets,
-strategy sums), payoffs ``win`` / ``lose`` over the ``ladder``, ``u``'s deal weights."""
+strategy sums), payoffs ``win`` / ``lose`` over the ``ladder``, ``u``'s deal weights;
+the schedule's ``plus`` floor and ``predictive`` matching with ``nxt``, the next
+iteration's positive-regret factor (:class:`lab.solver.cfr.Schedule`)."""
 
 
 @njit(cache=True, inline="always")
@@ -204,7 +210,8 @@ def prepare_node(c, d, H, T, S, W, P):
         T.kind, T.actor, T.pair_start, T.nn, T.n_edges, T.pair_hand, T.pair_edge_start,
         T.pair_edge_count, T.slot_base, T.node_base, T.t_start, T.t_size, T.t_kind,
         T.t_parent, T.t_child_a, T.t_child_b, T.t_answerer)
-    wide, reg32, reg16, cum32, cum16 = S.wide, S.reg32, S.reg16, S.cum32, S.cum16
+    # regret matching reads the predicted regrets (the regrets themselves unless predictive)
+    wide, reg32, reg16, cum32, cum16 = S.wide, S.pred32, S.pred16, S.cum32, S.cum16
     ENT, ES, RI, VI, SIG, KI, TMP, WC, TK = W.ENT, W.ES, W.RI, W.VI, W.SIG, W.KI, W.TMP, W.WC, W.TK
     u, mode, Wu = P.u, P.mode, P.Wu
     a = actor[c]
@@ -413,6 +420,58 @@ def _showdown(c, d, T, W, P, K, TT):
     return 0
 
 
+@njit(cache=True, inline="always")
+def new_regret(r, ev, vi, pos, neg, plus, predictive, nxt, TMP, q):
+    """TMP[3, q]: the Discounted CFR update of regret ``r`` by the gain ``ev - vi`` (floored
+    at zero with ``plus``); with ``predictive``, TMP[6, q]: the regret predicted for the
+    next iteration (the new one discounted by ``nxt``, plus the gain again, floored)."""
+    if plus:
+        r = max(r * pos + (ev - vi), 0.0)
+    else:
+        r *= pos if r > 0.0 else neg
+        r = r + ev - vi
+    TMP[3, q] = r
+    if predictive:
+        TMP[6, q] = max(r * nxt + (ev - vi), 0.0)
+
+
+@njit(cache=True)
+def store_node(ks, m, pub, S, TMP, predictive):
+    """Write one public node's ``m`` new regrets (TMP row 3), strategy sums (row 4) and,
+    for a predictive schedule, predicted regrets (row 6) from slot ``ks`` on; in 16 bits
+    each with a new scale for the node."""
+    if S.wide:
+        for q in range(m):
+            S.reg32[ks + q] = TMP[3, q]
+            S.cum32[ks + q] = TMP[4, q]
+            if predictive:
+                S.pred32[ks + q] = TMP[6, q]
+        return 0
+    mr = 0.0
+    mc = 0.0
+    mp = 0.0
+    for q in range(m):
+        if abs(TMP[3, q]) > mr:
+            mr = abs(TMP[3, q])
+        if TMP[4, q] > mc:
+            mc = TMP[4, q]
+        if predictive and TMP[6, q] > mp:
+            mp = TMP[6, q]
+    sr = mr / I16 if mr > 0.0 else 1.0
+    sc = mc / U16 if mc > 0.0 else 1.0
+    S.rscale[pub] = sr
+    S.cscale[pub] = sc
+    for q in range(m):
+        S.reg16[ks + q] = np.int16(np.rint(TMP[3, q] / sr))
+        S.cum16[ks + q] = np.uint16(np.rint(TMP[4, q] / sc))
+    if predictive:
+        sp = mp / I16 if mp > 0.0 else 1.0
+        S.pscale[pub] = sp
+        for q in range(m):
+            S.pred16[ks + q] = np.int16(np.rint(TMP[6, q] / sp))
+    return 0
+
+
 @njit(cache=True)
 def _finish(c, d, H, T, S, W, P, K):
     """Betting backward (values, regret and strategy-sum updates) and the values of the
@@ -421,10 +480,11 @@ def _finish(c, d, H, T, S, W, P, K):
      t_child_a, t_child_b, t_value, t_answerer) = (
         T.actor, T.pair_start, T.nn, T.n_edges, T.pair_edge_start, T.pair_edge_count,
         T.t_size, T.t_kind, T.t_child_a, T.t_child_b, T.t_value, T.t_answerer)
-    wide, reg32, reg16, rscale, cum32, cum16, cscale = S
+    wide, reg32, reg16, rscale, cum32, cum16, cscale = (S.wide, S.reg32, S.reg16, S.rscale,
+                                                        S.cum32, S.cum16, S.cscale)
     OUT, ES, RI, VI, SIG, EV, KI, TMP, WC = W.OUT, W.ES, W.RI, W.VI, W.SIG, W.EV, W.KI, W.TMP, W.WC
-    (u, mode, pos, neg, avg, win, lose, ladder) = (
-        P.u, P.mode, P.pos, P.neg, P.avg, P.win, P.lose, P.ladder)
+    (u, mode, pos, neg, avg, win, lose, ladder, plus, predictive, nxt) = (
+        P.u, P.mode, P.pos, P.neg, P.avg, P.win, P.lose, P.ladder, P.plus, P.predictive, P.nxt)
     a = actor[c]
     n0 = nn[c, 0]
     na = nn[c, a]
@@ -483,37 +543,16 @@ def _finish(c, d, H, T, S, W, P, K):
                     ri = RI[d, ru + i]
                     for e in range(es, es + ec):
                         r = reg32[ks + e] if wide else reg16[ks + e] * rs
-                        r *= pos if r > 0.0 else neg
-                        TMP[3, e] = r + EV[d, so + e] - vi
+                        new_regret(r, EV[d, so + e], vi, pos, neg, plus, predictive, nxt, TMP, e)
                         TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e] * cs) * avg
                                      + ri * SIG[d, so + e])
                     if can_raise:
                         e = E + i
                         r = reg32[ks + e] if wide else reg16[ks + e] * rs
-                        r *= pos if r > 0.0 else neg
-                        TMP[3, e] = r + EV[d, so + e] - vi
+                        new_regret(r, EV[d, so + e], vi, pos, neg, plus, predictive, nxt, TMP, e)
                         TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e] * cs) * avg
                                      + ri * SIG[d, so + e])
-                # write the node's new regrets (TMP row 3) and strategy sums (row 4)
-                if wide:
-                    for q in range(m):
-                        reg32[ks + q] = TMP[3, q]
-                        cum32[ks + q] = TMP[4, q]
-                else:
-                    mr = 0.0
-                    mc = 0.0
-                    for q in range(m):
-                        if abs(TMP[3, q]) > mr:
-                            mr = abs(TMP[3, q])
-                        if TMP[4, q] > mc:
-                            mc = TMP[4, q]
-                    sr = mr / I16 if mr > 0.0 else 1.0
-                    sc = mc / U16 if mc > 0.0 else 1.0
-                    rscale[pub] = sr
-                    cscale[pub] = sc
-                    for q in range(m):
-                        reg16[ks + q] = np.int16(np.rint(TMP[3, q] / sr))
-                        cum16[ks + q] = np.uint16(np.rint(TMP[4, q] / sc))
+                store_node(ks, m, pub, S, TMP, predictive)
         else:
             b = t_answerer[gid]
             raiser = 1 - b
@@ -553,31 +592,12 @@ def _finish(c, d, H, T, S, W, P, K):
                             ev = ev_acc if x == 0 else (ev_run if x == 1 else ev_rr)
                             sl = ks + i * n_ans + x
                             r = reg32[sl] if wide else reg16[sl] * rs
-                            r *= pos if r > 0.0 else neg
-                            TMP[3, i * n_ans + x] = r + ev - vi
+                            new_regret(r, ev, vi, pos, neg, plus, predictive, nxt, TMP,
+                                       i * n_ans + x)
                             TMP[4, i * n_ans + x] = ((cum32[sl] if wide else cum16[sl] * cs)
                                                      * avg + ri * SIG[d, so + 3 * i + x])
                 if mode == CFR:
-                    # write the node's new regrets (TMP row 3) and strategy sums (row 4)
-                    if wide:
-                        for q in range(m):
-                            reg32[ks + q] = TMP[3, q]
-                            cum32[ks + q] = TMP[4, q]
-                    else:
-                        mr = 0.0
-                        mc = 0.0
-                        for q in range(m):
-                            if abs(TMP[3, q]) > mr:
-                                mr = abs(TMP[3, q])
-                            if TMP[4, q] > mc:
-                                mc = TMP[4, q]
-                        sr = mr / I16 if mr > 0.0 else 1.0
-                        sc = mc / U16 if mc > 0.0 else 1.0
-                        rscale[pub] = sr
-                        cscale[pub] = sc
-                        for q in range(m):
-                            reg16[ks + q] = np.int16(np.rint(TMP[3, q] / sr))
-                            cum16[ks + q] = np.uint16(np.rint(TMP[4, q] / sc))
+                    store_node(ks, m, pub, S, TMP, predictive)
             else:
                 rb = (r0 if b == 0 else r1) + k * nb
                 for j in range(nb):

@@ -210,6 +210,8 @@ class FullSolver(Lifecycle):
         L = self.layout
         per = 8 if self.config.storage == "float32" else 4
         storage = L.n_slots * per + (0 if per == 8 else L.n_public * 8)
+        if self.schedule.predictive:   # the predicted regrets (and their scales)
+            storage += L.n_slots * per // 2 + (0 if per == 8 else L.n_public * 4)
         buffers = self._buffer_bytes()
         held = sum(v.nbytes for v in vars(self.tree).values() if isinstance(v, np.ndarray))
         held += sum(v.nbytes for v in vars(L).values() if isinstance(v, np.ndarray))
@@ -274,6 +276,12 @@ class FullSolver(Lifecycle):
             self.cum16 = np.zeros(L.n_slots, dtype=np.uint16)
             self.rscale = np.ones(L.n_public, dtype=np.float32)
             self.cscale = np.ones(L.n_public, dtype=np.float32)
+        if self.schedule.predictive:
+            self.pred32, self.pred16, self.pscale = (np.zeros_like(self.reg32),
+                                                     np.zeros_like(self.reg16),
+                                                     np.ones_like(self.rscale))
+        else:   # regret matching reads the regrets themselves
+            self.pred32, self.pred16, self.pscale = self.reg32, self.reg16, self.rscale
         self._allocate_buffers()
         self.state = ALLOCATED
         return self
@@ -286,7 +294,7 @@ class FullSolver(Lifecycle):
             ES=np.zeros((D, s["k"]), dtype=np.int64), RI=np.zeros((D, s["intra"])),
             VI=np.zeros((D, s["intra"])), SIG=np.zeros((D, s["sig"])),
             EV=np.zeros((D, s["sig"])), KI=np.zeros((D, s["k"], 8), dtype=np.int64),
-            TMP=np.zeros((6, s["tmp"])), WC=np.zeros((D, s["n2"])),
+            TMP=np.zeros((7, s["tmp"])), WC=np.zeros((D, s["n2"])),
             TK=np.zeros((D, s["k"]), dtype=np.int64))
         # one set of working buffers per thread for the root's subtrees
         self.thread_work = None if self.threads == 1 else K.Work(
@@ -313,6 +321,7 @@ class FullSolver(Lifecycle):
         self.cum16 = np.zeros(1, dtype=np.uint16)
         self.rscale = np.ones(1, dtype=np.float32)
         self.cscale = np.ones(1, dtype=np.float32)
+        self.pred32, self.pred16, self.pscale = self.reg32, self.reg16, self.rscale
         self._allocate_buffers()
         self.fixed_policy = True
         self.state = ALLOCATED
@@ -354,7 +363,7 @@ class FullSolver(Lifecycle):
         return (ones, a, -b) if u == 0 else (ones, -b, a)
 
     def traverse(self, u: int, mode: int, pos=0.0, neg=0.0, avg=0.0, ladder=None,
-                 win=None, lose=None) -> np.ndarray:
+                 win=None, lose=None, iteration: int = 1) -> np.ndarray:
         """Counterfactual values of seat ``u``'s root hands (payoff times deal probability).
 
         ``u`` gets ``win * ladder[k]`` for winning a hand worth the ``k``-th ladder value
@@ -369,7 +378,7 @@ class FullSolver(Lifecycle):
         lad = np.asarray(ladder, dtype=np.float64)
         win = np.broadcast_to(np.asarray(win, dtype=np.float64), lad.shape).copy()
         lose = np.broadcast_to(np.asarray(lose, dtype=np.float64), lad.shape).copy()
-        step = self.step(u, mode, pos, neg, avg, win, lose, lad)
+        step = self.step(u, mode, pos, neg, avg, win, lose, lad, iteration)
         if self.threads == 1:
             return K.traverse(self.shape, self.store(), self.work, step)
         import numba
@@ -388,7 +397,7 @@ class FullSolver(Lifecycle):
             pos, neg, avg = self.schedule.factors(it)
             self.complete = False   # until both seats' traversals of this iteration are done
             for u in (0, 1):
-                self.traverse(u, K.CFR, pos, neg, avg)
+                self.traverse(u, K.CFR, pos, neg, avg, iteration=it)
             self.iterations = it
             self.complete = True
         self.seconds += time.perf_counter() - start
@@ -447,17 +456,19 @@ class FullSolver(Lifecycle):
     def store(self) -> K.Store:
         """The regrets and strategy sums as the kernels take them (:data:`kernels.Store`)."""
         return K.Store(self.config.storage == "float32", self.reg32, self.reg16, self.rscale,
-                       self.cum32, self.cum16, self.cscale)
+                       self.cum32, self.cum16, self.cscale, self.pred32, self.pred16,
+                       self.pscale)
 
     def step(self, u: int, mode: int, pos=0.0, neg=0.0, avg=0.0, win=None, lose=None,
-             ladder=None) -> K.Step:
-        """One walk for seat ``u`` (:data:`kernels.Step`); payoffs default to all ones
-        over ``ladder`` (default the solver's)."""
+             ladder=None, iteration: int = 1) -> K.Step:
+        """One walk for seat ``u`` (:data:`kernels.Step`) at ``iteration`` (for the schedule's
+        next factor); payoffs default to all ones over ``ladder`` (default the solver's)."""
         lad = self.ladder if ladder is None else np.asarray(ladder, dtype=np.float64)
         ones = np.ones_like(lad)
+        _, _, _, plus, predictive, nxt = self.schedule.update(iteration)
         return K.Step(int(u), int(mode), float(pos), float(neg), float(avg),
                       ones if win is None else win, ones if lose is None else lose, lad,
-                      self.weights[u])
+                      self.weights[u], plus, predictive, float(nxt))
 
     def exploitability(self) -> float:
         """Mean of both seats' best-response gains: points per hand (or in the payoffs of
@@ -557,8 +568,11 @@ class FullSolver(Lifecycle):
 
     # ------------------------------------------------------------ checkpoints
     def _arrays(self) -> dict:
-        return {"reg32": self.reg32, "cum32": self.cum32, "reg16": self.reg16,
-                "cum16": self.cum16, "rscale": self.rscale, "cscale": self.cscale}
+        arrays = {"reg32": self.reg32, "cum32": self.cum32, "reg16": self.reg16,
+                  "cum16": self.cum16, "rscale": self.rscale, "cscale": self.cscale}
+        if self.schedule.predictive:
+            arrays.update(pred32=self.pred32, pred16=self.pred16, pscale=self.pscale)
+        return arrays
 
     def save_checkpoint(self, directory) -> Path:
         """Write the regrets, strategy sums and history to ``directory`` (atomically)."""
