@@ -11,7 +11,11 @@ def test_bench_cardplay_prints_every_figure():
                           "--solver-iterations", "2"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     text = out.stdout
-    assert re.search(r"vira 7: \d+ iterations, exploitability \d\.\d+e-0[5-9]", text)
+    # both default schedules, each to the target, then side by side
+    found = re.findall(r"vira 7: (\d+) iterations, exploitability \d\.\d+e-0[5-9]", text)
+    assert len(found) == 2
+    assert re.search(rf"side by side: dcfr [\d.]+ s \({found[0]} iterations\), "
+                     rf"dcfr\+ [\d.]+ s \({found[1]} iterations\)", text)
     for figure in (r"wall time, 1 viras: [\d.]+ s", r"peak memory: \d+ MB",
                    r"speed-up per iteration: \d+x", r"bytes touched per iteration: \d+ MB",
                    r"iteration time / bandwidth bound: [\d.]+x"):
@@ -19,7 +23,8 @@ def test_bench_cardplay_prints_every_figure():
 
 
 def test_bench_cardplay_refuses_bad_options():
-    for args in (["--jobs", "0"], ["--viras", "9"], ["--bogus"]):
+    for args in (["--jobs", "0"], ["--viras", "9"], ["--bogus"], ["--schedules", "dcfr,dcfr"],
+                 ["--schedules", "cfr"]):
         out = subprocess.run([sys.executable, "-m", "lab", "bench", "cardplay", *args],
                              capture_output=True, text=True)
         lines = out.stderr.strip().splitlines()

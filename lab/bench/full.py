@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from ..errors import InputError
 from ..options import count, integers, Parser, positive
 
 
@@ -45,7 +44,7 @@ def _rss_gib() -> float:
 
 
 def main(argv) -> int:
-    from ..solver.cfr import SCHEDULES, schedule_of
+    from ..solver.cfr import SCHEDULES, schedules_of
     from ..solver.fullgame.solver import FullSolver, config_for, ensure_compiled
 
     p = Parser(prog="lab bench full", description=__doc__.splitlines()[0])
@@ -70,9 +69,7 @@ def main(argv) -> int:
                         "configuration, comma separated (" + ", ".join(SCHEDULES) + "; "
                         "default dcfr); with more than one, a side-by-side table ends the run")
     args = p.parse_args(argv)
-    schedules = [schedule_of(name.strip()) for name in args.schedules.split(",") if name.strip()]
-    if not schedules or len({s.name for s in schedules}) != len(schedules):
-        raise InputError(f"{args.schedules!r}: name each schedule once ({', '.join(SCHEDULES)})")
+    schedules = schedules_of(args.schedules)
 
     ladder, toy = args.ladder, args.toy
     config = config_for(None if toy else args.vira, toy_cap=toy, ladder=ladder,

@@ -101,6 +101,14 @@ def schedule_of(name) -> Schedule:
         raise InputError(f"{name!r}: the schedules are {', '.join(SCHEDULES)}") from None
 
 
+def schedules_of(text: str) -> list[Schedule]:
+    """The schedules named in ``text``, comma-separated, each once (an option's value)."""
+    schedules = [schedule_of(name.strip()) for name in text.split(",") if name.strip()]
+    if not schedules or len({s.name for s in schedules}) != len(schedules):
+        raise InputError(f"{text!r}: name each schedule once ({', '.join(SCHEDULES)})")
+    return schedules
+
+
 class CFRSolver(Lifecycle):
     """Discounted CFR for one public tree, deal-weight matrix and payoff vector."""
 

@@ -59,8 +59,9 @@ def _game(vira, decision_seat=None, fold_round3=True, cover_in_round3=False, thr
 
 def cardplay_solver(vira, payoff=(1.0, 0.0), total: float = 1.0, decision=None,
                     fold_round3: bool = True, cover_in_round3: bool = False,
-                    threads: int | None = 1, three_ties=MAO) -> CFRSolver:
-    """A built (not yet allocated) :class:`CFRSolver` for the card-play game of ``vira``."""
+                    threads: int | None = 1, three_ties=MAO, schedule="dcfr") -> CFRSolver:
+    """A built (not yet allocated) :class:`CFRSolver` for the card-play game of ``vira``
+    (``schedule``: one of :data:`lab.solver.cfr.SCHEDULES`)."""
     seat = None if decision is None else int(decision[0])
     tree = cardplay_tree(seat, fold_round3, cover_in_round3, three_ties)
     game = _game(vira, seat, fold_round3, cover_in_round3, three_ties)
@@ -72,7 +73,8 @@ def cardplay_solver(vira, payoff=(1.0, 0.0), total: float = 1.0, decision=None,
                          "go to a seat")
     if decision is not None:
         pay.append(float(decision[1]))
-    return CFRSolver(tree, game.deal_weights(), pay, total=total, threads=threads)
+    return CFRSolver(tree, game.deal_weights(), pay, total=total, threads=threads,
+                     schedule=schedule)
 
 
 def cardplay_work(decision_seat=None) -> dict:
@@ -214,19 +216,22 @@ def _state_index(class_levels) -> dict:
 def solve_cardplay(vira, target_exploitability: float = 1e-4, max_iterations: int = 2000,
                    progress: bool = False, payoff=(1.0, 0.0), total: float = 1.0,
                    decision=None, check_every: int = 8, first_check: int = 24,
-                   threads: int | None = 1, three_ties=MAO) -> CardplaySolution:
+                   threads: int | None = 1, three_ties=MAO,
+                   schedule="dcfr") -> CardplaySolution:
     """Solve the card-play game of ``vira`` (a rank character, rank index or Card).
 
     Iterates Discounted CFR until the exploitability (win probability with the
     default payoffs) is at most ``target_exploitability`` or ``max_iterations``,
     checking it after ``first_check`` iterations and every ``check_every`` after.
     ``threads``: numba threads for the kernels (None: all); one is the fastest
-    when solves run side by side in processes or the machine is busy.
+    when solves run side by side in processes or the machine is busy. ``schedule``:
+    the Discounted CFR variant (:data:`lab.solver.cfr.SCHEDULES`; the stored tables
+    are ``dcfr`` solves).
     """
     rank = vira_rank_of(vira)
     start = time.perf_counter()
     solver = cardplay_solver(rank, payoff=payoff, total=total, decision=decision,
-                             threads=threads, three_ties=three_ties)
+                             threads=threads, three_ties=three_ties, schedule=schedule)
     solver.allocate()
     solver.solve(target_exploitability, max_iterations, check_every=check_every,
                  progress=progress, first_check=first_check)
