@@ -302,10 +302,6 @@ def note(text: str, progress=None):
 
 # ---------------------------------------------------------------- the full game, points
 
-_VALUED: list = []
-"""Not empty once this process has computed values (numba is compiled)."""
-
-
 
 def _full_game(position: Position, progress) -> Advice:
     from .match import FULL_MODEL
@@ -333,11 +329,10 @@ def _full_game(position: Position, progress) -> Advice:
             strategy = policy.strategy(spot, own)
         except PolicyError:
             on_path = False
-    slow = int(policy.tree.depth[spot.card]) <= 1 or not _VALUED  # round 1 or compiling
+    slow = int(policy.tree.depth[spot.card]) <= 1   # round 1: most of the game to walk
     with note("exact values of each action (a best-response traversal of the rest of "
               "the hand)", progress if slow else False):
         acts, values = line.action_values(seat)
-    _VALUED.append(True)
     column = values[:, i]
     if not np.isfinite(column).any():
         raise AdviceError("the opponent's actions so far have probability zero under the "

@@ -20,9 +20,9 @@ probability), and the conventions (two cards of one level share its probability 
 both carry its value; surrender is listed with probability 0 and what it pays; covering
 the last card in round 3 is not listed) are in :mod:`lab.advice`.
 
-Slow steps (loading a vira's policy, about 10 s; the first values in a process compile
-numba, 15-30 s; a value at the start of the hand is one traversal of the game, tens of
-seconds on a busy machine) show a one-line note on stderr when stderr is a terminal.
+Slow steps (loading a vira's policy, about 10 s; a value at the start of the hand is one
+traversal of the game, tens of seconds on a busy machine; the kernels are compiled once
+per machine, into numba's cache) show a one-line note on stderr when stderr is a terminal.
 Bad input, or a position the solved game cannot value, is one ``error:`` line on stderr
 with nothing on stdout (exit 2); a missing policy names the command that builds it.
 """

@@ -225,54 +225,90 @@ def _finish(c, d, H, T, W, P, K, X):
     return 0
 
 
-# self-recursive: compiled in each process (numba's cache cannot reload it)
-@njit(cache=False)
-def _visit(c, d, H, T, S, W, P, X):
-    nn, child_start, pair_start, pair_parent, pair_edge = (
-        T.nn, T.child_start, T.pair_start, T.pair_parent, T.pair_edge)
+@njit(cache=True)
+def _take_child(c, ch, d, TT, T, W, P, X):
+    """Gather card child ``ch``'s batched values (``OB[d + 1]``) back to the T nodes of
+    node ``c`` at depth ``d``: into ``u``'s card edges when he moves, summed otherwise."""
+    nn, pair_start, pair_parent, pair_edge = T.nn, T.pair_start, T.pair_parent, T.pair_edge
     KI, TK = W.KI, W.TK
     EB, VB, OB = X.EB, X.VB, X.OB
     u = P.u
     a = T.actor[c]
     nu = nn[c, u]
     B = X.WIN.shape[0]
-    K, TT = prepare_node(c, d, H, T, S, W, P)
-    for x in range(K * nu):
-        for b in range(B):
-            VB[d, x, b] = 0.0
-    if T.kind[c] == LAST:
-        _showdown(c, d, T, W, P, K, TT, X)
-    else:
-        d1 = d + 1
-        enter_turns(c, d, TT, T, W, W)
-        for ch in range(child_start[c], child_start[c] + T.child_count[c]):
-            c0 = nn[ch, 0]
-            q0 = pair_start[ch]
-            enter_child(c, ch, d, K, TT, T, W, W.ENT)
-            if T.kind[ch] == END:
-                _end_values(ch, d, TT, T, P, W, X)
+    d1 = d + 1
+    cu = nn[ch, u]
+    qu = pair_start[ch] + (nn[ch, 0] if u == 1 else 0)
+    for t in range(TT):
+        k = TK[d, t]
+        so = KI[d, k, 4]
+        for i in range(cu):
+            if u == a:
+                x = so + pair_edge[qu + i]
+                for b in range(B):
+                    EB[d, x, b] = OB[d1, t * cu + i, b]
             else:
-                _visit(ch, d1, TT, T, S, W, P, X)
-            # gather the child's values back to this node's T nodes
-            cu = nn[ch, u]
-            qu = q0 + (c0 if u == 1 else 0)
-            for t in range(TT):
-                k = TK[d, t]
-                so = KI[d, k, 4]
-                for i in range(cu):
-                    if u == a:
-                        x = so + pair_edge[qu + i]
-                        for b in range(B):
-                            EB[d, x, b] = OB[d1, t * cu + i, b]
-                    else:
-                        x = k * nu + pair_parent[qu + i]
-                        for b in range(B):
-                            VB[d, x, b] += OB[d1, t * cu + i, b]
-    _finish(c, d, H, T, W, P, K, X)
+                x = k * nu + pair_parent[qu + i]
+                for b in range(B):
+                    VB[d, x, b] += OB[d1, t * cu + i, b]
     return 0
 
 
-@njit(cache=False)
+@njit(cache=True)
+def _visit(c0, d0, H0, T, S, W, P, X):
+    """:func:`kernels._visit` with a vector of values per (node, hand): the same depth-first
+    walk with an explicit stack (so that numba caches it)."""
+    D = W.KI.shape[0]
+    node = np.empty(D, np.int64)
+    hist = np.empty(D, np.int64)
+    nk = np.empty(D, np.int64)
+    nt = np.empty(D, np.int64)
+    nxt = np.empty(D, np.int64)
+    kind, child_start, child_count, nn = T.kind, T.child_start, T.child_count, T.nn
+    VB = X.VB
+    B = X.WIN.shape[0]
+    d = d0
+    node[d] = c0
+    hist[d] = H0
+    entering = True
+    while True:
+        c = node[d]
+        if entering:
+            K, TT = prepare_node(c, d, hist[d], T, S, W, P)
+            nk[d] = K
+            nt[d] = TT
+            for x in range(K * nn[c, P.u]):
+                for b in range(B):
+                    VB[d, x, b] = 0.0
+            if kind[c] == LAST:
+                _showdown(c, d, T, W, P, K, TT, X)
+                nxt[d] = -1
+            else:
+                enter_turns(c, d, TT, T, W, W)
+                nxt[d] = child_start[c]
+            entering = False
+        ch = nxt[d]
+        if ch >= 0 and ch < child_start[c] + child_count[c]:
+            enter_child(c, ch, d, nk[d], nt[d], T, W, W.ENT)
+            if kind[ch] == END:
+                _end_values(ch, d, nt[d], T, P, W, X)
+                _take_child(c, ch, d, nt[d], T, W, P, X)
+                nxt[d] = ch + 1
+            else:
+                d += 1
+                node[d] = ch
+                hist[d] = nt[d - 1]
+                entering = True
+            continue
+        _finish(c, d, hist[d], T, W, P, nk[d], X)
+        if d == d0:
+            return 0
+        d -= 1
+        _take_child(node[d], c, d, nt[d], T, W, P, X)
+        nxt[d] = c + 1
+
+
+@njit(cache=True)
 def traverse_batch(T, S, W, P, WIN, LOSE, VB, EB, OB):
     """``[root hand, b]``: the values of ``P.u``'s root hands (payoff times deal
     probability) with the payoffs ``WIN[b]``, ``LOSE[b]`` (arrays over the ladder, as

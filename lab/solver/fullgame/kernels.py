@@ -186,9 +186,7 @@ def end_values(c, d, TT, T, P, W, Wc):
     return 0
 
 
-# The recursive functions are compiled in each process: numba's on-disk cache cannot
-# reload a self-recursive function (it crashes), so they are not cached.
-@njit(cache=False)
+@njit(cache=True)
 def traverse(T, S, W, P):
     """Values of player ``P.u``'s root hands (see the module docstring); updates in
     ``CFR`` mode."""
@@ -621,24 +619,57 @@ def _finish(c, d, H, T, S, W, P, K):
     return 0
 
 
-@njit(cache=False)
-def _visit(c, d, H, T, S, W, P):
-    """Card node ``c`` at depth ``d``, entered by ``H`` histories with the reach in
-    ``W.ENT[d]``: ``W.OUT[d]`` gets ``u``'s values per history (updates in ``CFR`` mode)."""
-    K, TT = prepare_node(c, d, H, T, S, W, P)
-    if T.kind[c] == LAST:
-        _showdown(c, d, T, W, P, K, TT)
-    else:
-        enter_turns(c, d, TT, T, W, W)
-        for ch in range(T.child_start[c], T.child_start[c] + T.child_count[c]):
-            enter_child(c, ch, d, K, TT, T, W, W.ENT)
-            if T.kind[ch] == END:
-                end_values(ch, d, TT, T, P, W, W)
+@njit(cache=True)
+def _visit(c0, d0, H0, T, S, W, P):
+    """Card node ``c0`` at depth ``d0``, entered by ``H0`` histories with the reach in
+    ``W.ENT[d0]``: ``W.OUT[d0]`` gets ``u``'s values per history (updates in ``CFR`` mode).
+
+    Depth first over the card tree with an explicit stack (a self-recursive function could
+    not be cached by numba, so every process compiled it again, 10-15 s): per depth the
+    card node, its entering histories, its betting and T node counts, and the next child."""
+    D = W.KI.shape[0]
+    node = np.empty(D, np.int64)
+    hist = np.empty(D, np.int64)
+    nk = np.empty(D, np.int64)
+    nt = np.empty(D, np.int64)
+    nxt = np.empty(D, np.int64)
+    kind, child_start, child_count = T.kind, T.child_start, T.child_count
+    d = d0
+    node[d] = c0
+    hist[d] = H0
+    entering = True
+    while True:
+        c = node[d]
+        if entering:   # this node's betting nodes; a showdown ends it at once
+            K, TT = prepare_node(c, d, hist[d], T, S, W, P)
+            nk[d] = K
+            nt[d] = TT
+            if kind[c] == LAST:
+                _showdown(c, d, T, W, P, K, TT)
+                nxt[d] = -1
             else:
-                _visit(ch, d + 1, TT, T, S, W, P)
-            take_child_values(c, ch, d, TT, T, P, W, W.OUT[d + 1])
-    _finish(c, d, H, T, S, W, P, K)
-    return 0
+                enter_turns(c, d, TT, T, W, W)
+                nxt[d] = child_start[c]
+            entering = False
+        ch = nxt[d]
+        if ch >= 0 and ch < child_start[c] + child_count[c]:
+            enter_child(c, ch, d, nk[d], nt[d], T, W, W.ENT)
+            if kind[ch] == END:
+                end_values(ch, d, nt[d], T, P, W, W)
+                take_child_values(c, ch, d, nt[d], T, P, W, W.OUT[d + 1])
+                nxt[d] = ch + 1
+            else:   # down into the child
+                d += 1
+                node[d] = ch
+                hist[d] = nt[d - 1]
+                entering = True
+            continue
+        _finish(c, d, hist[d], T, S, W, P, nk[d])
+        if d == d0:
+            return 0
+        d -= 1   # back up: the child's values go to its parent
+        take_child_values(node[d], c, d, nt[d], T, P, W, W.OUT[d + 1])
+        nxt[d] = c + 1
 
 
 # not inline="always": numba 0.68 then wrote one Work record's rows into the other
@@ -650,7 +681,7 @@ def enter_turns(c, d, TT, T, W, Wc):
     return 0
 
 
-@njit(cache=False, parallel=True)
+@njit(cache=True, parallel=True)
 def traverse_parallel(nthreads, T, S, W, P, Wt):
     """:func:`traverse` with the subtrees of the root's card moves split among
     ``nthreads`` threads, each with its own working buffers ``Wt[..][thread]`` (the

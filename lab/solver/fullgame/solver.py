@@ -19,8 +19,9 @@ reference game of :mod:`lab.solver.fullgame.game`.
 
 Threads: ``FullSolver(config, threads=2)`` splits the subtrees of the mão's opening
 cards among threads (bit-identical iterates: the subtrees' values are added in one
-order whatever the threads). Compilation of the traversal (tens of
-seconds, once per process) happens in :func:`ensure_compiled`, outside timed solves.
+order whatever the threads). The traversal is compiled once per machine into numba's
+on-disk cache (a minute or two) and loaded from there in well under a second;
+:func:`ensure_compiled` does either outside timed solves.
 
 Long runs: :meth:`FullSolver.solve` stops at a target exploitability, an
 iteration cap or a time budget; it shows a tqdm bar with the iterations and
@@ -639,8 +640,9 @@ _COMPILED: set = set()
 
 
 def ensure_compiled(threads: int = 1, storage: str = "int16") -> None:
-    """Compile the traversal (tens of seconds, once per process, for one thread or several
-    and each storage) on a tiny game, so that timed solves do not count it."""
+    """Compile the traversal, or load it from numba's cache (once per process, for one
+    thread or several and each storage), on a tiny game, so that timed solves do not
+    count it."""
     key = (threads > 1, storage)
     if key not in _COMPILED:
         config = config_for(toy_cap=(2, 2, 2, 1), ladder=(1, 3), storage=storage)
