@@ -15,6 +15,7 @@ memory bound; only an address that answered as a dask scheduler is connected to 
 
 from __future__ import annotations
 
+import logging
 import signal
 import subprocess
 import sys
@@ -72,8 +73,11 @@ def local_cluster(workers: int, processes: bool = True, **options):
     ``processes=False``) whose processes ignore Ctrl-C (see the module's docstring)."""
     from distributed import LocalCluster
 
-    # dashboard_address ":0": any free port for the scheduler's web server (8787 may be taken)
-    options = {"dashboard_address": ":0", "silence_logs": 40, **options}
+    # dashboard_address ":0": any free port for the scheduler's web server (8787 may be taken);
+    # logs only at CRITICAL: a task's failure reaches the caller as its exception, and on
+    # Ctrl-C a loaded machine may close the scheduler before a worker's next heartbeat,
+    # which a worker logs as an ERROR with a traceback
+    options = {"dashboard_address": ":0", "silence_logs": logging.CRITICAL, **options}
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main and processes else None
     try:  # a spawned worker keeps SIGINT ignored; Python installs no handler over it
