@@ -134,6 +134,7 @@ def terminal_values(player, terminals, node_pair_start, node_pair_count, node_ou
     for c in prange(CHUNKS):
         hands = np.empty(width, np.int64)
         mass = np.empty(width, np.float64)
+        level = np.empty(width, np.int64)
         for k in range(c * n_terminals // CHUNKS, (c + 1) * n_terminals // CHUNKS):
             t = terminals[k]
             start = node_pair_start[t]
@@ -153,9 +154,13 @@ def terminal_values(player, terminals, node_pair_start, node_pair_count, node_ou
                     if m > 0 and hands[m - 1] == h:
                         mass[m - 1] += reach[j]
                     else:
+                        if m > 0 and mass[m - 1] == 0.0:
+                            m -= 1   # a hand he never reaches adds nothing: drop it
                         hands[m] = h
                         mass[m] = reach[j]
                         m += 1
+                if m > 0 and mass[m - 1] == 0.0:
+                    m -= 1
                 i = mine
                 while i < end_mine:
                     h = pair_hand[i]
@@ -175,21 +180,25 @@ def terminal_values(player, terminals, node_pair_start, node_pair_count, node_ou
                     u_win, u_tie, u_lose = payoff[o_hi], payoff[o_eq], payoff[o_lo]
                 else:
                     u_win, u_tie, u_lose = -payoff[o_lo], -payoff[o_eq], -payoff[o_hi]
+                # the opponent's pairs he reaches, packed (regret matching gives many zeros)
+                m = 0
+                for j in range(theirs, end_theirs):
+                    if reach[j] != 0.0:
+                        hands[m] = pair_hand[j]
+                        mass[m] = reach[j]
+                        level[m] = pair_strength[j]
+                        m += 1
                 for i in range(mine, end_mine):
                     row = weights_u[pair_hand[i]]
                     mine_s = pair_strength[i]
                     s_win = 0.0
                     s_tie = 0.0
                     s_lose = 0.0
-                    for j in range(theirs, end_theirs):
-                        x = row[pair_hand[j]] * reach[j]
-                        their_s = pair_strength[j]
-                        if mine_s > their_s:
-                            s_win += x
-                        elif mine_s == their_s:
-                            s_tie += x
-                        else:
-                            s_lose += x
+                    for q in range(m):   # adding zeros: the same sums as with branches
+                        x = row[hands[q]] * mass[q]
+                        s_win += x if mine_s > level[q] else 0.0
+                        s_tie += x if mine_s == level[q] else 0.0
+                        s_lose += x if mine_s < level[q] else 0.0
                     cfv[i] = u_win * s_win + u_tie * s_tie + u_lose * s_lose
 
 
