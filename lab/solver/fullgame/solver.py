@@ -50,6 +50,7 @@ from ..games.cardplay_game import CardplayGame
 from .game import LADDER
 from .tree import CardTree, build_card_tree, build_templates, layout
 from ...errors import InputError
+from .. import cache
 from ..cfr import schedule_of
 from ..lifecycle import ALLOCATED, BUILT, SOLVED, Lifecycle, SolverStateError
 
@@ -120,40 +121,10 @@ TREE_SOURCES = ("cards.py", "classes.py", "rules.py", "solver/games/cardplay_gam
 """The code a cached card tree or layout depends on (its hash names the cache file)."""
 
 
-def cache_dir() -> Path:
-    """Where built structures are cached: ``$LAB_CACHE_DIR``, else ``.cache/lab`` in the
-    repository (never ``data/``)."""
-    env = os.environ.get("LAB_CACHE_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[3] / ".cache" / "lab"
-
-
 def disk_cached(name: str, build, sources=()):
-    """``build()``, pickled under :func:`cache_dir` with a name that hashes the code it
-    depends on (:data:`TREE_SOURCES` and ``sources``, paths under ``lab/``): the real
-    game's card tree takes 16 s to build and 0.3 s to load."""
-    import hashlib
-    import pickle
-
-    root = Path(__file__).resolve().parents[2]
-    h = hashlib.sha256(name.encode())
-    for src in TREE_SOURCES + tuple(sources):
-        h.update((root / src).read_bytes())
-    path = cache_dir() / f"{name}-{h.hexdigest()[:12]}.pkl"
-    try:
-        with open(path, "rb") as fh:
-            return pickle.load(fh)
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
-        pass
-    value = build()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            pickle.dump(value, fh, protocol=5)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only place: build again next time
-    return value
+    """:func:`lab.solver.cache.disk_cached` hashing :data:`TREE_SOURCES` and ``sources``:
+    the real game's card tree takes 16 s to build and 0.3 s to load."""
+    return cache.disk_cached(name, build, TREE_SOURCES + tuple(sources))
 
 
 def card_tree(config: FullConfig) -> CardTree:
