@@ -1,7 +1,7 @@
 """Solve the full hand game (truco ladder) per vira and write its tables to ``data/``.
 
 ``lab solve full [--vira V ... | --all] [--scheduler ADDRESS] [--minutes 30] [--target 0.01]
-[--threads N] [--schedule dcfr]``
+[--threads N] [--schedule NAME]``
 sends one task per vira to a dask.distributed cluster (a local one when no address
 is given), each an epsilon-Nash solve of the hand game with betting that stops at
 the target exploitability (points per hand) or the time budget, and writes the
@@ -40,8 +40,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--checkpoints", default=None, metavar="DIR",
                         help="save and resume each solve's state under DIR")
     parser.add_argument("--schedule", default=None, metavar="NAME",
-                        help="Discounted CFR weights: dcfr (the default), dcfr-g3, "
-                             "dcfr-floor or lcfr (see `lab bench full --schedules`)")
+                        help="Discounted CFR weights: dcfr (the default, the stored solves'), "
+                             "dcfr+ (measured fastest), dcfr-g3, dcfr-floor, lcfr, pcfr+ or "
+                             "pdcfr+ (see benchmarks/full.md and `lab bench full --schedules`)")
 
 
 def settings_from(args) -> dict:
