@@ -7,7 +7,11 @@ The public API (see :mod:`lab.api`): ``lab.load(name)`` reads a solved table,
 
 __version__ = "0.1.0"
 
-from .rules import RULES_VERSION
+from .numba_cache import key_numba_cache
+
+key_numba_cache()   # before anything imports numba
+
+from .rules import RULES_VERSION  # noqa: E402
 
 PUBLIC = ("load", "hand", "match_equity", "TABLE_NAMES")
 __all__ = ["RULES_VERSION", *PUBLIC]

@@ -1,0 +1,47 @@
+"""The compiled-kernel cache (lab.numba_cache) is named by the lab's code: a change to any
+module starts a fresh folder, so a kernel never runs a changed helper's old machine code."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from lab import numba_cache
+from lab.numba_cache import PREFIX, numba_cache_dir, source_key
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_the_key_follows_every_source_file(tmp_path, monkeypatch):
+    code = tmp_path / "lab"
+    (code / "solver").mkdir(parents=True)
+    (code / "cards.py").write_text("A = 1\n")
+    (code / "solver" / "kernels.py").write_text("def f():\n    return 1\n")
+    monkeypatch.setattr(numba_cache, "LAB", code)
+    first = source_key()
+    assert source_key() == first
+    (code / "solver" / "kernels.py").write_text("def f():\n    return 2\n")   # a helper
+    second = source_key()
+    (code / "solver" / "kernels.py").rename(code / "solver" / "other.py")      # a rename
+    third = source_key()
+    (code / "notes.txt").write_text("not code")                                  # not code
+    assert len({first, second, third, source_key()}) == 3
+
+
+def test_the_folder_is_under_the_chosen_base(tmp_path):
+    key = PREFIX + source_key()
+    assert numba_cache_dir({"NUMBA_CACHE_DIR": str(tmp_path)}) == tmp_path / key
+    # a child process inherits the keyed folder: it is not nested again
+    assert numba_cache_dir({"NUMBA_CACHE_DIR": str(tmp_path / (PREFIX + "0123"))}) == tmp_path / key
+    assert numba_cache_dir({}) == REPO / ".cache" / "numba" / key
+
+
+def test_importing_lab_points_numba_at_the_keyed_folder(tmp_path):
+    """Also when numba was imported first and had read the unkeyed folder."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    script = ("import numba, lab, os; from numba.core import config; "
+              "print(config.CACHE_DIR); print(os.environ['NUMBA_CACHE_DIR'])")
+    out = subprocess.run([sys.executable, "-c", script], env=env, cwd=REPO, check=True,
+                         capture_output=True, text=True).stdout.split()
+    assert out == [str(tmp_path / (PREFIX + source_key()))] * 2
+
