@@ -250,3 +250,24 @@ def test_batched_values_equal_one_traversal_per_payoff(storage):
     assert len({round(x, 9) for x in best[:, 0]}) == len(mao)   # the columns differ
     with pytest.raises(ValueError, match="one value per ladder value"):
         solver.batch_values(mao[:, :3], pe[:, :3])
+
+
+def test_the_root_subtrees_are_shared_by_their_work():
+    """The threads' shares: a subtree's work sums its nodes' (public node, hand) pairs, and
+    two threads get the best split (vira 4's root: nine subtrees of 81.5 M pairs and four
+    of 61 M split 6 + (3, 4), 489 against 488.5, where dealing them in turn gives 529)."""
+    from lab.solver.fullgame.tree import END, share_among_threads, subtree_work
+
+    solver = FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6)))
+    t, L = solver.tree, solver.layout
+    work = subtree_work(t, L)
+    ends = t.kind == END
+    assert work[0] == L.public_pairs + (L.n_enter[ends] * t.n[ends].sum(1)).sum()
+    cs, cc = t.child_start[0], t.child_count[0]
+    assert work[cs:cs + cc].sum() + (L.n_t[0] + L.n_q[0]) * t.n[0].sum() == work[0]
+    sizes = np.array([81.5] * 9 + [61.0] * 4)
+    owner = share_among_threads(sizes, 2)
+    assert sorted(sizes[owner == k].sum() for k in (0, 1)) == [488.5, 489.0]
+    owner = share_among_threads(sizes, 3)              # largest first, to the least loaded
+    assert sorted(sizes[owner == k].sum() for k in (0, 1, 2)) == [305.5, 305.5, 366.5]
+    assert not share_among_threads(sizes, 1).any()

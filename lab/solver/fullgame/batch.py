@@ -66,7 +66,7 @@ def _end_values(c, d, TT, T, P, W, X):
         for i in range(nu):
             acc = 0.0
             for j in range(no):
-                acc += WC[e, i * no + j] * ENT[e, eo + h * no + j]
+                acc += WC[e, j * nu + i] * ENT[e, eo + h * no + j]
             x = h * nu + i
             for b in range(B):
                 OB[e, x, b] = PAY[b] * acc
@@ -102,7 +102,7 @@ def _showdown(c, d, T, W, P, K, TT, X):
             for i in range(nu):
                 acc = 0.0
                 for j in range(nopp):
-                    acc += WC[d, i * nopp + j] * RI[d, ro + j]
+                    acc += WC[d, j * nu + i] * RI[d, ro + j]
                 y = pair_level[pa + i]
                 w = showdown_winner(showdown, c, y, lead_lv)
                 _pay(WIN, LOSE, kv, v, w == u, PAY)
@@ -120,8 +120,8 @@ def _showdown(c, d, T, W, P, K, TT, X):
                 won = 0.0
                 lost = 0.0
                 for j in range(nopp):
-                    won += WC[d, i * nopp + j] * TMP[2, j]
-                    lost += WC[d, i * nopp + j] * TMP[3, j]
+                    won += WC[d, j * nu + i] * TMP[2, j]
+                    lost += WC[d, j * nu + i] * TMP[3, j]
                 x = k * nu + i
                 for b in range(B):
                     VB[d, x, b] += v * (WIN[b, kv] * won - LOSE[b, kv] * lost)
@@ -188,7 +188,7 @@ def _finish(c, d, H, T, W, P, K, X):
                 for i in range(nu):
                     acc = 0.0
                     for j in range(nopp):
-                        acc += WC[d, i * nopp + j] * RI[d, ro + j]
+                        acc += WC[d, j * nu + i] * RI[d, ro + j]
                     x = k * nu + i
                     s_acc = SIG[d, so + 3 * i]
                     s_run = SIG[d, so + 3 * i + 1]
@@ -209,7 +209,7 @@ def _finish(c, d, H, T, W, P, K, X):
                 for i in range(nu):
                     acc = 0.0
                     for j in range(nopp):
-                        acc += WC[d, i * nopp + j] * TMP[5, j]
+                        acc += WC[d, j * nu + i] * TMP[5, j]
                     x = k * nu + i
                     for b in range(B):
                         val = VB[d, kacc * nu + i, b] + PAY[b] * acc

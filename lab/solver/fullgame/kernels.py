@@ -87,11 +87,26 @@ iteration's positive-regret factor (:class:`lab.solver.cfr.Schedule`)."""
 
 @njit(cache=True, inline="always")
 def deal_block(Wu, hand, pu, nu, po, no, WC, wd):
-    """WC[wd, i * no + j] = W[hand[pu+i], hand[po+j]]: the deal weights of two lists, dense."""
+    """WC[wd, j * nu + i] = W[hand[pu+i], hand[po+j]]: the deal weights of two lists, dense,
+    one row per hand ``j`` of the second list (so that :func:`deal_sums` runs along rows)."""
+    for j in range(no):
+        hj = hand[po + j]
+        for i in range(nu):
+            WC[wd, j * nu + i] = Wu[hand[pu + i], hj]
+
+
+@njit(cache=True, inline="always")
+def deal_sums(WCd, nu, no, x, out):
+    """out[i] = sum_j W[i, j] * x[j] for the dense deal weights ``WCd`` (a row of
+    :func:`deal_block`'s), summed in the order of ``j``: the loop over ``i`` is innermost
+    and contiguous, so it vectorises and every sum is added in the same order as a dot
+    product over ``j`` would."""
     for i in range(nu):
-        hi = hand[pu + i]
-        for j in range(no):
-            WC[wd, i * no + j] = Wu[hi, hand[po + j]]
+        out[i] = 0.0
+    for j in range(no):
+        xj = x[j]
+        for i in range(nu):
+            out[i] += WCd[j * nu + i] * xj
 
 
 @njit(cache=True, inline="always")
@@ -174,15 +189,14 @@ def end_values(c, d, TT, T, P, W, Wc):
     po = pair_start[c] + (n0 if u == 0 else 0)
     eo = n0 * TT if u == 0 else 0
     deal_block(Wu, pair_hand, pu, nu, po, no, WC, e)
+    acc = Wc.TMP[5]
     for h in range(TT):
         kv = t_value[KI[d, TK[d, h], 0]]
         v = ladder[kv]
         sign = win[kv] if winner[c] == u else -lose[kv]
+        deal_sums(WC[e], nu, no, ENT[e, eo + h * no:eo + (h + 1) * no], acc)
         for i in range(nu):
-            acc = 0.0
-            for j in range(no):
-                acc += WC[e, i * no + j] * ENT[e, eo + h * no + j]
-            OUT[e, h * nu + i] = sign * v * acc
+            OUT[e, h * nu + i] = sign * v * acc[i]
     return 0
 
 
@@ -300,13 +314,17 @@ def prepare_node(c, d, H, T, S, W, P):
             can_raise = t_child_a[gid] >= 0
             has_slots = can_raise or choice
             use_cum_a = mode == AVERAGE or (mode == BEST and a != u)
+            if not has_slots:   # no choice: each state's card moves equally likely
+                for i in range(na):
+                    es = pair_edge_start[pa + i]
+                    ec = pair_edge_count[pa + i]
+                    p = 1.0 / ec
+                    for e in range(es, es + ec):
+                        SIG[d, so + e] = p
+                continue
             for i in range(na):
                 es = pair_edge_start[pa + i]
                 ec = pair_edge_count[pa + i]
-                if not has_slots:
-                    for e in range(es, es + ec):
-                        SIG[d, so + e] = 1.0 / ec
-                    continue
                 # strategy over the state's slots (written out: helper calls with array
                 # arguments cost reference counting in this innermost loop)
                 nsl = ec + (1 if can_raise else 0)
@@ -321,14 +339,12 @@ def prepare_node(c, d, H, T, S, W, P):
                             xv = 0.0
                     TMP[1, q] = xv
                     tot += xv
-                for q in range(nsl):
-                    TMP[1, q] = TMP[1, q] / tot if tot > 0.0 else 1.0 / nsl
                 m = 0
                 for e in range(es, es + ec):
-                    SIG[d, so + e] = TMP[1, m]
+                    SIG[d, so + e] = TMP[1, m] / tot if tot > 0.0 else 1.0 / nsl
                     m += 1
                 if can_raise:
-                    SIG[d, so + E + i] = TMP[1, m]
+                    SIG[d, so + E + i] = TMP[1, m] / tot if tot > 0.0 else 1.0 / nsl
         else:
             b = t_answerer[gid]
             nb = nn[c, b]
@@ -346,10 +362,9 @@ def prepare_node(c, d, H, T, S, W, P):
                             xv = 0.0
                     TMP[1, q] = xv
                     tot += xv
-                for q in range(n_ans):
-                    TMP[1, q] = TMP[1, q] / tot if tot > 0.0 else 1.0 / n_ans
                 for x in range(3):
-                    SIG[d, so + 3 * i + x] = TMP[1, x] if x < n_ans else 0.0
+                    SIG[d, so + 3 * i + x] = ((TMP[1, x] / tot if tot > 0.0 else 1.0 / n_ans)
+                                              if x < n_ans else 0.0)
     # ---------------------------------------------------------- values: start at zero
     for k in range(K):
         for i in range(nu):
@@ -384,37 +399,34 @@ def _showdown(c, d, T, W, P, K, TT):
     nopp = nn[c, 1 - u]
     r0 = 0
     r1 = K * n0
-    # the follower's forced last card: a showdown against the public lead
+    # the follower's forced last card: a showdown against the public lead; TMP[0]: whether
+    # u wins it, per follower's pair (the same at every T node)
     pl = pa
     lead_lv = lead[c]
+    won = TMP[0]
+    for i in range(na):
+        won[i] = showdown_winner(showdown, c, pair_level[pl + i], lead_lv) == u
+    acc = TMP[5]
     for t in range(TT):
         k = TK[d, t]
         gid = KI[d, k, 0]
         so = KI[d, k, 4]
         kv = t_value[gid]
         v = ladder[kv]
+        gain = v * win[kv]
+        loss = -v * lose[kv]
         if u == a:
             ro = (r0 if o == 0 else r1) + k * no_
-            for i in range(nu):
-                acc = 0.0
-                for j in range(nopp):
-                    acc += WC[d, i * nopp + j] * RI[d, ro + j]
-                EV[d, so + i] = acc
+            deal_sums(WC[d], nu, nopp, RI[d, ro:ro + nopp], acc)
             for i in range(na):
-                y = pair_level[pl + i]
-                w = showdown_winner(showdown, c, y, lead_lv)
-                EV[d, so + i] *= v * win[kv] if w == u else -v * lose[kv]
+                EV[d, so + i] = acc[i] * (gain if won[i] else loss)
         else:
             ra = (r0 if a == 0 else r1) + k * na
             for j in range(na):
-                y = pair_level[pl + j]
-                w = showdown_winner(showdown, c, y, lead_lv)
-                TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * (v * win[kv] if w == u else -v * lose[kv])
+                TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * (gain if won[j] else loss)
+            deal_sums(WC[d], nu, nopp, TMP[2], acc)
             for i in range(nu):
-                acc = 0.0
-                for j in range(nopp):
-                    acc += WC[d, i * nopp + j] * TMP[2, j]
-                VI[d, k * nu + i] += acc
+                VI[d, k * nu + i] += acc[i]
     return 0
 
 
@@ -564,11 +576,9 @@ def _finish(c, d, H, T, S, W, P, K):
             # the run: the raiser scores the accepted value
             if u == b:
                 ro = (r0 if u == 1 else r1) + k * nopp
+                deal_sums(WC[d], nu, nopp, RI[d, ro:ro + nopp], TMP[5])
                 for i in range(nu):
-                    acc = 0.0
-                    for j in range(nopp):
-                        acc += WC[d, i * nopp + j] * RI[d, ro + j]
-                    TMP[5, i] = sgn * acc
+                    TMP[5, i] = sgn * TMP[5, i]
                 m = nb * n_ans
                 ru = (r0 if u == 0 else r1) + k * nu
                 for i in range(nb):
@@ -605,11 +615,9 @@ def _finish(c, d, H, T, S, W, P, K):
                     if krr >= 0:
                         val += VI[d, krr * nu + i]
                     VI[d, k * nu + i] = val
+                deal_sums(WC[d], nu, nopp, TMP[5], TMP[2])
                 for i in range(nu):
-                    acc = 0.0
-                    for j in range(nopp):
-                        acc += WC[d, i * nopp + j] * TMP[5, j]
-                    VI[d, k * nu + i] += sgn * acc
+                    VI[d, k * nu + i] += sgn * TMP[2, i]
     # ---------------------------------------------------------- out: each history's root node
     k = 0
     for h in range(H):
@@ -682,10 +690,11 @@ def enter_turns(c, d, TT, T, W, Wc):
 
 
 @njit(cache=True, parallel=True)
-def traverse_parallel(nthreads, T, S, W, P, Wt):
+def traverse_parallel(nthreads, owner, T, S, W, P, Wt):
     """:func:`traverse` with the subtrees of the root's card moves split among
-    ``nthreads`` threads, each with its own working buffers ``Wt[..][thread]`` (the
-    regret entries of different subtrees are disjoint). The children's values are added
+    ``nthreads`` threads (``owner[j]``: the thread of the root's ``j``-th child), each with
+    its own working buffers ``Wt[..][thread]`` (the regret entries of different subtrees
+    are disjoint). The children's values are added
     in their order afterwards, so the values and updates are bit-identical to
     :func:`traverse`'s."""
     nn, child_start = T.nn, T.child_start
@@ -703,7 +712,9 @@ def traverse_parallel(nthreads, T, S, W, P, Wt):
         Wc = Work(Wt.ENT[th], Wt.OUT[th], Wt.ES[th], Wt.RI[th], Wt.VI[th], Wt.SIG[th],
                   Wt.EV[th], Wt.KI[th], Wt.TMP[th], Wt.WC[th], Wt.TK[th])
         enter_turns(c, 0, TT, T, W, Wc)
-        for j in range(th, nch, nthreads):
+        for j in range(nch):
+            if owner[j] != th:
+                continue
             ch = child_start[c] + j
             enter_child(c, ch, 0, K, TT, T, W, Wc.ENT)
             if T.kind[ch] == END:

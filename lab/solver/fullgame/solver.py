@@ -48,7 +48,8 @@ from ...classes import vira_rank_of
 from . import kernels as K
 from ..games.cardplay_game import CardplayGame
 from .game import LADDER
-from .tree import CardTree, build_card_tree, build_templates, layout
+from .tree import (CardTree, build_card_tree, build_templates, layout, share_among_threads,
+                   subtree_work)
 from ...errors import InputError
 from .. import cache
 from ..cfr import schedule_of
@@ -271,6 +272,11 @@ class FullSolver(Lifecycle):
         # one set of working buffers per thread for the root's subtrees
         self.thread_work = None if self.threads == 1 else K.Work(
             *(np.stack([np.zeros_like(arr) for _ in range(self.threads)]) for arr in self.work))
+        # the root's subtrees, shared among the threads by the work each holds
+        t = self.tree
+        cs, cc = t.child_start[0], t.child_count[0]
+        self.root_owner = None if self.threads == 1 else share_among_threads(
+            subtree_work(t, self.layout)[cs:cs + cc], self.threads)
 
     def use_policy(self, q: np.ndarray) -> "FullSolver":
         """Hold a stored policy instead of regrets (:mod:`lab.solver.fullgame.compact`): both
@@ -355,8 +361,8 @@ class FullSolver(Lifecycle):
             return K.traverse(self.shape, self.store(), self.work, step)
         import numba
         numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
-        return K.traverse_parallel(self.threads, self.shape, self.store(), self.work, step,
-                                   self.thread_work)
+        return K.traverse_parallel(self.threads, self.root_owner, self.shape, self.store(),
+                                   self.work, step, self.thread_work)
 
     def iterate(self, n: int = 1) -> None:
         """Run ``n`` Discounted CFR iterations (alternating: the mão, then the pé)."""

@@ -450,3 +450,41 @@ def layout(tree: CardTree, tm: Templates) -> Layout:
         public_pairs=int((nodes * pairs_per_card).sum()), terminal_nodes=terminals,
         buffers=buffers, max_n=int(tree.n.max()),
         max_node_slots=int(max(tree.n_edges.max() + tree.n.max(), 3 * tree.n.max())))
+
+
+def subtree_work(tree: CardTree, lay: Layout) -> np.ndarray:
+    """Per card node: the (public node, hand) pairs a traversal visits in its subtree, the
+    node's own included (a history entering an END node counts as one public node): the
+    measure by which the root's subtrees are shared among threads."""
+    pairs = tree.n.sum(1)
+    work = (lay.n_t + lay.n_q + np.where(tree.kind == END, lay.n_enter, 0)) * pairs
+    work = work.astype(np.float64)
+    for c in range(tree.n_nodes - 1, -1, -1):      # children come after their parent
+        cs, cc = tree.child_start[c], tree.child_count[c]
+        if tree.kind[c] == DECISION and cc:
+            work[c] += work[cs:cs + cc].sum()
+    return work
+
+
+def share_among_threads(work: np.ndarray, threads: int) -> np.ndarray:
+    """The thread of each item (a root subtree) so that the busiest thread's total ``work``
+    is as small as can be found: exact for two threads (every split of up to 16 items is
+    tried), else the largest item first to the least loaded thread. Ties go to the lower
+    thread and the earlier split, so the answer is the same on every run."""
+    work = np.asarray(work, dtype=np.float64)
+    n = len(work)
+    owner = np.zeros(n, dtype=np.int64)
+    if threads <= 1 or n == 0:
+        return owner
+    if threads == 2 and n <= 16:
+        subsets = np.arange(2 ** n, dtype=np.int64)
+        bits = (subsets[:, None] >> np.arange(n)) & 1
+        second = bits @ work
+        busiest = np.maximum(second, work.sum() - second)
+        return bits[int(np.argmin(busiest))].astype(np.int64)
+    load = np.zeros(threads)
+    for j in np.argsort(-work, kind="stable"):
+        th = int(np.argmin(load))
+        owner[j] = th
+        load[th] += work[j]
+    return owner
