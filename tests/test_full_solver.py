@@ -271,3 +271,38 @@ def test_the_root_subtrees_are_shared_by_their_work():
     owner = share_among_threads(sizes, 3)              # largest first, to the least loaded
     assert sorted(sizes[owner == k].sum() for k in (0, 1, 2)) == [305.5, 305.5, 366.5]
     assert not share_among_threads(sizes, 1).any()
+
+
+@pytest.mark.parametrize("three_ties", ["nobody", "pe"])
+def test_other_three_ties_rules_equal_the_generic_solver(three_ties):
+    """Under a house rule for three tied rounds (nobody scores, or the pé takes them) the
+    compact solver runs the generic solver's iterates on the reference game built with the
+    same rule, and its batched values agree with its own walks."""
+    from lab.rules import RuleSet
+    from lab.solver.fullgame.tree import END, LAST, NO_WINNER
+
+    ties = RuleSet(three_ties=three_ties).three_ties_winner("normal", None)
+    game = FullGame(toy_cap=TOY, ladder=(1, 3, 6), three_ties=ties)
+    ref = CFRSolver(build_tree(game), game.deal_weights(), game.payoffs()).allocate()
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6), storage="float32", three_ties=three_ties)
+    mine = FullSolver(cfg).allocate()
+    t = mine.tree
+    # three tied rounds end in the round-3 showdown (a tie there scores nothing), never
+    # at a card node decided before the last card
+    tied = (t.showdown[t.kind == LAST] == NO_WINNER).any()
+    assert tied == (three_ties == "nobody") and not (t.winner[t.kind == END] == NO_WINNER).any()
+    for _ in range(2):   # as above: later iterates may part on ties between zero regrets
+        ref.iterate(1)
+        mine.iterate(1)
+        r0, r1 = ref.best_response_values()
+        m0, m1 = mine.best_response_values()
+        assert (m0, m1) == pytest.approx((r0, r1), abs=1e-6)
+    points = (mine.ladder[None, :], -mine.ladder[None, :])
+    assert mine.batch_values(*points)[0] == pytest.approx((m0, m1), abs=1e-9)
+    assert mine.batch_values(*points, best=False)[0, 0] == pytest.approx(mine.value(), abs=1e-9)
+    # the default rule's game is another game: its values differ
+    default = FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6), storage="float32")).allocate()
+    default.iterate(2)
+    assert default.value() != pytest.approx(mine.value(), abs=1e-6)
+    assert cfg.label.endswith(f"three ties: {three_ties}") and "three_ties" in cfg.as_dict()
+    assert "three_ties" not in default.config.as_dict()   # older checkpoints still match

@@ -34,11 +34,12 @@ Batch = namedtuple("Batch", ["WIN", "LOSE", "VB", "EB", "OB", "PAY"])
 
 
 @njit(cache=True)
-def _pay(WIN, LOSE, kv, v, won, PAY):
+def _pay(WIN, LOSE, kv, v, w, u, PAY):
     """PAY[b]: what ``u`` gets per unit of reach for an outcome worth ``ladder[kv] = v``
-    that he wins (``won``) or loses, for each payoff column ``b``."""
+    that seat ``w`` wins (nothing if ``w`` is neither seat: a hand that scores nothing),
+    for each payoff column ``b``."""
     for b in range(WIN.shape[0]):
-        PAY[b] = v * WIN[b, kv] if won else -v * LOSE[b, kv]
+        PAY[b] = v * WIN[b, kv] if w == u else (-v * LOSE[b, kv] if w == 1 - u else 0.0)
     return 0
 
 
@@ -62,7 +63,7 @@ def _end_values(c, d, TT, T, P, W, X):
     deal_block(Wu, pair_hand, pu, nu, po, no, WC, e)
     for h in range(H):
         kv = t_value[KI[d, TK[d, h], 0]]
-        _pay(WIN, LOSE, kv, ladder[kv], winner[c] == u, PAY)
+        _pay(WIN, LOSE, kv, ladder[kv], winner[c], u, PAY)
         for i in range(nu):
             acc = 0.0
             for j in range(no):
@@ -105,7 +106,7 @@ def _showdown(c, d, T, W, P, K, TT, X):
                     acc += WC[d, j * nu + i] * RI[d, ro + j]
                 y = pair_level[pa + i]
                 w = showdown_winner(showdown, c, y, lead_lv)
-                _pay(WIN, LOSE, kv, v, w == u, PAY)
+                _pay(WIN, LOSE, kv, v, w, u, PAY)
                 for b in range(B):
                     EB[d, so + i, b] = PAY[b] * acc
         else:        # the opponent's last card: split his reach by who wins
@@ -115,7 +116,7 @@ def _showdown(c, d, T, W, P, K, TT, X):
                 w = showdown_winner(showdown, c, y, lead_lv)
                 r = RI[d, ra + j] * SIG[d, so + j]
                 TMP[2, j] = r if w == u else 0.0
-                TMP[3, j] = 0.0 if w == u else r
+                TMP[3, j] = r if w == 1 - u else 0.0
             for i in range(nu):
                 won = 0.0
                 lost = 0.0
@@ -182,7 +183,7 @@ def _finish(c, d, H, T, W, P, K, X):
             nb = nn[c, answerer]
             kacc = h0 + t_child_a[gid]
             krr = h0 + t_child_b[gid] if t_child_b[gid] >= 0 else -1
-            _pay(WIN, LOSE, kv, ladder[kv], answerer != u, PAY)   # the run: the raiser scores
+            _pay(WIN, LOSE, kv, ladder[kv], 1 - answerer, u, PAY)   # the run: the raiser scores
             if u == answerer:
                 ro = (0 if u == 1 else r1) + k * nopp
                 for i in range(nu):

@@ -60,7 +60,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..games.cardplay_game import CardplayGame, decided
+from ...rules import NOBODY
+from ..games.cardplay_game import MAO, CardplayGame, decided
 from ..game import PublicGame
 
 LADDER = (1, 3, 6, 9, 12)
@@ -89,16 +90,19 @@ class FullGame(PublicGame):
 
     ``ladder``: the hand values (the real game's ``(1, 3, 6, 9, 12)`` or a shorter
     one such as ``(1, 3, 6)`` for tests). ``toy_cap``: copies per level of a small
-    deck (see :func:`~lab.solver.games.cardplay_game.toy_classes`).
+    deck (see :func:`~lab.solver.games.cardplay_game.toy_classes`). ``three_ties``: who
+    takes three tied rounds (a seat, or ``NOBODY``: the hand scores nothing, its own
+    outcome, worth 0 points).
     """
 
     def __init__(self, vira=None, *, ladder=LADDER, toy_cap=None, with_surrender: bool = False,
-                 cover_in_round3: bool = False):
+                 cover_in_round3: bool = False, three_ties=MAO):
         self.cards = CardplayGame(vira, fold_round3=False, cover_in_round3=cover_in_round3,
-                                  toy_cap=toy_cap)
+                                  toy_cap=toy_cap, three_ties=three_ties)
         self.ladder = tuple(int(v) for v in ladder)
         self.with_surrender = with_surrender
-        self.outcome_names = tuple(f"{s}+{v}" for v in self.ladder for s in ("mao", "pe"))
+        self.outcome_names = tuple(f"{s}+{v}" for v in self.ladder for s in ("mao", "pe")) + (
+            ("nobody",) if three_ties == NOBODY else ())
         self.name = (f"full[{self.cards.name} ladder {'-'.join(map(str, self.ladder))}"
                      + (" +surrender" if with_surrender else "")
                      + (" +cover3" if cover_in_round3 else "")
@@ -108,10 +112,13 @@ class FullGame(PublicGame):
     # ---- payoffs
     def payoffs(self) -> np.ndarray:
         """The mão's points for each outcome."""
-        return np.array([v if s == "mao" else -v for v in self.ladder for s in ("mao", "pe")],
+        points = [v if s == "mao" else -v for v in self.ladder for s in ("mao", "pe")]
+        return np.array(points + [0] * (len(self.outcome_names) - len(points)),
                         dtype=np.float64)
 
-    def outcome(self, winner: int, value_index: int) -> int:
+    def outcome(self, winner, value_index: int) -> int:
+        if winner == NOBODY:
+            return 2 * len(self.ladder)
         return 2 * value_index + winner
 
     # ---- chance
@@ -144,7 +151,7 @@ class FullGame(PublicGame):
         if end is not None:
             winner, value_index = end[1], end[2]
             return (self.outcome(winner, value_index),) * 3
-        winner = decided(card_pub[0])
+        winner = decided(card_pub[0], self.cards.three_ties)
         return (self.outcome(winner, bet.value),) * 3
 
     def can_raise(self, bet: BetState, seat: int) -> bool:

@@ -112,7 +112,7 @@ def deal_sums(WCd, nu, no, x, out):
 @njit(cache=True, inline="always")
 def showdown_winner(showdown, c, level, lead_level):
     """The seat that wins the showdown of LAST card node ``c`` when the follower's last
-    card has ``level`` against the lead's ``lead_level``."""
+    card has ``level`` against the lead's ``lead_level`` (or ``tree.NO_WINNER``)."""
     if level > lead_level:
         return showdown[c, 0]
     return showdown[c, 1] if level == lead_level else showdown[c, 2]
@@ -193,7 +193,8 @@ def end_values(c, d, TT, T, P, W, Wc):
     for h in range(TT):
         kv = t_value[KI[d, TK[d, h], 0]]
         v = ladder[kv]
-        sign = win[kv] if winner[c] == u else -lose[kv]
+        w = winner[c]
+        sign = win[kv] if w == u else (-lose[kv] if w == 1 - u else 0.0)
         deal_sums(WC[e], nu, no, ENT[e, eo + h * no:eo + (h + 1) * no], acc)
         for i in range(nu):
             OUT[e, h * nu + i] = sign * v * acc[i]
@@ -399,13 +400,15 @@ def _showdown(c, d, T, W, P, K, TT):
     nopp = nn[c, 1 - u]
     r0 = 0
     r1 = K * n0
-    # the follower's forced last card: a showdown against the public lead; TMP[0]: whether
-    # u wins it, per follower's pair (the same at every T node)
+    # the follower's forced last card: a showdown against the public lead; TMP[0]: 1 if u
+    # wins it, -1 if he loses it, 0 if it scores nothing, per follower's pair (the same at
+    # every T node)
     pl = pa
     lead_lv = lead[c]
     won = TMP[0]
     for i in range(na):
-        won[i] = showdown_winner(showdown, c, pair_level[pl + i], lead_lv) == u
+        w = showdown_winner(showdown, c, pair_level[pl + i], lead_lv)
+        won[i] = 1.0 if w == u else (-1.0 if w == 1 - u else 0.0)
     acc = TMP[5]
     for t in range(TT):
         k = TK[d, t]
@@ -419,11 +422,12 @@ def _showdown(c, d, T, W, P, K, TT):
             ro = (r0 if o == 0 else r1) + k * no_
             deal_sums(WC[d], nu, nopp, RI[d, ro:ro + nopp], acc)
             for i in range(na):
-                EV[d, so + i] = acc[i] * (gain if won[i] else loss)
+                EV[d, so + i] = acc[i] * (gain if won[i] > 0.0 else (loss if won[i] < 0.0 else 0.0))
         else:
             ra = (r0 if a == 0 else r1) + k * na
             for j in range(na):
-                TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * (gain if won[j] else loss)
+                TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * (
+                    gain if won[j] > 0.0 else (loss if won[j] < 0.0 else 0.0))
             deal_sums(WC[d], nu, nopp, TMP[2], acc)
             for i in range(nu):
                 VI[d, k * nu + i] += acc[i]

@@ -45,6 +45,14 @@ class Terminal:
     showdown: bool = False  # decided by the round-3 follower's last card
 
 
+def _card_end(winner: int, value: int, showdown: bool = False) -> Terminal:
+    """The hand decided by the cards: the winner scores ``value`` points; a hand that
+    scores nothing (``tree.NO_WINNER``) has no winner and no points."""
+    if winner == NO_WINNER:
+        return Terminal(None, 0, "cards", showdown=showdown)
+    return Terminal(winner, value, "cards", showdown=showdown)
+
+
 @dataclass
 class FullPolicy(Policy):
     """A stored full-game policy with fast lookups (see the module docstring).
@@ -328,12 +336,12 @@ class FullPolicy(Policy):
             if ("card", lv) not in self.edge_actions(c):
                 raise PolicyError(f"{_name(action)} cannot be played here")
             w = _showdown(t.showdown, c, lv, int(t.lead[c]))
-            return Terminal(int(w), value, "cards", showdown=True)
+            return _card_end(int(w), value, showdown=True)
         _, t_index, _ = self._locate(spot)
         for ch in t.children(c):
             if int(t.action[ch]) == lv:
                 if t.kind[ch] == END_KIND:
-                    return Terminal(int(t.winner[ch]), value, "cards")
+                    return _card_end(int(t.winner[ch]), value)
                 a = int(t.actor[ch])
                 s = int(self.entering(ch)[t_index])
                 return Spot(int(ch), t_index, int(tm.start[a, s]))
@@ -375,6 +383,7 @@ class FullPolicy(Policy):
 
 
 LAST_KIND, END_KIND = 1, 2
+NO_WINNER = 2   # tree.NO_WINNER: a hand that scores nothing
 
 
 def _showdown(showdown, c, level, lead_level):

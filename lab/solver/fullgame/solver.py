@@ -45,6 +45,7 @@ import numpy as np
 
 from ...cards import RANKS
 from ...classes import vira_rank_of
+from ...rules import DEFAULT_RULES, NORMAL, RULE_CHOICES, RuleSet
 from . import kernels as K
 from ..games.cardplay_game import CardplayGame
 from .game import LADDER
@@ -65,12 +66,15 @@ class MemoryLimitError(MemoryError):
 @dataclass(frozen=True)
 class FullConfig:
     """What is solved: a vira (rank character) or a toy deck (copies per level), a ladder,
-    and how regrets are stored (``int16`` with a per-node scale, or ``float32``)."""
+    how regrets are stored (``int16`` with a per-node scale, or ``float32``), and who takes
+    a normal hand whose three rounds tie (:attr:`lab.rules.RuleSet.three_ties`: ``mao``,
+    the lab's rules, or ``nobody`` or ``pe``)."""
 
     vira: Optional[str] = None
     toy_cap: Optional[tuple] = None
     ladder: tuple = LADDER
     storage: str = "int16"
+    three_ties: str = DEFAULT_RULES.three_ties
 
     def __post_init__(self):
         if (self.vira is None) == (self.toy_cap is None):
@@ -85,36 +89,56 @@ class FullConfig:
                 and sum(self.toy_cap) >= 6):
             raise InputError(f"{list(self.toy_cap)}: a toy deck is 2 to 13 levels of 1 to 4 "
                              "copies each, at least 6 cards")
+        if self.three_ties not in RULE_CHOICES["three_ties"]:
+            raise InputError(f"three_ties={self.three_ties!r}: one of "
+                             f"{', '.join(RULE_CHOICES['three_ties'])}")
 
     @property
     def label(self) -> str:
         deck = f"vira {self.vira}" if self.vira else f"toy {list(self.toy_cap)}"
-        return f"{deck}, ladder {'-'.join(map(str, self.ladder))}, {self.storage}"
+        ties = "" if self.three_ties == DEFAULT_RULES.three_ties else \
+            f", three ties: {self.three_ties}"
+        return f"{deck}, ladder {'-'.join(map(str, self.ladder))}, {self.storage}{ties}"
 
     def as_dict(self) -> dict:
+        """The configuration as checkpoints record it (the lab's own three-ties rule left
+        out, so that checkpoints written before the field existed still match)."""
         d = asdict(self)
         d["ladder"] = list(self.ladder)
         d["toy_cap"] = list(self.toy_cap) if self.toy_cap else None
+        if self.three_ties == DEFAULT_RULES.three_ties:
+            del d["three_ties"]
         return d
 
 
-def config_for(vira=None, *, toy_cap=None, ladder=LADDER, storage="int16") -> FullConfig:
+def config_for(vira=None, *, toy_cap=None, ladder=LADDER, storage="int16",
+               three_ties=DEFAULT_RULES.three_ties) -> FullConfig:
     v = None if vira is None else RANKS[vira_rank_of(vira)]
     return FullConfig(v, None if toy_cap is None else tuple(int(x) for x in toy_cap),
-                      tuple(int(x) for x in ladder), storage)
+                      tuple(int(x) for x in ladder), storage, three_ties)
+
+
+def _ties(three_ties: str):
+    """The card game's ``three_ties`` (a seat or NOBODY) for a rule value."""
+    return RuleSet(three_ties=three_ties).three_ties_winner(NORMAL, None)
 
 
 def card_game(config: FullConfig) -> CardplayGame:
-    return CardplayGame(config.vira, fold_round3=False, toy_cap=config.toy_cap)
+    return CardplayGame(config.vira, fold_round3=False, toy_cap=config.toy_cap,
+                        three_ties=_ties(config.three_ties))
 
 
 @lru_cache(maxsize=4)
-def _card_tree(toy_cap) -> CardTree:
+def _card_tree(toy_cap, three_ties) -> CardTree:
     # pruning uses structural copies, so one tree serves all ten viras
     def build():
         return build_card_tree(CardplayGame("4" if toy_cap is None else None,
-                                            fold_round3=False, toy_cap=toy_cap))
-    return build() if toy_cap is not None else disk_cached("card_tree", build)
+                                            fold_round3=False, toy_cap=toy_cap,
+                                            three_ties=_ties(three_ties)))
+    if toy_cap is not None:
+        return build()
+    name = "card_tree" if three_ties == DEFAULT_RULES.three_ties else f"card_tree-{three_ties}"
+    return disk_cached(name, build)
 
 
 TREE_SOURCES = ("cards.py", "classes.py", "rules.py", "solver/games/cardplay_game.py",
@@ -129,7 +153,7 @@ def disk_cached(name: str, build, sources=()):
 
 
 def card_tree(config: FullConfig) -> CardTree:
-    return _card_tree(config.toy_cap)
+    return _card_tree(config.toy_cap, config.three_ties)
 
 
 def _gib(x: float) -> str:
@@ -636,6 +660,8 @@ def has_checkpoint(directory) -> bool:
 
 def checkpoint_path(root, config: FullConfig) -> Path:
     """The checkpoint folder of ``config``'s solve under ``root`` (``lab solve full
-    --checkpoints root``): ``full_<vira or toy cap>_<ladder>_<storage>``."""
+    --checkpoints root``): ``full_<vira or toy cap>_<ladder>_<storage>``, and
+    ``_ties-<rule>`` where three tied rounds do not go to the mão."""
     tag = config.vira or "toy" + "-".join(map(str, config.toy_cap))
-    return Path(root) / f"full_{tag}_{'-'.join(map(str, config.ladder))}_{config.storage}"
+    ties = "" if config.three_ties == DEFAULT_RULES.three_ties else f"_ties-{config.three_ties}"
+    return Path(root) / f"full_{tag}_{'-'.join(map(str, config.ladder))}_{config.storage}{ties}"

@@ -10,7 +10,8 @@ Card tree (:class:`CardTree`)
     into a *showdown* (the lead is public, so the outcome depends on his card
     only). Card nodes are ``DECISION`` (the actor plays a card, open or covered),
     ``LAST`` (the round-3 follower: his card is forced, but he may still raise)
-    or ``END`` (the hand is decided by the cards). Every card node keeps, per
+    or ``END`` (the hand is decided by the cards: a seat wins it, or, where the rules
+    say so, three tied rounds score nothing: :data:`NO_WINNER`). Every card node keeps, per
     seat, the list of private states still possible there (``pair_*``), each
     with its local index in the parent's list; the actor's moves are *card
     edges*, grouped by the state they leave.
@@ -39,9 +40,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...rules import NOBODY
 from ..games.cardplay_game import CardplayGame, decided, round_result
 
 DECISION, LAST, END = 0, 1, 2
+
+NO_WINNER = 2
+"""``winner`` / ``showdown`` code of a hand that scores nothing (three tied rounds, in a card
+game built with ``three_ties=NOBODY``): nobody gains or loses its value."""
 """Kinds of card node."""
 
 T_NODE, Q_NODE = 0, 1
@@ -166,7 +172,7 @@ class CardTree:
     """The card tree of the betting game (see the module docstring).
 
     Per card node: ``kind``, ``actor`` (-1 at END), ``winner`` (END: the seat that
-    won the hand), ``showdown`` (LAST: the hand's winner when the follower's last
+    won the hand, or :data:`NO_WINNER`), ``showdown`` (LAST: the hand's winner when the follower's last
     card is above, equal to, below the ``lead`` level), ``depth``, contiguous children,
     ``pair_start`` / ``n`` (per seat) into the pair arrays, ``n_edges`` (card
     edges of the actor). Per pair: ``pair_hand`` (dealt class), ``pair_state``
@@ -217,9 +223,14 @@ class CardTree:
 
 
 def build_card_tree(cards: CardplayGame) -> CardTree:
-    """Expand the card game (``fold_round3=False``, no round-3 covers) breadth first."""
+    """Expand the card game (``fold_round3=False``, no round-3 covers) breadth first; who
+    takes three tied rounds is the card game's ``three_ties``."""
     if cards.fold_round3 or cards.cover_in_round3:
         raise ValueError("the betting game needs round 3 unfolded and without covers")
+
+    def hand_decided(rounds):
+        w = decided(rounds, cards.three_ties)
+        return NO_WINNER if w == NOBODY else w
     held = cards.state_held
     publics, kinds, actors, winners, showdowns, depths, actions = [], [], [], [], [], [], []
     leads = []
@@ -254,7 +265,7 @@ def build_card_tree(cards: CardplayGame) -> CardTree:
             privs = pair_chunks[c][0]
             rounds, leader, table = public[0], public[1], public[2]
             child_start[c] = len(publics)
-            winner = decided(rounds)
+            winner = hand_decided(rounds)
             if winner is not None:
                 kinds[c], winners[c] = END, winner
                 continue
@@ -266,7 +277,7 @@ def build_card_tree(cards: CardplayGame) -> CardTree:
                 kinds[c] = LAST
                 lead = table[0]
                 leads[c] = lead
-                showdowns[c] = tuple(decided(rounds + (round_result(leader, lead, follow),))
+                showdowns[c] = tuple(hand_decided(rounds + (round_result(leader, lead, follow),))
                                      for follow in (lead + 1, lead, lead - 1))
                 n_edges[c] = n_actor
                 edge_start_chunks[c] = (np.arange(n_actor), np.ones(n_actor, dtype=np.int64))
