@@ -517,8 +517,14 @@ def made_up_whatif(rules: RuleSet, seed: int) -> dict:
             "cardplay-equilibrium", "cardplay-equilibrium", vira=vira)
         add("double_dummy_value", "win probability", value, value + rng.normal(0, 0.002),
             "double-dummy", "double-dummy", vira=vira)
-        add("full_game_value", "points per hand", -0.21, np.nan, NOT_SOLVED,
-            "full-game-points", vira=vira)
+        if vira == "4":   # one vira's full game solved under these rules
+            add("full_game_value", "points per hand", -0.21, -0.2085, "full-game-points",
+                "full-game-points", vira=vira)
+            add("full_game_scoreless", "probability", 0.0, 0.0005, "full-game-points",
+                "full-game-points", vira=vira)
+        else:
+            add("full_game_value", "points per hand", -0.21, np.nan, NOT_SOLVED,
+                "full-game-points", vira=vira)
         for score in [f"11,{p}" for p in range(11)] + [f"{m},11" for m in range(11)]:
             seat = "mao" if score.startswith("11,") else "pe"
             rate = rng.uniform(0.3, 0.7)
@@ -674,10 +680,12 @@ def test_the_value_per_vira_is_the_tables_change(whatif_data):
     assert [r[0] for r in shown] == list(card["vira"])
     assert [r[2] for r in shown] == [f"{x:.4f}" for x in card["variant"]]
     view.quantity.value = "full_game_value"
-    shown = table_rows(view.value_table.value)
-    assert all(r[2] == "not solved under these rules" for r in shown) and len(shown) == 10
+    shown = {r[0]: r for r in table_rows(view.value_table.value)}
+    assert len(shown) == 10 and shown["4"][2] == "-0.2085" and shown["4"][-1] == "0.05%"
+    assert all(r[2] == "not solved under these rules" and r[-1] == "—"
+               for v, r in shown.items() if v != "4")
     labels = [t.get_text() for t in view.value_figure().axes[0].texts]
-    assert labels == ["not solved"] * 10
+    assert labels == ["+0.0015"] + ["not solved"] * 9    # vira 4 first
     assert "points per hand" in view.value_note.value
 
 

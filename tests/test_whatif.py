@@ -118,3 +118,65 @@ def test_whatif_command_errors(tmp_path, monkeypatch, capsys, argv, says):
     assert main(["whatif", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and err.count("\n") == 1 and says in err
+
+
+def test_a_full_game_solved_under_house_rules_fills_its_what_if_rows(data):
+    """``lab solve full --rules buteco --vira V`` records its solve in buteco's what-if rows:
+    that vira's full-game value and scoreless rate, nothing else; again replaces them."""
+    from lab.match import FULL_MODEL
+    from lab.tables.whatif import NOT_SOLVED, add_full_game, carried_full_game
+
+    for name in ("whatif", "whatif_match"):
+        require_table(name)
+        for suffix in (".parquet", ".json"):
+            shutil.copy(f"data/{name}{suffix}", data / f"{name}{suffix}")
+    buteco = PRESETS["buteco"]
+    before = whatif_rows(buteco, directory=data)
+    fpt_before = whatif_rows(PRESETS["fpt"], directory=data)
+    value = before["whatif"]
+    full = value[value["quantity"] == "full_game_value"]
+    assert (full["variant_model"] == NOT_SOLVED).all() and full["variant"].isna().all()
+    outcomes = {"p_mao_1": 0.3, "p_pe_1": 0.25, "p_mao_3": 0.2, "p_pe_3": 0.2495}
+    for value_mao in (0.031, 0.029):     # a first solve, then a longer one
+        add_full_game(buteco, {"4": {"value_mao": value_mao, "exploitability": 0.012,
+                                     **outcomes}}, directory=data)
+    after = whatif_rows(buteco, directory=data)
+    rows = after["whatif"]
+    four = rows[(rows["quantity"] == "full_game_value") & (rows["vira"] == "4")].iloc[0]
+    default = full[full["vira"] == "4"].iloc[0]
+    assert (four["variant"], four["variant_exploitability"], four["variant_model"]) == \
+        (0.029, 0.012, FULL_MODEL)
+    assert four["difference"] == 0.029 - default["default"]
+    tied = rows[rows["quantity"] == "full_game_scoreless"]
+    assert list(tied["vira"]) == ["4"]
+    assert tied["variant"].iloc[0] == pytest.approx(0.0005, abs=1e-12)
+    assert tied["default"].iloc[0] == 0.0
+    # the other viras, the match rows and the other rule sets are as they were
+    others = rows[(rows["quantity"] != "full_game_scoreless") & ~((rows["vira"] == "4") & (
+        rows["quantity"] == "full_game_value"))].reset_index(drop=True)
+    kept = value[~((value["vira"] == "4") & (value["quantity"] == "full_game_value"))]
+    assert others.equals(kept.reset_index(drop=True))
+    assert after["whatif_match"].equals(before["whatif_match"])
+    for name in ("whatif", "whatif_match"):
+        assert whatif_rows(PRESETS["fpt"], directory=data)[name].equals(fpt_before[name])
+    # what a later `lab whatif --rules buteco` carries over
+    stored = load_table("whatif", directory=data)
+    assert carried_full_game(buteco, stored) == {"4": (0.029, 0.012, pytest.approx(0.0005))}
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["solve", "cardplay", "--rules", "buteco"], "lab whatif --rules buteco"),
+    (["solve", "match", "--rules", "fpt"], "lab whatif --rules fpt"),
+    (["solve", "policy", "--rules", "buteco", "--checkpoints", "ck"], "lab's own rules only"),
+    (["solve", "full", "--rules", "fpt", "--vira", "4"], "nothing to solve"),
+    (["solve", "full", "--rule", "surrender=answer_only"], "nothing to solve"),
+    (["solve", "full", "--rules", "buteco", "--vira", "4"], "lab whatif --rules buteco"),
+])
+def test_solve_under_house_rules_says_what_does_it(tmp_path, monkeypatch, capsys, argv, says):
+    from lab.cli import main
+
+    monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))   # no what-if there yet
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and err.count("\n") == 1 and says in err

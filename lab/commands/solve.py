@@ -19,6 +19,13 @@ policy (see :mod:`lab.commands.solve_policy`).
 ``lab solve score --score M,P --checkpoints DIR`` measures the points solution's
 leak at one score in match-win probability and re-solves that score with match
 payoffs (see :mod:`lab.commands.solve_score`).
+
+Every one takes ``--rules NAME`` and ``--rule KEY=VALUE``. These tables hold the lab's own
+rules; under a house rule set ``lab solve full --rules NAME --vira V`` solves the full game
+where its normal hands differ and records it in that rule set's what-if (see
+:mod:`lab.commands.solve_full`); the other games are solved under house rules by ``lab
+whatif --rules NAME``, and saying so is the answer to ``lab solve cardplay|match|score|policy
+--rules NAME``.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from ..cli import chosen_viras
 from ..options import count, positive, UsageError
 
 def add_arguments(parser) -> None:
+    from ..cli import add_rule_options
     from .solve_full import add_arguments as add_full_arguments
 
     games = parser.add_subparsers(dest="game", metavar="GAME", required=True,
@@ -53,6 +61,26 @@ def add_arguments(parser) -> None:
     policy = games.add_parser("policy", help="store the full game's solved strategy as a "
                               "compact policy (from the full solves' checkpoints)")
     add_policy_arguments(policy)
+    for sub in (cardplay, match, full, score, policy):
+        add_rule_options(sub)
+
+
+def lab_rules_only(game: str, rules) -> None:
+    """InputError unless ``rules`` are the lab's own: ``lab solve GAME`` (other than
+    ``full``) writes the tables of those rules only, and says what solves it under others."""
+    from ..errors import InputError
+    from ..rules import DEFAULT_RULES
+    from ..tables.whatif import whatif_command
+
+    if rules == DEFAULT_RULES:
+        return
+    where = {"cardplay": "its card play and double dummy", "match": "its match equity and "
+             "mão de onze"}.get(game)
+    if where is None:
+        raise InputError(f"--rules {rules.name}: `lab solve {game}` works on the full game "
+                         "of the lab's own rules only (its stored checkpoints and policies)")
+    raise InputError(f"--rules {rules.name}: `lab solve {game}` writes the tables of the lab's "
+                     f"own rules; `{whatif_command(rules)}` solves {where} under these rules")
 
 
 def add_cardplay_arguments(parser) -> None:
@@ -108,6 +136,10 @@ def run(args) -> int:
     from ..tables import (CARDPLAY_SETTINGS, build_cardplay_tables, check_data_writable,
                           table_paths)
 
+    from ..cli import rules_from
+
+    if args.game != "full":
+        lab_rules_only(args.game, rules_from(args))
     if args.game == "match":
         return run_match(args)
     if args.game == "full":

@@ -9,12 +9,20 @@ the target exploitability (points per hand) or the time budget, and writes the
 :mod:`lab.tables.full`). With ``--checkpoints DIR`` every solve saves its
 state there, so that running the same command again resumes it.
 
+``--rules NAME`` / ``--rule KEY=VALUE``: a house rule set whose normal hands differ (three
+tied rounds that score nothing or go to the pé) solves the full game under it, with the
+same settings, and records each vira's value, exploitability and scoreless rate in the
+rule set's rows of the ``whatif`` table (which ``lab whatif --rules NAME`` must have
+written first); the full-game tables of the lab's rules are not touched. A rule set whose
+normal hands play as the lab's is refused: the stored solves are its full game.
+
 :mod:`lab.commands.solve` hands ``lab solve full`` to this module.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 
 from ..options import count, positive
 
@@ -71,6 +79,7 @@ def run(args) -> int:
 
     viras = chosen_viras(args.vira)
     settings = settings_from(args)
+    rules = house_rules(args)
     check_data_writable()
     if args.checkpoints is not None:
         check_writable(args.checkpoints, "--checkpoints")
@@ -79,9 +88,14 @@ def run(args) -> int:
     print(f"solving the full game for vira {', '.join(viras)} "
           f"({'scheduler ' + args.scheduler if args.scheduler else 'local cluster'})",
           file=sys.stderr)
+    if rules is not None:
+        settings["three_ties"] = rules.three_ties
+    start = time.time()
     results = solve_viras_full(viras, settings, scheduler=args.scheduler,
                                checkpoint_root=args.checkpoints, local_workers=args.workers,
                                threads=args.threads)
+    if rules is not None:
+        return record_house_rules(rules, viras, results, time.time() - start)
     tables = write_full_tables(results, settings)
     for v in viras:
         s = results[v]["full_summary"]
@@ -89,6 +103,48 @@ def run(args) -> int:
               f"{s['exploitability']:.4f} points, {s['iterations']} iterations", file=sys.stderr)
     print(", ".join(f"data/{n}.parquet ({len(df)} rows)" for n, df in tables.items()))
     note_match_model()
+    return 0
+
+
+def house_rules(args):
+    """The house rule set of ``--rules`` / ``--rule``, or None for the lab's own rules;
+    InputError for one whose full game is the lab's, or whose what-if is not written yet
+    (checked before any solving)."""
+    from ..cli import rules_from
+    from ..errors import InputError
+    from ..rules import DEFAULT_RULES
+    from ..tables import TableError
+    from ..tables.whatif import solves_other_full_game, whatif_command, whatif_rows
+
+    rules = rules_from(args)
+    if rules == DEFAULT_RULES:
+        return None
+    if not solves_other_full_game(rules):
+        raise InputError(f"--rules {rules.name}: its normal hands play as under the lab's "
+                         "rules (three tied rounds go to the mão, and surrendering on one's "
+                         "turn is never better than playing on), so the stored full-game "
+                         "tables are its full game: nothing to solve")
+    try:
+        whatif_rows(rules)
+    except TableError as exc:
+        raise TableError(f"{exc} (the full game under --rules {rules.name} is recorded in "
+                         f"its what-if rows: `{whatif_command(rules)}` writes them)") from None
+    return rules
+
+
+def record_house_rules(rules, viras, results: dict, seconds: float) -> int:
+    """Write the variant's full-game figures into its what-if rows and print them."""
+    from ..tables.whatif import add_full_game
+
+    rows = add_full_game(rules, {v: results[v]["full_summary"] for v in viras}, seconds)
+    for v in viras:
+        row = rows[(rows["quantity"] == "full_game_value") & (rows["vira"] == v)].iloc[0]
+        tied = rows[(rows["quantity"] == "full_game_scoreless") & (rows["vira"] == v)]
+        print(f"vira {v} under {rules.name}: mão EV {row['variant']:+.4f} points "
+              f"(exploitability {row['variant_exploitability']:.4f}), the lab's rules "
+              f"{row['default']:+.4f} (exploitability {row['default_exploitability']:.4f}); "
+              f"hands that score nothing {tied['variant'].iloc[0]:.5f}", file=sys.stderr)
+    print(f"data/whatif.parquet: rules {rules.name}, full game of vira {', '.join(viras)}")
     return 0
 
 

@@ -44,7 +44,7 @@ def summary(rules, tables: dict) -> dict:
     rows, match = tables["whatif"], tables["whatif_match"]
     out = {"rules": rules.name, "rules_version": rules.version, "rule_items": rules.items()}
     for quantity in ("cardplay_value", "cardplay_scoreless", "double_dummy_value",
-                     "full_game_value"):
+                     "full_game_value", "full_game_scoreless"):
         part = rows[rows["quantity"] == quantity].reset_index(drop=True)
         if part.empty:
             continue

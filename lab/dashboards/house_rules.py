@@ -80,6 +80,10 @@ QUANTITY_WORDS = {
     "full_game_value": "the mão's points per hand in the full game with truco",
 }
 
+SCORELESS = {"cardplay_value": "cardplay_scoreless", "full_game_value": "full_game_scoreless"}
+"""The per-vira quantity of table ``whatif`` that says how often a hand of each game scores
+nothing."""
+
 MODEL_WORDS = {**MODEL_LABELS,
                "cardplay-equilibrium": "card-play equilibrium",
                "double-dummy": "double dummy (both hands face up)",
@@ -153,7 +157,8 @@ def models_html(rows: pd.DataFrame, match: pd.DataFrame) -> str:
 def value_table(rows: pd.DataFrame, quantity: str) -> pd.DataFrame:
     """One row per vira of ``quantity``: the lab's figure, this rule set's (or that it is
     not solved under these rules), the change, each side's exploitability and model, and
-    for card play how often a hand scores nothing under these rules (probability)."""
+    for card play and the full game how often a hand scores nothing under these rules
+    (probability; in the full game for the viras solved under them)."""
     part = rows[rows["quantity"] == quantity].set_index("vira")
     part = part.reindex([v for v in VIRAS if v in part.index])
 
@@ -171,8 +176,8 @@ def value_table(rows: pd.DataFrame, quantity: str) -> pd.DataFrame:
         "exploitability, lab's": part["default_exploitability"].map(significant),
         "exploitability, these": part["variant_exploitability"].map(significant),
         "model, these rules": part["variant_model"].map(model_words)})
-    if quantity == "cardplay_value":
-        scoreless = rows[rows["quantity"] == "cardplay_scoreless"].set_index("vira")
+    if quantity in SCORELESS:
+        scoreless = rows[rows["quantity"] == SCORELESS[quantity]].set_index("vira")
         if len(scoreless) and (scoreless["variant"] > 0).any():
             shown["hands scoring nothing"] = [percent_fine(scoreless["variant"].get(v))
                                               for v in part.index]

@@ -36,6 +36,7 @@ import pandas as pd
 
 from ..cards import RANKS, level_name
 from ..classes import hand_classes, vira_rank_of
+from ..rules import DEFAULT_RULES
 from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for
 from ..solver.fullgame.game import LADDER
 from ..solver.fullgame.policy import FullPolicy
@@ -158,11 +159,14 @@ def solve_vira_full(vira, settings: Optional[dict] = None, checkpoint_root=None,
 
     Stops at ``settings['target_exploitability']`` (points per hand), after
     ``time_budget_minutes`` or ``max_iterations``; checkpoints under ``checkpoint_root``.
+    ``settings['three_ties']`` (a house rule: ``nobody`` or ``pe``) solves the game where
+    three tied rounds do not go to the mão.
     ``threads``: numba threads of the solve (the same iterates, faster on idle cores).
     """
     s = dict(FULL_SETTINGS if settings is None else settings)
     cfg = config_for(None if toy_cap is not None else vira, toy_cap=toy_cap,
-                     ladder=tuple(s.get("ladder", LADDER)), storage=s.get("storage", "int16"))
+                     ladder=tuple(s.get("ladder", LADDER)), storage=s.get("storage", "int16"),
+                     three_ties=s.get("three_ties", DEFAULT_RULES.three_ties))
     start = time.perf_counter()
     solver = FullSolver(cfg, threads=threads, schedule=s.get("schedule", "dcfr"))
     ck = None if checkpoint_root is None else checkpoint_path(checkpoint_root, cfg)

@@ -9,8 +9,10 @@ the default's figure, their difference, each one's exploitability and the model 
     counts half); ``cardplay_scoreless``: how often a hand scores nothing under the
     card-play equilibrium (probability); ``double_dummy_value``: the mão's double-dummy
     win probability; ``full_game_value``: the mão's points per hand in the full game
-    (blank for the variant where its normal hands differ: the full game is solved for the
-    default rules only); ``eleven_accept_rate``: per (vira, score, holder's seat), the
+    (for a variant whose normal hands differ, blank until ``lab solve full --rules NAME
+    --vira V`` solves that vira's full game under it: :func:`add_full_game`);
+    ``full_game_scoreless``: for those solved viras, how often a hand scores nothing under
+    the full game's solved strategies (probability); ``eleven_accept_rate``: per (vira, score, holder's seat), the
     probability that the holder of a mão de onze plays it (accepts), over his deals;
     ``eleven_accept``: per hand, the holder's accept probability, only for the hands whose
     decision changes (by at least one half).
@@ -267,15 +269,97 @@ def build_whatif(rules: RuleSet, jobs: int = 1, progress: bool = False,
     for name, rows in out.items():
         try:
             old = load_table(name, settings=settings, directory=directory)
-            old = old[old["rules_version"] != rules.version]
         except TableError:
             old = rows.iloc[:0]  # nothing usable on disk: the table holds this rule set
-        tables[name] = pd.concat([old, rows], ignore_index=True)
+        if name == "whatif" and solves_other_full_game(rules):  # keep the full-game solves
+            for vira, figures in carried_full_game(rules, old).items():
+                rows = _with_full_game(rules, rows, vira, *figures)
+            out[name] = rows
+        tables[name] = pd.concat([old[old["rules_version"] != rules.version], rows],
+                                 ignore_index=True)
     # the manifest's vira records are those of the rule set solved last
     per_vira = {v: {**r, "built": built} for v, r in records.items()}
     write_tables({name: TableWrite(df, settings, per_vira, time.time() - start)
                   for name, df in tables.items()}, directory)
     return out
+
+
+def solves_other_full_game(rules: RuleSet) -> bool:
+    """True when the full game of a normal hand differs under ``rules``: three tied rounds
+    do not go to the mão. (Surrender on one's turn is left out of the full game, being
+    weakly dominated whatever the three-ties rule: :mod:`lab.solver.fullgame.game`; so
+    the surrender rule does not change it.)"""
+    return rules.three_ties != DEFAULT_RULES.three_ties
+
+
+def add_full_game(rules: RuleSet, summaries: dict, seconds: float = 0.0,
+                  directory: Optional[Path] = None) -> pd.DataFrame:
+    """Write the full game solved under ``rules`` into the ``whatif`` table: for each vira
+    of ``summaries`` ({vira: the ``full_summary`` row of a solve with
+    ``three_ties=rules.three_ties``}), the rule set's ``full_game_value`` row (points per
+    hand) gets the variant's value and exploitability, and a ``full_game_scoreless`` row
+    (probability that a hand scores nothing under the solved strategies) is added or
+    replaced. The other rows, ``whatif_match`` and the manifests' records are kept
+    (``seconds`` is added to the build time). Returns the rule set's rows of ``whatif``."""
+    from ..store import data_lock
+    from .manifests import read_manifest
+    from .registry import data_dir
+
+    with data_lock(data_dir() if directory is None else directory):  # read, merge, write
+        tables = {name: load_table(name, directory=directory)
+                  for name in ("whatif", "whatif_match")}
+        rows = tables["whatif"]
+        if not (rows["rules_version"] == rules.version).any():
+            raise TableError(f"no what-if for rules {rules.version} yet; compute it first "
+                             f"with `{whatif_command(rules)}`")
+        for vira, summary in summaries.items():
+            scored = sum(v for k, v in summary.items() if k.startswith(("p_mao_", "p_pe_")))
+            rows = _with_full_game(rules, rows, vira, float(summary["value_mao"]),
+                                   float(summary["exploitability"]), max(0.0, 1.0 - scored))
+        tables["whatif"] = rows
+        writes = {}
+        for name, df in tables.items():
+            manifest = read_manifest(name, directory)
+            writes[name] = TableWrite(df, manifest["settings"], manifest["viras"],
+                                      float(manifest.get("build_seconds", 0.0)) + seconds)
+        write_tables(writes, directory)
+    mine = rows["rules_version"] == rules.version
+    return rows[mine].reset_index(drop=True)
+
+
+def _with_full_game(rules: RuleSet, rows: pd.DataFrame, vira: str, value: float,
+                    exploitability: float, scoreless: float) -> pd.DataFrame:
+    """``rows`` (of one or more rule sets) with ``rules``' full-game figures of ``vira``:
+    its ``full_game_value`` row's variant side, and its ``full_game_scoreless`` row."""
+    from ..match import FULL_MODEL
+
+    at = (rows["rules_version"] == rules.version) & (rows["vira"] == vira)
+    row = at & (rows["quantity"] == "full_game_value")
+    if not row.any():
+        raise TableError(f"the what-if of rules {rules.version} has no full-game row for "
+                         f"vira {vira}; recompute it with `{whatif_command(rules)}`")
+    rows = rows.copy()
+    rows.loc[row, ["variant", "variant_exploitability", "variant_model"]] = \
+        [value, exploitability, FULL_MODEL]
+    rows.loc[row, "difference"] = rows.loc[row, "variant"] - rows.loc[row, "default"]
+    default = rows[row].iloc[0]
+    extra = _rows("full_game_scoreless", "probability", [scoreless], [0.0], exploitability,
+                  default["default_exploitability"], FULL_MODEL, default["default_model"],
+                  vira=[vira], score=[""], seat=[""], hand=[""])
+    old = at & (rows["quantity"] == "full_game_scoreless")
+    return pd.concat([rows[~old], _keyed(rules, extra, WHATIF_KEYS)], ignore_index=True)
+
+
+def carried_full_game(rules: RuleSet, old: pd.DataFrame) -> dict:
+    """{vira: (value, exploitability, scoreless)} of the full game solved under ``rules``
+    in an earlier ``whatif`` table (kept when the rest of the what-if is computed again)."""
+    from ..match import FULL_MODEL
+
+    mine = old[(old["rules_version"] == rules.version) & (old["variant_model"] == FULL_MODEL)]
+    values = mine[mine["quantity"] == "full_game_value"].set_index("vira")
+    scoreless = mine[mine["quantity"] == "full_game_scoreless"].set_index("vira")["variant"]
+    return {v: (float(r["variant"]), float(r["variant_exploitability"]),
+                float(scoreless.get(v, 0.0))) for v, r in values.iterrows()}
 
 
 def whatif_command(rules: RuleSet) -> str:
