@@ -37,6 +37,15 @@ def precision(rows, at) -> float:
     return float(rows["variant_exploitability"].iloc[at] + rows["default_exploitability"].iloc[at])
 
 
+def models_of(part, column: str) -> str:
+    """The model of a quantity's rows: its name when every vira has the same, else each
+    model with its viras (``full-game-points: 4; not solved under these rules: 5 6 ...``)."""
+    models = dict.fromkeys(part[column])
+    if len(models) == 1:
+        return next(iter(models))
+    return "; ".join(f"{m}: {' '.join(part.loc[part[column] == m, 'vira'])}" for m in models)
+
+
 def summary(rules, tables: dict) -> dict:
     """The JSON summary of one rule set's ``whatif`` and ``whatif_match`` rows."""
     import numpy as np
@@ -54,8 +63,8 @@ def summary(rules, tables: dict) -> dict:
             "default_mean": part["default"].mean(),
             "largest_difference": part["difference"].iloc[worst],
             "at_vira": part["vira"].iloc[worst], "precision_there": precision(part, worst),
-            "variant_model": part["variant_model"].iloc[0],
-            "default_model": part["default_model"].iloc[0]}
+            "variant_model": models_of(part, "variant_model"),
+            "default_model": models_of(part, "default_model")}
     worst = match["difference"].abs().idxmax()
 
     def at(a, b):
