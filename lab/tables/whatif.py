@@ -12,8 +12,9 @@ the default's figure, their difference, each one's exploitability and the model 
     (for a variant whose normal hands differ, blank until ``lab solve full --rules NAME
     --vira V`` solves that vira's full game under it: :func:`add_full_game`);
     ``full_game_scoreless``: for those solved viras, how often a hand scores nothing under
-    the full game's solved strategies (probability); ``eleven_accept_rate``: per (vira, score, holder's seat), the
-    probability that the holder of a mão de onze plays it (accepts), over his deals;
+    the full game's solved strategies (probability); ``eleven_accept_rate``: per (vira,
+    score, holder's seat), the probability that the holder of a mão de onze plays it
+    (accepts), over his deals;
     ``eleven_accept``: per hand, the holder's accept probability, only for the hands whose
     decision changes (by at least one half).
 ``whatif_match``

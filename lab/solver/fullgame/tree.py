@@ -172,8 +172,9 @@ class CardTree:
     """The card tree of the betting game (see the module docstring).
 
     Per card node: ``kind``, ``actor`` (-1 at END), ``winner`` (END: the seat that
-    won the hand, or :data:`NO_WINNER`), ``showdown`` (LAST: the hand's winner when the follower's last
-    card is above, equal to, below the ``lead`` level), ``depth``, contiguous children,
+    won the hand, or :data:`NO_WINNER`), ``showdown`` (LAST: the hand's winner, or
+    :data:`NO_WINNER`, when the follower's last card is above, equal to, below the
+    ``lead`` level), ``depth``, contiguous children,
     ``pair_start`` / ``n`` (per seat) into the pair arrays, ``n_edges`` (card
     edges of the actor). Per pair: ``pair_hand`` (dealt class), ``pair_state``
     (the card game's private state), ``pair_level`` (its last card, -1 if not
