@@ -185,6 +185,10 @@ class FullSolver(Lifecycle):
             t.pair_edge_start, t.pair_edge_count, L.slot_base, L.node_base,
             tm.start, tm.size, tm.kind, tm.parent, tm.child_a, tm.child_b, tm.value,
             tm.exit_state, tm.answerer)
+        # the root's subtrees, shared among the threads by the work each holds
+        cs, cc = t.child_start[0], t.child_count[0]
+        self.root_owner = None if self.threads == 1 else share_among_threads(
+            subtree_work(t, L)[cs:cs + cc], self.threads)
         self.build_seconds = time.perf_counter() - start
         self.state = BUILT
         self.iterations = 0
@@ -296,11 +300,7 @@ class FullSolver(Lifecycle):
         # one set of working buffers per thread for the root's subtrees
         self.thread_work = None if self.threads == 1 else K.Work(
             *(np.stack([np.zeros_like(arr) for _ in range(self.threads)]) for arr in self.work))
-        # the root's subtrees, shared among the threads by the work each holds
-        t = self.tree
-        cs, cc = t.child_start[0], t.child_count[0]
-        self.root_owner = None if self.threads == 1 else share_among_threads(
-            subtree_work(t, self.layout)[cs:cs + cc], self.threads)
+
 
     def use_policy(self, q: np.ndarray) -> "FullSolver":
         """Hold a stored policy instead of regrets (:mod:`lab.solver.fullgame.compact`): both
