@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up (if needed), install Debian's chromium when missing and running as root,
-# then run the whole test suite.
+# then run the whole test suite on two worker processes (LAB_TEST_WORKERS to change;
+# each test file runs whole on one worker, so its fixtures are built once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -8,4 +9,4 @@ if ! command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; t
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null
 fi
 export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$PWD/.cache/numba}"
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest -n "${LAB_TEST_WORKERS:-2}" --dist loadfile "$@"
