@@ -35,7 +35,8 @@ from ..options import integer
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 """The dashboards' folder (the repository's ``notebooks/``)."""
 
-DASHBOARDS = ("equity_by_vira", "hand_explorer", "match_equity", "strategy_explorer")
+DASHBOARDS = ("equity_by_vira", "hand_explorer", "house_rules", "match_equity",
+              "strategy_explorer")
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
@@ -194,6 +195,12 @@ CHANGES = {
         ("card 2: A♠", choose("card 2", "A♠")),
         ("vira: 7♦", choose("vira", "7♦")),
         ("seat: pé", lambda p: toggle(p, "pé").click()),
+    ],
+    "house_rules": [
+        ("value: double dummy", lambda p: toggle(p, "double dummy").click()),
+        ("rules: fpt", lambda p: toggle(p, "fpt").click()),
+        ("value: card play", lambda p: toggle(p, "card play").click()),
+        ("rules: buteco", lambda p: toggle(p, "buteco").click()),
     ],
     "match_equity": [
         ("mão's points: 9", choose("mão's points", "9")),
