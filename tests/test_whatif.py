@@ -126,7 +126,7 @@ def test_a_full_game_solved_under_house_rules_fills_its_what_if_rows(data):
     from lab.match import FULL_MODEL
     from lab.tables.whatif import NOT_SOLVED, add_full_game, carried_full_game
 
-    for name in ("whatif", "whatif_match"):
+    for name in ("whatif", "whatif_match", "full_summary"):
         require_table(name)
         for suffix in (".parquet", ".json"):
             shutil.copy(f"data/{name}{suffix}", data / f"{name}{suffix}")
@@ -151,10 +151,17 @@ def test_a_full_game_solved_under_house_rules_fills_its_what_if_rows(data):
     tied = rows[(rows["quantity"] == "full_game_scoreless") & (rows["vira"] == "4")]
     assert len(tied) == 1 and tied["default"].iloc[0] == 0.0
     assert tied["variant"].iloc[0] == pytest.approx(0.0005, abs=1e-12)
+    # how often each seat scores each value, beside the stored solve of the lab's rules
+    ends = rows[(rows["quantity"] == "full_game_outcome") & (rows["vira"] == "4")]
+    paulista = load_table("full_summary").set_index("vira").loc["4"]
+    assert sorted(zip(ends["seat"], ends["hand"], ends["variant"], ends["default"])) == sorted(
+        (name.split("_")[1], name.split("_")[2], p, paulista[name])
+        for name, p in outcomes.items())
+    assert (ends["unit"] == "probability").all() and (ends["variant_model"] == FULL_MODEL).all()
     # the other viras, the match rows and the other rule sets are as they were
     def besides_vira_4(df):
-        mine = (df["vira"] == "4") & df["quantity"].isin(["full_game_value",
-                                                          "full_game_scoreless"])
+        mine = (df["vira"] == "4") & df["quantity"].isin(
+            ["full_game_value", "full_game_scoreless", "full_game_outcome"])
         return df[~mine].sort_values(["quantity", "vira", "score", "seat", "hand"]) \
             .reset_index(drop=True)
     assert besides_vira_4(rows).equals(besides_vira_4(value))
@@ -173,7 +180,10 @@ def test_a_full_game_solved_under_house_rules_fills_its_what_if_rows(data):
     assert by_model[FULL_MODEL].startswith("4") and said["default_model"] == FULL_MODEL
     # what a later `lab whatif --rules buteco` carries over
     stored = load_table("whatif", directory=data)
-    assert carried_full_game(buteco, stored)["4"] == (0.029, 0.012, pytest.approx(0.0005))
+    carried = carried_full_game(buteco, stored)["4"]
+    assert (carried["value"], carried["exploitability"], carried["outcomes"]) == \
+        (0.029, 0.012, {name[2:]: p for name, p in outcomes.items()})
+    assert carried["scoreless"] == pytest.approx(0.0005)
 
 
 @pytest.mark.parametrize("argv,says", [

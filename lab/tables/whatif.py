@@ -12,7 +12,9 @@ the default's figure, their difference, each one's exploitability and the model 
     (for a variant whose normal hands differ, blank until ``lab solve full --rules NAME
     --vira V`` solves that vira's full game under it: :func:`add_full_game`);
     ``full_game_scoreless``: for those solved viras, how often a hand scores nothing under
-    the full game's solved strategies (probability); ``eleven_accept_rate``: per (vira,
+    the full game's solved strategies (probability); ``full_game_outcome``: for those viras,
+    how often the seat ``seat`` scores ``hand`` points (1, 3, 6, 9 or 12) under them
+    (probability); ``eleven_accept_rate``: per (vira,
     score, holder's seat), the probability that the holder of a mão de onze plays it
     (accepts), over his deals;
     ``eleven_accept``: per hand, the holder's accept probability, only for the hands whose
@@ -273,8 +275,10 @@ def build_whatif(rules: RuleSet, jobs: int = 1, progress: bool = False,
         except TableError:
             old = rows.iloc[:0]  # nothing usable on disk: the table holds this rule set
         if name == "whatif" and solves_other_full_game(rules):  # keep the full-game solves
-            for vira, figures in carried_full_game(rules, old).items():
-                rows = _with_full_game(rules, rows, vira, *figures)
+            carried = carried_full_game(rules, old)
+            defaults = default_outcomes(directory) if carried else {}
+            for vira, figures in carried.items():
+                rows = _with_full_game(rules, rows, vira, figures, defaults[vira])
             out[name] = rows
         tables[name] = pd.concat([old[old["rules_version"] != rules.version], rows],
                                  ignore_index=True)
@@ -298,10 +302,11 @@ def add_full_game(rules: RuleSet, summaries: dict, seconds: float = 0.0,
     """Write the full game solved under ``rules`` into the ``whatif`` table: for each vira
     of ``summaries`` ({vira: the ``full_summary`` row of a solve with
     ``three_ties=rules.three_ties``}), the rule set's ``full_game_value`` row (points per
-    hand) gets the variant's value and exploitability, and a ``full_game_scoreless`` row
-    (probability that a hand scores nothing under the solved strategies) is added or
-    replaced. The other rows, ``whatif_match`` and the manifests' records are kept
-    (``seconds`` is added to the build time). Returns the rule set's rows of ``whatif``."""
+    hand) gets the variant's value and exploitability, and its ``full_game_scoreless`` row
+    and ``full_game_outcome`` rows (probabilities under the solved strategies, beside the
+    stored ``full_summary``'s) are added or replaced. The other rows, ``whatif_match`` and
+    the manifests' records are kept (``seconds`` is added to the build time). Returns the
+    rule set's rows of ``whatif``."""
     from ..store import data_lock
     from .manifests import read_manifest
     from .registry import data_dir
@@ -313,10 +318,10 @@ def add_full_game(rules: RuleSet, summaries: dict, seconds: float = 0.0,
         if not (rows["rules_version"] == rules.version).any():
             raise TableError(f"no what-if for rules {rules.version} yet; compute it first "
                              f"with `{whatif_command(rules)}`")
+        defaults = default_outcomes(directory)
         for vira, summary in summaries.items():
-            scored = sum(v for k, v in summary.items() if k.startswith(("p_mao_", "p_pe_")))
-            rows = _with_full_game(rules, rows, vira, float(summary["value_mao"]),
-                                   float(summary["exploitability"]), max(0.0, 1.0 - scored))
+            rows = _with_full_game(rules, rows, vira, full_game_figures(summary),
+                                   defaults[vira])
         tables["whatif"] = rows
         writes = {}
         for name, df in tables.items():
@@ -328,10 +333,30 @@ def add_full_game(rules: RuleSet, summaries: dict, seconds: float = 0.0,
     return rows[mine].reset_index(drop=True)
 
 
-def _with_full_game(rules: RuleSet, rows: pd.DataFrame, vira: str, value: float,
-                    exploitability: float, scoreless: float) -> pd.DataFrame:
-    """``rows`` (of one or more rule sets) with ``rules``' full-game figures of ``vira``:
-    its ``full_game_value`` row's variant side, and its ``full_game_scoreless`` row."""
+def full_game_figures(summary) -> dict:
+    """A full game's solve from its ``full_summary`` row: the mão's ``value`` (points per
+    hand), its ``exploitability`` (points per hand), the ``scoreless`` rate and the
+    ``outcomes`` ({"mao_3": probability that the mão scores 3 points, ...})."""
+    outcomes = {key[2:]: float(p) for key, p in summary.items()
+                if key.startswith(("p_mao_", "p_pe_"))}
+    return {"value": float(summary["value_mao"]),
+            "exploitability": float(summary["exploitability"]),
+            "scoreless": max(0.0, 1.0 - sum(outcomes.values())), "outcomes": outcomes}
+
+
+def default_outcomes(directory: Optional[Path] = None) -> dict:
+    """{vira: outcomes} of the stored full game under the lab's rules (``full_summary``)."""
+    return {row["vira"]: full_game_figures(row)["outcomes"]
+            for _, row in load_table("full_summary", directory=directory).iterrows()}
+
+
+def _with_full_game(rules: RuleSet, rows: pd.DataFrame, vira: str, figures: dict,
+                    default_outcomes: dict) -> pd.DataFrame:
+    """``rows`` (of one or more rule sets) with ``rules``' full-game ``figures`` of ``vira``
+    (:func:`full_game_figures`): its ``full_game_value`` row's variant side, its
+    ``full_game_scoreless`` row and its ``full_game_outcome`` rows (beside
+    ``default_outcomes``, the lab's rules' probabilities; none when ``figures`` has no
+    outcomes)."""
     from ..match import FULL_MODEL
 
     at = (rows["rules_version"] == rules.version) & (rows["vira"] == vira)
@@ -339,28 +364,49 @@ def _with_full_game(rules: RuleSet, rows: pd.DataFrame, vira: str, value: float,
     if not row.any():
         raise TableError(f"the what-if of rules {rules.version} has no full-game row for "
                          f"vira {vira}; recompute it with `{whatif_command(rules)}`")
+    expl = figures["exploitability"]
     rows = rows.copy()
     rows.loc[row, ["variant", "variant_exploitability", "variant_model"]] = \
-        [value, exploitability, FULL_MODEL]
+        [figures["value"], expl, FULL_MODEL]
     rows.loc[row, "difference"] = rows.loc[row, "variant"] - rows.loc[row, "default"]
     default = rows[row].iloc[0]
-    extra = _rows("full_game_scoreless", "probability", [scoreless], [0.0], exploitability,
-                  default["default_exploitability"], FULL_MODEL, default["default_model"],
-                  vira=[vira], score=[""], seat=[""], hand=[""])
-    old = at & (rows["quantity"] == "full_game_scoreless")
-    return pd.concat([rows[~old], _keyed(rules, extra, WHATIF_KEYS)], ignore_index=True)
+    keys = dict(vira=[vira], score=[""], seat=[""], hand=[""])
+    extra = [_rows("full_game_scoreless", "probability", [figures["scoreless"]], [0.0], expl,
+                   default["default_exploitability"], FULL_MODEL, default["default_model"],
+                   **keys)]
+    outcomes = figures["outcomes"]
+    if outcomes:
+        names = list(outcomes)
+        extra.append(_rows("full_game_outcome", "probability", [outcomes[n] for n in names],
+                           [default_outcomes.get(n, 0.0) for n in names], expl,
+                           default["default_exploitability"], FULL_MODEL,
+                           default["default_model"], vira=[vira] * len(names),
+                           score=[""] * len(names), seat=[n.split("_")[0] for n in names],
+                           hand=[n.split("_")[1] for n in names]))
+    old = at & rows["quantity"].isin(["full_game_scoreless", "full_game_outcome"])
+    return pd.concat([rows[~old], *(_keyed(rules, e, WHATIF_KEYS) for e in extra)],
+                     ignore_index=True)
 
 
 def carried_full_game(rules: RuleSet, old: pd.DataFrame) -> dict:
-    """{vira: (value, exploitability, scoreless)} of the full game solved under ``rules``
-    in an earlier ``whatif`` table (kept when the rest of the what-if is computed again)."""
+    """{vira: figures} of the full game solved under ``rules`` in an earlier ``whatif``
+    table (see :func:`full_game_figures`; kept when the rest of the what-if is computed
+    again)."""
     from ..match import FULL_MODEL
 
     mine = old[(old["rules_version"] == rules.version) & (old["variant_model"] == FULL_MODEL)]
     values = mine[mine["quantity"] == "full_game_value"].set_index("vira")
     scoreless = mine[mine["quantity"] == "full_game_scoreless"].set_index("vira")["variant"]
-    return {v: (float(r["variant"]), float(r["variant_exploitability"]),
-                float(scoreless.get(v, 0.0))) for v, r in values.iterrows()}
+    outcome_rows = mine[mine["quantity"] == "full_game_outcome"]
+    carried = {}
+    for v, r in values.iterrows():
+        part = outcome_rows[outcome_rows["vira"] == v]
+        names = part["seat"] + "_" + part["hand"]
+        carried[v] = {"value": float(r["variant"]),
+                      "exploitability": float(r["variant_exploitability"]),
+                      "scoreless": float(scoreless.get(v, 0.0)),
+                      "outcomes": dict(zip(names, part["variant"].astype(float)))}
+    return carried
 
 
 def whatif_command(rules: RuleSet) -> str:
