@@ -310,16 +310,20 @@ class FullGameModel(CardplayModel):
     :class:`CardplayModel` (they have no truco).
 
     ``full_summary`` holds, per vira, the probabilities ``p_mao_<v>`` / ``p_pe_<v>`` that a
-    hand ends with that seat scoring ``v`` points (``v`` on the ladder 1, 3, 6, 9, 12).
+    hand ends with that seat scoring ``v`` points (``v`` on the ladder 1, 3, 6, 9, 12),
+    solved with three tied rounds going to ``three_ties`` (``"mao"``: the lab's rules;
+    ``"nobody"``: the rest, ``1 -`` the sum, is the probability that a hand scores nothing).
     """
 
     name = FULL_MODEL
 
     def __init__(self, summary: pd.DataFrame, full_summary: pd.DataFrame, pool=None,
-                 eleven_target: float = 1e-5, rules: RuleSet = DEFAULT_RULES):
-        if not plays_normal_hands_alike(rules):
-            raise InputError(f"the full game is solved for the default rules only; under "
-                             f"{rules.version} normal hands are played differently")
+                 eleven_target: float = 1e-5, rules: RuleSet = DEFAULT_RULES,
+                 three_ties: str = DEFAULT_RULES.three_ties):
+        if rules.three_ties != three_ties:
+            raise InputError(f"the full game was solved with three tied rounds going to "
+                             f"{three_ties!r}; under {rules.version} they go to "
+                             f"{rules.three_ties!r}, so normal hands are played differently")
         super().__init__(summary, pool, eleven_target, rules)
         if sorted(full_summary["vira"]) != sorted(self.viras):
             raise InputError("the full-game model needs the full game solved for all 10 viras")
@@ -327,9 +331,13 @@ class FullGameModel(CardplayModel):
         self.ladder = [int(c[len("p_mao_"):]) for c in full.columns if c.startswith("p_mao_")]
         self.p_mao = full[[f"p_mao_{v}" for v in self.ladder]].to_numpy(dtype=float)
         self.p_pe = full[[f"p_pe_{v}" for v in self.ladder]].to_numpy(dtype=float)
+        self.p_scoreless = np.maximum(0.0, 1.0 - self.p_mao.sum(axis=1) - self.p_pe.sum(axis=1))
 
     def normal(self, score, payoff) -> HandResult:
         mao = np.array([payoff(MAO, v) for v in self.ladder])
         pe = np.array([payoff(PE, v) for v in self.ladder])
         p = float(np.mean(self.p_mao @ mao + self.p_pe @ pe))
+        if self.rules.three_ties_winner(*hand_kind(score)) == NOBODY:
+            p_nobody = float(np.mean(self.p_scoreless))
+            return HandResult(p + p_nobody * payoff(None, 0), float("nan"), FULL_MODEL, p_nobody)
         return HandResult(p, float("nan"), FULL_MODEL)

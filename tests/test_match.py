@@ -218,6 +218,37 @@ def test_scoreless_hands_do_not_count_without_the_rule():
         assert r.p_mao == pytest.approx(ref(r.score_mao, r.score_pe, True), abs=1e-12)
 
 
+def test_full_game_model_with_scoreless_hands_is_solved_exactly():
+    """The full game solved under rules where three tied rounds score nothing: each vira's
+    outcome probabilities leave 1 - their sum to the hands that score nothing. With the
+    end games of the scoreless coin, the table is the coin's match (value iteration)."""
+    from lab.match import FullGameModel
+    from lab.rules import PRESETS
+
+    p, q = 0.45, 0.2
+    card, full = synthetic_summaries([p] * 10)
+    full["p_pe_1"] = 1 - p - q
+
+    class FullCoin(FullGameModel):
+        _value, eleven, eleven_eleven = (ScorelessCoinModel._value, ScorelessCoinModel.eleven,
+                                         ScorelessCoinModel.eleven_eleven)
+        points = 1
+
+    model = FullCoin(card, full, rules=PRESETS["buteco"], three_ties="nobody")
+    model.p, model.q = p, q
+    table = match_equity(model)
+    ref = reference_by_iteration(p, q, 1)
+    for r in table.itertuples():
+        assert r.p_mao == pytest.approx(ref(r.score_mao, r.score_pe), abs=1e-12)
+    normal = table[(table["score_mao"] < ELEVEN) & (table["score_pe"] < ELEVEN)]
+    assert (normal["model"] == "full-game-points").all()
+    # solved under one three-ties rule, it does not stand for another
+    with pytest.raises(ValueError, match="played differently"):
+        FullGameModel(card, full, rules=PRESETS["buteco"])
+    with pytest.raises(ValueError, match="played differently"):
+        FullGameModel(card, full, three_ties="nobody")
+
+
 def play_coin_match(rng, p, q, scores, rules):
     """One match of the scoreless coin model played through lab.rules: each hand the mão
     wins with probability p, nobody scores with q, else the pé wins. A hand is won by the

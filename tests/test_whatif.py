@@ -47,18 +47,15 @@ class StandInCardplay(CardplayModel):
     eleven = stand_in_eleven
 
 
-def factory_for(directory):
-    def factory(kind, summary, pool, target, rules):
-        if kind == "full":
-            return StandInFull(summary, load_table("full_summary", directory=directory), pool,
-                               target, rules)
-        return StandInCardplay(summary, pool, target, rules)
-    return factory
+def factory(kind, summary, full_summary, pool, target, rules):
+    if kind == "full":
+        return StandInFull(summary, full_summary, pool, target, rules, rules.three_ties)
+    return StandInCardplay(summary, pool, target, rules)
 
 
 def test_blind_eleven_eleven_against_the_stored_default(data):
     rules = RuleSet(eleven_eleven="blind")
-    out = build_whatif(rules, directory=data, model_factory=factory_for(data))
+    out = build_whatif(rules, directory=data, model_factory=factory)
     rows, match = out["whatif"], out["whatif_match"]
     # normal hands are the same game: same card play, double dummy and full game
     for quantity in ("cardplay_value", "double_dummy_value", "full_game_value"):
@@ -82,7 +79,6 @@ def test_blind_eleven_eleven_against_the_stored_default(data):
 
 
 def test_rule_sets_share_the_tables_and_reload(data):
-    factory = factory_for(data)
     blind = RuleSet(eleven_eleven="blind")
     first = build_whatif(blind, directory=data, model_factory=factory)
     build_whatif(PRESETS["fpt"], directory=data, model_factory=factory)
@@ -184,6 +180,67 @@ def test_a_full_game_solved_under_house_rules_fills_its_what_if_rows(data):
     assert (carried["value"], carried["exploitability"], carried["outcomes"]) == \
         (0.029, 0.012, {name[2:]: p for name, p in outcomes.items()})
     assert carried["scoreless"] == pytest.approx(0.0005)
+
+
+def test_the_match_uses_a_variants_full_game_once_every_vira_is_solved(data, monkeypatch,
+                                                                       capsys):
+    """Under buteco, ``lab whatif`` compares the match on the card-play model both sides
+    until the full game under buteco is recorded for all ten viras; then on the full
+    game's points play, the default's side being the stored match tables."""
+    import lab.tables.whatif as whatif
+    from lab.cards import RANKS
+    from lab.match import CARDPLAY_MODEL, FULL_MODEL
+    from lab.commands.solve_full import record_house_rules
+    from lab.tables.whatif import stored_variant_full_game
+
+    for name in ("whatif", "whatif_match"):
+        require_table(name)
+        for suffix in (".parquet", ".json"):
+            shutil.copy(f"data/{name}{suffix}", data / f"{name}{suffix}")
+    buteco = PRESETS["buteco"]
+    stored = load_table("cardplay_summary", directory=data)
+
+    def variant_summary(rules, settings, jobs, progress, default):  # no card-play solves
+        out = stored[["vira", "value_mao", "double_dummy_mao", "exploitability",
+                      "iterations"]].copy()
+        out.insert(2, "p_nobody", 0.002)
+        return out
+    monkeypatch.setattr(whatif, "variant_summary", variant_summary)
+
+    def end_games(model):    # a cheap 11 x 11 as well as the stand-in mão de onze
+        class Model(model):
+            def eleven_eleven(self, nobody=float("nan")):
+                return HandResult(0.5, 0.0, "stand-in")
+        return Model
+
+    def factory(kind, summary, full_summary, pool, target, rules):
+        if kind == "full":
+            return end_games(StandInFull)(summary, full_summary, pool, target, rules,
+                                          rules.three_ties)
+        return end_games(StandInCardplay)(summary, pool, target, rules)
+
+    full = load_table("full_summary", directory=data).set_index("vira")
+    scaled = {v: {**{k: 0.999 * x for k, x in full.loc[v].items() if k.startswith("p_")},
+                  "value_mao": full.loc[v, "value_mao"], "exploitability": 0.01}
+              for v in RANKS}
+    normal = ["score_mao", "score_pe"]
+    monkeypatch.setenv("LAB_DATA_DIR", str(data))
+    for solved, model in ((RANKS[:9], CARDPLAY_MODEL), (RANKS[9:], FULL_MODEL)):
+        # as `lab solve full --rules buteco --vira V ...` records its solves
+        record_house_rules(buteco, solved, {v: {"full_summary": scaled[v]} for v in solved})
+        said = capsys.readouterr().err
+        assert ("now solved for all ten viras" in said) == (model == FULL_MODEL)
+        assert (stored_variant_full_game(buteco, data) is None) == (model != FULL_MODEL)
+        match = build_whatif(buteco, directory=data, model_factory=factory)["whatif_match"]
+        below = match[(match["score_mao"] < 11) & (match["score_pe"] < 11)]
+        assert (below["variant_model"] == model).all() and (below["default_model"] == model).all()
+    # the default's side is the stored match equity; the full-game rows were kept
+    paulista = load_table("match_equity", directory=data)
+    both = match.merge(paulista, on=normal)
+    assert len(both) == 144 and (both["default"] == both["p_mao"]).all()
+    assert set(stored_variant_full_game(buteco, data)["vira"]) == set(RANKS)
+    start = match[(match["score_mao"] == 0) & (match["score_pe"] == 0)].iloc[0]
+    assert 0 < abs(start["difference"]) < 0.05
 
 
 @pytest.mark.parametrize("argv,says", [

@@ -132,9 +132,9 @@ def house_rules(args):
     return rules
 
 
-def record_house_rules(rules, viras, results: dict, seconds: float) -> int:
+def record_house_rules(rules, viras, results: dict, seconds: float = 0.0) -> int:
     """Write the variant's full-game figures into its what-if rows and print them."""
-    from ..tables.whatif import add_full_game
+    from ..tables.whatif import add_full_game, stored_variant_full_game, whatif_command
 
     rows = add_full_game(rules, {v: results[v]["full_summary"] for v in viras}, seconds)
     for v in viras:
@@ -145,6 +145,9 @@ def record_house_rules(rules, viras, results: dict, seconds: float) -> int:
               f"{row['default']:+.4f} (exploitability {row['default_exploitability']:.4f}); "
               f"hands that score nothing {tied['variant'].iloc[0]:.5f}", file=sys.stderr)
     print(f"data/whatif.parquet: rules {rules.name}, full game of vira {', '.join(viras)}")
+    if stored_variant_full_game(rules) is not None:
+        print(f"note: the full game under {rules.name} is now solved for all ten viras; "
+              f"`{whatif_command(rules)}` compares the match on it", file=sys.stderr)
     return 0
 
 

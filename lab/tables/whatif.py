@@ -23,9 +23,10 @@ the default's figure, their difference, each one's exploitability and the model 
     One row per score: the next hand's mão's match-win probability.
 
 The variant and the default are compared on the same model: the full game's points play
-for normal hands where the rule set plays them as the default does (so the default's
-figures are the stored ``match_equity`` and ``mao_de_onze``), else the card-play model for
-both (each solved here). Rows of other rule sets already in the tables are kept.
+for normal hands where the rule set plays them as the default does, or where its own full
+game is recorded for all ten viras (so the default's figures are the stored
+``match_equity`` and ``mao_de_onze``), else the card-play model for both (each solved
+here). Rows of other rule sets already in the tables are kept.
 """
 
 from __future__ import annotations
@@ -175,8 +176,12 @@ def whatif_of(rules: RuleSet, jobs: int = 1, progress: bool = False,
               model_factory=None) -> dict:
     """{"whatif": rows, "whatif_match": rows} for ``rules`` against the default (see the
     module doc), with the stored default tables read from ``directory``.
-    ``model_factory(kind, summary, pool, target, rules)`` replaces the match's hand models
-    (for tests); ``kind`` is ``"full"`` or ``"cardplay"``."""
+    Where ``rules`` play normal hands differently and the stored ``whatif`` rows hold the
+    full game solved under them for all ten viras (:func:`add_full_game`), both sides'
+    match equity is the full game's points play (the default's the stored tables); else
+    both are the card-play model's.
+    ``model_factory(kind, summary, full_summary, pool, target, rules)`` replaces the
+    match's hand models (for tests); ``kind`` is ``"full"`` or ``"cardplay"``."""
     from concurrent.futures import ProcessPoolExecutor
 
     from tqdm import tqdm
@@ -200,11 +205,12 @@ def whatif_of(rules: RuleSet, jobs: int = 1, progress: bool = False,
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=solver_processes()) if jobs > 1 \
         else None
 
-    def model(kind, summary, ruleset):
+    def model(kind, summary, ruleset, full_summary=None):
         if model_factory is not None:
-            return model_factory(kind, summary, pool, target, ruleset)
+            return model_factory(kind, summary, full_summary, pool, target, ruleset)
         if kind == "full":
-            return FullGameModel(summary, full, pool, target, ruleset)
+            return FullGameModel(summary, full_summary, pool, target, ruleset,
+                                 ruleset.three_ties)
         return CardplayModel(summary, pool, target, ruleset)
 
     def solve(m, label):
@@ -212,8 +218,10 @@ def whatif_of(rules: RuleSet, jobs: int = 1, progress: bool = False,
             return match_equity(m, progress=bar)
 
     try:
-        if full is not None and plays_normal_hands_alike(rules):
-            m_variant = model("full", default, rules)
+        variant_full = full if plays_normal_hands_alike(rules) else \
+            stored_variant_full_game(rules, directory)
+        if full is not None and variant_full is not None:
+            m_variant = model("full", variant, rules, variant_full)
             me_variant = solve(m_variant, f"match ({rules.name})")
             me_default = load_table("match_equity", directory=directory)
             eleven_default = load_table("mao_de_onze", directory=directory)
@@ -235,7 +243,7 @@ def whatif_of(rules: RuleSet, jobs: int = 1, progress: bool = False,
                             "mao-de-onze-exact", "mao-de-onze-exact")
     rows = pd.concat([per_vira, eleven], ignore_index=True)
     for column in ("vira", "score", "seat", "hand"):
-        rows[column] = rows[column].fillna("")
+        rows[column] = rows[column].astype(object).fillna("").astype("str")
     return {"whatif": _keyed(rules, rows, WHATIF_KEYS),
             "whatif_match": _keyed(rules, match.drop(columns=["quantity"]), MATCH_KEYS),
             "records": {v: {"iterations": int(variant.loc[variant["vira"] == v,
@@ -342,6 +350,23 @@ def full_game_figures(summary) -> dict:
     return {"value": float(summary["value_mao"]),
             "exploitability": float(summary["exploitability"]),
             "scoreless": max(0.0, 1.0 - sum(outcomes.values())), "outcomes": outcomes}
+
+
+def stored_variant_full_game(rules: RuleSet, directory: Optional[Path] = None):
+    """The full game solved under ``rules`` as a ``full_summary``-like frame (``vira`` and
+    the outcome probabilities ``p_mao_<v>`` / ``p_pe_<v>``) from the stored ``whatif``
+    rows, or None unless all ten viras are there."""
+    try:
+        rows = load_table("whatif", directory=directory)
+    except TableError:
+        return None
+    ends = rows[(rows["rules_version"] == rules.version)
+                & (rows["quantity"] == "full_game_outcome")]
+    if set(ends["vira"]) != set(RANKS):
+        return None
+    wide = ends.assign(column="p_" + ends["seat"] + "_" + ends["hand"]).pivot(
+        index="vira", columns="column", values="variant")
+    return wide.loc[list(RANKS)].reset_index().rename_axis(columns=None)
 
 
 def default_outcomes(directory: Optional[Path] = None) -> dict:
