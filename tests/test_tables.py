@@ -91,6 +91,30 @@ def test_a_missing_table_names_the_command_that_builds_it(tmp_path):
     assert "missing" in tables.table_status("cardplay_summary", directory=tmp_path)
 
 
+def test_a_table_read_again_is_checked_again_but_parsed_once(tmp_path, monkeypatch):
+    """The second read of an unchanged table skips the parse and the row checks (kept in
+    memory), still gives a fresh copy, and a changed manifest or file is checked anew."""
+    from lab.tables import manifests
+
+    build(tmp_path, ["4"])
+    parsed = []
+    read_parquet = pd.read_parquet
+    monkeypatch.setattr(manifests.pd, "read_parquet",
+                        lambda *a, **k: parsed.append(1) or read_parquet(*a, **k))
+    first = tables.load_table("cardplay", viras=["4"], directory=tmp_path)
+    first.loc[0, "equity"] = -1.0        # the caller's copy, not the kept one
+    again = tables.load_table("cardplay", viras=["4"], directory=tmp_path)
+    assert len(parsed) == 1 and again.loc[0, "equity"] != -1.0
+    edit_manifest(tmp_path, "cardplay", rows=5)
+    with pytest.raises(tables.TableError, match="stale"):
+        tables.load_table("cardplay", viras=["4"], directory=tmp_path)
+    build(tmp_path, ["4", "5"])          # new content: parsed and checked again
+    parsed.clear()
+    for _ in range(2):
+        grown = tables.load_table("cardplay", directory=tmp_path, viras=["4", "5"])
+        assert set(grown["vira"]) == {"4", "5"} and len(parsed) == 1
+
+
 def edit_manifest(tmp_path, name, **changes):
     path = tmp_path / f"{name}.json"
     manifest = json.loads(path.read_text())

@@ -148,16 +148,35 @@ def load_table(name: str, viras: Optional[Iterable] = None, settings: Optional[d
         raise corrupt(name, f"{parquet.name} is not the file its manifest describes (a write "
                             "was interrupted, or the file was changed)")
     check_family(name, manifest, directory)
-    try:
-        df = pd.read_parquet(io.BytesIO(data))
-    except Exception as exc:  # pyarrow raises several kinds for a damaged file
-        raise TableError(f"table {name!r}: unreadable {parquet} ({exc}); "
-                         f"rebuild it with `{spec_of(name).rebuild}`") from None
-    validate(name, df, manifest)
+    key = (name, manifest.get("sha256"), manifest.get("rows"),
+           json.dumps([manifest.get("settings"), sorted(manifest.get("viras", {}))],
+                      sort_keys=True))
+    df = _validated.pop(key, None)
+    if df is None:
+        try:
+            df = pd.read_parquet(io.BytesIO(data))
+        except Exception as exc:  # pyarrow raises several kinds for a damaged file
+            raise TableError(f"table {name!r}: unreadable {parquet} ({exc}); "
+                             f"rebuild it with `{spec_of(name).rebuild}`") from None
+        validate(name, df, manifest)
+    _validated[key] = df   # the most recently read last
+    while len(_validated) > VALIDATED_KEPT:
+        del _validated[next(iter(_validated))]
+    df = df.copy()
     if viras is not None:
         keep = [RANKS[vira_rank_of(v)] for v in viras]
         df = df[df["vira"].isin(keep)].reset_index(drop=True)
     return df
+
+
+VALIDATED_KEPT = 16
+"""Tables kept parsed and validated in memory, the most recently read ones."""
+
+_validated: dict = {}
+"""(name, content hash, rows, settings and viras of its manifest) -> the table as parsed
+and validated: a file read again with the same content and manifest skips the parse and
+the checks of every row (the manifest itself and the content hash are checked on every
+read)."""
 
 
 def corrupt(name: str, why: str) -> TableError:
