@@ -114,11 +114,8 @@ def possible_cards(policy, line, avoid=()) -> list:
 
 
 def test_root_advice_and_the_best_response_value(policy):
-    from dataclasses import replace
-
     from lab.solver.fullgame import kernels as K
     from lab.solver.fullgame.line import dealt_state
-    from lab.solver.fullgame.solver import FullSolver
 
     got = ok("--vira", VIRA, "--hand", MINE, "--seat", "mao")
     check_shape(got)
@@ -137,9 +134,7 @@ def test_root_advice_and_the_best_response_value(policy):
     assert got["ev"]["surrender"] == -1.0 and got["strategy"]["surrender"] == 0.0
     # the best action's value is the hand's best-response value: the solver's traversal
     # of the whole game with the mão best-responding, per root hand, over its deal weight
-    # on two threads (the same values as one, sooner) over the policy's expanded strategy
-    solver = FullSolver(replace(policy.config, storage="float32"),
-                        threads=2).use_policy(policy.solver().cum32)
+    solver = policy.solver()
     cfv = solver.traverse(0, K.BEST)
     sl = policy.tree.pairs(0, 0)
     hands = policy.tree.pair_hand[sl]

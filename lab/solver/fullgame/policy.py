@@ -366,10 +366,14 @@ class FullPolicy(Policy):
         return d.actions, np.nan_to_num(d.strategy, nan=0.0)
 
     # ---------------------------------------------------------------- the solver view
-    def solver(self, threads: int = 1):
+    def solver(self, threads: Optional[int] = None):
         """A :class:`~lab.solver.fullgame.solver.FullSolver` playing this policy (values, best
-        responses, the outcome distribution; points per hand)."""
+        responses, the outcome distribution; points per hand), walking the whole game on
+        ``threads`` threads (default: numba's, one per core). The first call's is kept."""
         if self._solver is None:
+            if threads is None:
+                import numba
+                threads = numba.config.NUMBA_NUM_THREADS
             from dataclasses import replace
 
             from .solver import FullSolver
@@ -577,7 +581,11 @@ def _action_values(pol: FullPolicy, line: Line, u: int):
     b.ENT[d, H * n0 + h * n1:H * n0 + (h + 1) * n1] = line.entry[1]
     b.ES[d, :H] = pol.entering(c)[:H]
     lad = np.asarray(pol.ladder, dtype=np.float64)
-    K._visit(c, d, H, solver.shape, solver.store(), b, solver.step(u, K.BEST, ladder=lad))
+    step = solver.step(u, K.BEST, ladder=lad)
+    if c == 0:   # the whole hand: on all the solver's threads (the same values)
+        solver.walk(step)
+    else:
+        K._visit(c, d, H, solver.shape, solver.store(), b, step)
     _, _, k = pol._locate(spot)
     KI, EV, VI = b.KI, b.EV, b.VI
     so = int(KI[d, k, 4])

@@ -380,7 +380,12 @@ class FullSolver(Lifecycle):
         lad = np.asarray(ladder, dtype=np.float64)
         win = np.broadcast_to(np.asarray(win, dtype=np.float64), lad.shape).copy()
         lose = np.broadcast_to(np.asarray(lose, dtype=np.float64), lad.shape).copy()
-        step = self.step(u, mode, pos, neg, avg, win, lose, lad, iteration)
+        return self.walk(self.step(u, mode, pos, neg, avg, win, lose, lad, iteration))
+
+    def walk(self, step: K.Step) -> np.ndarray:
+        """One walk of the whole game (:data:`kernels.Step`) on the solver's threads: the
+        values of ``step.u``'s root hands; the root card node's betting nodes are left in
+        the first row of :attr:`work`."""
         if self.threads == 1:
             return K.traverse(self.shape, self.store(), self.work, step)
         import numba
