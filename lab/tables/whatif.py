@@ -376,12 +376,11 @@ def default_outcomes(directory: Optional[Path] = None) -> dict:
 
 
 def _with_full_game(rules: RuleSet, rows: pd.DataFrame, vira: str, figures: dict,
-                    default_outcomes: dict) -> pd.DataFrame:
+                    lab_outcomes: dict) -> pd.DataFrame:
     """``rows`` (of one or more rule sets) with ``rules``' full-game ``figures`` of ``vira``
     (:func:`full_game_figures`): its ``full_game_value`` row's variant side, its
-    ``full_game_scoreless`` row and its ``full_game_outcome`` rows (beside
-    ``default_outcomes``, the lab's rules' probabilities; none when ``figures`` has no
-    outcomes)."""
+    ``full_game_scoreless`` row and its ``full_game_outcome`` rows (beside ``lab_outcomes``,
+    the probabilities under the lab's rules; none when ``figures`` has no outcomes)."""
     from ..match import FULL_MODEL
 
     at = (rows["rules_version"] == rules.version) & (rows["vira"] == vira)
@@ -403,7 +402,7 @@ def _with_full_game(rules: RuleSet, rows: pd.DataFrame, vira: str, figures: dict
     if outcomes:
         names = list(outcomes)
         extra.append(_rows("full_game_outcome", "probability", [outcomes[n] for n in names],
-                           [default_outcomes.get(n, 0.0) for n in names], expl,
+                           [lab_outcomes.get(n, 0.0) for n in names], expl,
                            default["default_exploitability"], FULL_MODEL,
                            default["default_model"], vira=[vira] * len(names),
                            score=[""] * len(names), seat=[n.split("_")[0] for n in names],
