@@ -184,20 +184,17 @@ def test_a_full_game_solved_under_house_rules_fills_its_what_if_rows(data):
 
 def test_the_match_uses_a_variants_full_game_once_every_vira_is_solved(data, monkeypatch,
                                                                        capsys):
-    """Under buteco, ``lab whatif`` compares the match on the card-play model both sides
-    until the full game under buteco is recorded for all ten viras; then on the full
-    game's points play, the default's side being the stored match tables."""
+    """Where three tied rounds score nothing, ``lab whatif`` compares the match on the
+    card-play model both sides until the rule set's full game is recorded for all ten
+    viras; then on the full game's points play, the default's side being the stored match
+    tables. (A rule set with no stored what-if: buteco without its 11 x 11 rule.)"""
     import lab.tables.whatif as whatif
     from lab.cards import RANKS
     from lab.match import CARDPLAY_MODEL, FULL_MODEL
     from lab.commands.solve_full import record_house_rules
     from lab.tables.whatif import stored_variant_full_game
 
-    for name in ("whatif", "whatif_match"):
-        require_table(name)
-        for suffix in (".parquet", ".json"):
-            shutil.copy(f"data/{name}{suffix}", data / f"{name}{suffix}")
-    buteco = PRESETS["buteco"]
+    nobody = RuleSet(three_ties="nobody")
     stored = load_table("cardplay_summary", directory=data)
 
     def variant_summary(rules, settings, jobs, progress, default):  # no card-play solves
@@ -225,20 +222,21 @@ def test_the_match_uses_a_variants_full_game_once_every_vira_is_solved(data, mon
               for v in RANKS}
     normal = ["score_mao", "score_pe"]
     monkeypatch.setenv("LAB_DATA_DIR", str(data))
+    build_whatif(nobody, directory=data, model_factory=factory)
     for solved, model in ((RANKS[:9], CARDPLAY_MODEL), (RANKS[9:], FULL_MODEL)):
-        # as `lab solve full --rules buteco --vira V ...` records its solves
-        record_house_rules(buteco, solved, {v: {"full_summary": scaled[v]} for v in solved})
+        # as `lab solve full --rule three_ties=nobody --vira V ...` records its solves
+        record_house_rules(nobody, solved, {v: {"full_summary": scaled[v]} for v in solved})
         said = capsys.readouterr().err
         assert ("now solved for all ten viras" in said) == (model == FULL_MODEL)
-        assert (stored_variant_full_game(buteco, data) is None) == (model != FULL_MODEL)
-        match = build_whatif(buteco, directory=data, model_factory=factory)["whatif_match"]
+        assert (stored_variant_full_game(nobody, data) is None) == (model != FULL_MODEL)
+        match = build_whatif(nobody, directory=data, model_factory=factory)["whatif_match"]
         below = match[(match["score_mao"] < 11) & (match["score_pe"] < 11)]
         assert (below["variant_model"] == model).all() and (below["default_model"] == model).all()
     # the default's side is the stored match equity; the full-game rows were kept
     paulista = load_table("match_equity", directory=data)
     both = match.merge(paulista, on=normal)
     assert len(both) == 144 and (both["default"] == both["p_mao"]).all()
-    assert set(stored_variant_full_game(buteco, data)["vira"]) == set(RANKS)
+    assert set(stored_variant_full_game(nobody, data)["vira"]) == set(RANKS)
     start = match[(match["score_mao"] == 0) & (match["score_pe"] == 0)].iloc[0]
     assert 0 < abs(start["difference"]) < 0.05
 
