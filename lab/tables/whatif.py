@@ -357,16 +357,13 @@ def stored_variant_full_game(rules: RuleSet, directory: Optional[Path] = None):
     the outcome probabilities ``p_mao_<v>`` / ``p_pe_<v>``) from the stored ``whatif``
     rows, or None unless all ten viras are there."""
     try:
-        rows = load_table("whatif", directory=directory)
+        solved = carried_full_game(rules, load_table("whatif", directory=directory))
     except TableError:
         return None
-    ends = rows[(rows["rules_version"] == rules.version)
-                & (rows["quantity"] == "full_game_outcome")]
-    if set(ends["vira"]) != set(RANKS):
+    if not all(solved.get(v, {}).get("outcomes") for v in RANKS):
         return None
-    wide = ends.assign(column="p_" + ends["seat"] + "_" + ends["hand"]).pivot(
-        index="vira", columns="column", values="variant")
-    return wide.loc[list(RANKS)].reset_index().rename_axis(columns=None)
+    return pd.DataFrame([{"vira": v, **{f"p_{name}": p for name, p in
+                                        solved[v]["outcomes"].items()}} for v in RANKS])
 
 
 def default_outcomes(directory: Optional[Path] = None) -> dict:

@@ -301,7 +301,6 @@ class FullSolver(Lifecycle):
         self.thread_work = None if self.threads == 1 else K.Work(
             *(np.stack([np.zeros_like(arr) for _ in range(self.threads)]) for arr in self.work))
 
-
     def use_policy(self, q: np.ndarray) -> "FullSolver":
         """Hold a stored policy instead of regrets (:mod:`lab.solver.fullgame.compact`): both
         seats' average strategy is ``q`` (one byte per slot, each stored pair summing to
