@@ -130,11 +130,16 @@ def solve_scoreless_pair(model: HandModel, me: np.ndarray, scores) -> dict:
             value = {s: vs, t: rest[t] + p0[t] * (1 - vs)}
         solved_with = {s: 1 - value[s[::-1]] for s in scores}
         gap = {s: p0[s] * abs(solved_with[s] - nobody[s]) for s in scores}
-        if all(gap[s] <= max(res[s].exploitability, 1e-12) for s in scores):
+        if all(gap[s] <= max(_measured(res[s].exploitability), 1e-12) for s in scores):
             break
         nobody = solved_with
     return {s: replace(res[s], p_mao=value[s], exploitability=res[s].exploitability + gap[s])
             for s in scores}
+
+
+def _measured(exploitability: float) -> float:
+    """An exploitability, or 0 where the model reports none (NaN): its values are exact."""
+    return 0.0 if np.isnan(exploitability) else exploitability
 
 
 def match_equity(model: HandModel, progress=None) -> pd.DataFrame:

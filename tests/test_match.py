@@ -208,6 +208,28 @@ def test_scoreless_hands_are_solved_exactly(p, q, points):
         assert r.exploitability == pytest.approx(0.0, abs=1e-12)
 
 
+def test_a_model_without_exploitability_is_checked_once():
+    """A hand model that reports no exploitability (NaN, as the card-play and full-game
+    models do under house rules) has fixed outcomes: the 2 x 2 solution is confirmed by one
+    more solve of each hand, not re-solved until MAX_ROUNDS."""
+    from dataclasses import replace
+
+    from lab.match import MAX_ROUNDS
+
+    class Unmeasured(ScorelessCoinModel):
+        solves = 0
+
+        def _value(self, win, lose, nobody):
+            Unmeasured.solves += 1
+            return replace(super()._value(win, lose, nobody), exploitability=float("nan"))
+
+    table = match_equity(Unmeasured(0.45, 0.2, 3))
+    ref = reference_by_iteration(0.45, 0.2, 3)
+    for r in table.itertuples():
+        assert r.p_mao == pytest.approx(ref(r.score_mao, r.score_pe), abs=1e-12)
+    assert len(table) < Unmeasured.solves <= 2 * len(table) < MAX_ROUNDS * len(table)
+
+
 def test_scoreless_hands_do_not_count_without_the_rule():
     """Under the default rules a hand always scores: q is never asked for."""
     from lab.rules import DEFAULT_RULES
