@@ -98,6 +98,12 @@ class RuleSet:
             return other(holder)
         return {"mao": MAO, "pe": PE, "nobody": NOBODY}[self.three_ties]
 
+    @property
+    def tied_hand_winner(self):
+        """Who takes a normal hand whose three rounds all tied: a seat or NOBODY (the card
+        games' ``three_ties``)."""
+        return self.three_ties_winner(NORMAL, None)
+
 
 PRESETS = {
     "paulista": RuleSet(),

@@ -45,7 +45,7 @@ import numpy as np
 
 from ...cards import RANKS
 from ...classes import vira_rank_of
-from ...rules import DEFAULT_RULES, NORMAL, RULE_CHOICES, RuleSet
+from ...rules import DEFAULT_RULES, RULE_CHOICES, RuleSet
 from . import kernels as K
 from ..games.cardplay_game import CardplayGame
 from .game import LADDER
@@ -118,23 +118,18 @@ def config_for(vira=None, *, toy_cap=None, ladder=LADDER, storage="int16",
                       tuple(int(x) for x in ladder), storage, three_ties)
 
 
-def _ties(three_ties: str):
-    """The card game's ``three_ties`` (a seat or NOBODY) for a rule value."""
-    return RuleSet(three_ties=three_ties).three_ties_winner(NORMAL, None)
-
-
 def card_game(config: FullConfig) -> CardplayGame:
     return CardplayGame(config.vira, fold_round3=False, toy_cap=config.toy_cap,
-                        three_ties=_ties(config.three_ties))
+                        three_ties=RuleSet(three_ties=config.three_ties).tied_hand_winner)
 
 
 @lru_cache(maxsize=4)
 def _card_tree(toy_cap, three_ties) -> CardTree:
     # pruning uses structural copies, so one tree serves all ten viras
     def build():
+        ties = RuleSet(three_ties=three_ties).tied_hand_winner
         return build_card_tree(CardplayGame("4" if toy_cap is None else None,
-                                            fold_round3=False, toy_cap=toy_cap,
-                                            three_ties=_ties(three_ties)))
+                                            fold_round3=False, toy_cap=toy_cap, three_ties=ties))
     if toy_cap is not None:
         return build()
     name = "card_tree" if three_ties == DEFAULT_RULES.three_ties else f"card_tree-{three_ties}"
