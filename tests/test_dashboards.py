@@ -522,6 +522,12 @@ def made_up_whatif(rules: RuleSet, seed: int) -> dict:
                 "full-game-points", vira=vira)
             add("full_game_scoreless", "probability", 0.0, 0.0005, "full-game-points",
                 "full-game-points", vira=vira)
+            for seat in ("mao", "pe"):
+                for points in ("1", "3", "6", "9", "12"):
+                    p = rng.uniform(0.0, 0.3)
+                    add("full_game_outcome", "probability", p, p + rng.normal(0, 0.01),
+                        "full-game-points", "full-game-points", vira=vira, seat=seat,
+                        hand=points)
         else:
             add("full_game_value", "points per hand", -0.21, np.nan, NOT_SOLVED,
                 "full-game-points", vira=vira)
@@ -682,8 +688,12 @@ def test_the_value_per_vira_is_the_tables_change(whatif_data):
     view.quantity.value = "full_game_value"
     shown = {r[0]: r for r in table_rows(view.value_table.value)}
     assert len(shown) == 10 and shown["4"][2] == "-0.2085" and shown["4"][-1] == "0.05%"
-    assert all(r[2] == "not solved under these rules" and r[-1] == "—"
+    assert all(r[2] == "not solved under these rules" and r[-3:] == ["—"] * 3
                for v, r in shown.items() if v != "4")
+    # how often a hand ends worth 3 points or more, either seat scoring it, each side
+    raised = rows[(rows["quantity"] == "full_game_outcome") & (rows["hand"] != "1")]
+    assert shown["4"][-3:-1] == [f"{100 * raised[side].sum():.2f}%"
+                                 for side in ("default", "variant")]
     labels = [t.get_text() for t in view.value_figure().axes[0].texts]
     assert labels == ["+0.0015"] + ["not solved"] * 9    # vira 4 first
     assert "points per hand" in view.value_note.value

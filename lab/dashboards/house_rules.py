@@ -158,7 +158,8 @@ def value_table(rows: pd.DataFrame, quantity: str) -> pd.DataFrame:
     """One row per vira of ``quantity``: the lab's figure, this rule set's (or that it is
     not solved under these rules), the change, each side's exploitability and model, and
     for card play and the full game how often a hand scores nothing under these rules
-    (probability; in the full game for the viras solved under them)."""
+    (probability; in the full game for the viras solved under them), and for the full game
+    how often a hand ends worth 3 points or more on each side (where recorded)."""
     part = rows[rows["quantity"] == quantity].set_index("vira")
     part = part.reindex([v for v in VIRAS if v in part.index])
 
@@ -176,12 +177,26 @@ def value_table(rows: pd.DataFrame, quantity: str) -> pd.DataFrame:
         "exploitability, lab's": part["default_exploitability"].map(significant),
         "exploitability, these": part["variant_exploitability"].map(significant),
         "model, these rules": part["variant_model"].map(model_words)})
+    if quantity == "full_game_value" and (rows["quantity"] == "full_game_outcome").any():
+        for side, column in (("default", "worth 3+ points, lab's"),
+                             ("variant", "worth 3+ points, these")):
+            shown[column] = [percent_fine(p) for p in raised_share(rows, side)
+                             .reindex(part.index)]
     if quantity in SCORELESS:
         scoreless = rows[rows["quantity"] == SCORELESS[quantity]].set_index("vira")
         if len(scoreless) and (scoreless["variant"] > 0).any():
             shown["hands scoring nothing"] = [percent_fine(scoreless["variant"].get(v))
                                               for v in part.index]
     return shown
+
+
+def raised_share(rows: pd.DataFrame, side: str) -> pd.Series:
+    """Per vira (of the ``full_game_outcome`` rows), the probability that a hand of the full
+    game ends worth 3 points or more (a truco accepted, or a higher raise run from), either
+    seat scoring it, on ``side`` (``variant`` or ``default``)."""
+    outcome = rows[rows["quantity"] == "full_game_outcome"]
+    raised = outcome[outcome["hand"].astype(int) >= 3]
+    return raised.groupby("vira")[side].sum()
 
 
 def percent_fine(p) -> str:
