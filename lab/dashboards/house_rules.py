@@ -192,7 +192,7 @@ def value_table(rows: pd.DataFrame, quantity: str) -> pd.DataFrame:
 
 def raised_share(rows: pd.DataFrame, side: str) -> pd.Series:
     """Per vira (of the ``full_game_outcome`` rows), the probability that a hand of the full
-    game ends worth 3 points or more (a truco accepted, or a higher raise run from), either
+    game ends worth 3 points or more (exactly the hands where a truco was accepted), either
     seat scoring it, on ``side`` (``variant`` or ``default``)."""
     outcome = rows[rows["quantity"] == "full_game_outcome"]
     raised = outcome[outcome["hand"].astype(int) >= 3]
