@@ -332,7 +332,7 @@ def _full_game(position: Position, progress) -> Advice:
     slow = int(policy.tree.depth[spot.card]) <= 1   # round 1: most of the game to walk
     with note("exact values of each action (a best-response traversal of the rest of "
               "the hand)", progress if slow else False):
-        acts, values = line.action_values(seat)
+        acts, values = line.action_values(seat, i)
     column = values[:, i]
     if not np.isfinite(column).any():
         raise AdviceError("the opponent's actions so far have probability zero under the "

@@ -594,6 +594,29 @@ def test_action_values_are_best_response_values_of_each_action(toy_policy, toy_g
     assert sum(k[0] for k in seen) >= 6 and {k[3] for k in seen} == {0, 1, 2}
 
 
+def test_one_states_action_values_walk_only_its_cards(toy_policy, toy_game):
+    """Line.action_values(seat, pair) walks only the card subtrees that private state can
+    reach: its column is the whole walk's, bit for bit, at every spot of hands played on
+    the policy; the other columns are NaN; a state that is not there is refused."""
+    rng = random.Random(5)
+    checked = 0
+    for walk in range(20):
+        for pub, spot, privs, reach, line in policy_walk(toy_policy, toy_game, rng):
+            a = toy_game.actor(pub)
+            if a is None:
+                break
+            acts, full = line.action_values(a)
+            for i in range(full.shape[1]):
+                got_acts, got = line.action_values(a, i)
+                assert got_acts == acts
+                np.testing.assert_array_equal(got[:, i], full[:, i])
+                assert np.isnan(np.delete(got, i, axis=1)).all()
+                checked += 1
+            with pytest.raises(PolicyError, match="private state"):
+                line.action_values(a, full.shape[1])
+    assert checked > 100
+
+
 # ------------------------------------------------------------------ 7. encoding
 
 def test_encode_decode_round_trip(toy_policy, toy_solver):

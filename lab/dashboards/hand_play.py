@@ -74,6 +74,10 @@ class HandPlay:
     def your_turn(self) -> bool:
         return self.actor == self.seat
 
+    def pair(self) -> int:
+        """The user's private state at the current spot (its index in the policy's list)."""
+        return self.policy.pair_of(self.line.spot.card, self.seat, self.state)
+
     @property
     def in_hand(self) -> tuple:
         """The user's cards not played yet."""
@@ -204,28 +208,29 @@ class HandPlay:
 _VALUES: dict = {}
 
 
-def cached_values(policy: FullPolicy, actions: tuple):
-    """``(actions, values [action][pair])`` of the actor at the line ``actions`` if
-    worked out already, else None."""
+def cached_values(policy: FullPolicy, actions: tuple, pair: Optional[int] = None):
+    """``(actions, values [action][pair])`` of the actor at the line ``actions`` (for his
+    private state ``pair``, or all of them) if worked out already, else None."""
     entry = _VALUES.get(id(policy))
     if entry is None or entry[0]() is not policy:
         return None
-    return entry[1].get(tuple(actions))
+    return entry[1].get((tuple(actions), pair))
 
 
-def compute_values(policy: FullPolicy, line) -> tuple:
-    """:meth:`Line.action_values` of the player to act at ``line``, remembered per line
-    (the last 256 lines of the policy in use)."""
-    found = cached_values(policy, line.actions)
+def compute_values(policy: FullPolicy, line, pair: Optional[int] = None) -> tuple:
+    """:meth:`Line.action_values` of the player to act at ``line`` (for his private state
+    ``pair`` only, or all of them), remembered per line and pair (the last 256 of the
+    policy in use)."""
+    found = cached_values(policy, line.actions, pair)
     if found is not None:
         return found
-    result = line.action_values(policy.actor(line.spot))
+    result = line.action_values(policy.actor(line.spot), pair)
     entry = _VALUES.get(id(policy))
     if entry is None or entry[0]() is not policy:
         _VALUES.clear()   # one policy in memory at a time
         entry = _VALUES[id(policy)] = (weakref.ref(policy), OrderedDict())
     table = entry[1]
-    table[tuple(line.actions)] = result
+    table[(tuple(line.actions), pair)] = result
     while len(table) > 256:
         table.popitem(last=False)
     return result
@@ -234,11 +239,11 @@ def compute_values(policy: FullPolicy, line) -> tuple:
 def hand_values(play: HandPlay) -> Optional[dict]:
     """``{policy action: expected points}`` of the user's hand's moves at ``play``'s spot
     (his turn), or None while not worked out."""
-    found = cached_values(play.policy, play.line.actions)
+    i = play.pair()
+    found = cached_values(play.policy, play.line.actions, i)
     if found is None:
         return None
     acts, vals = found
-    i = play.policy.pair_of(play.line.spot.card, play.seat, play.state)
     return {a: float(v) for a, v in zip(acts, vals[:, i]) if not np.isnan(v)}
 
 
@@ -384,7 +389,7 @@ class HandPlayer(W.VBox):
         key = play.line.actions
         if waiting and key not in self.failures:
             self.background.submit(
-                "values", lambda: compute_values(play.policy, play.line),
+                "values", lambda: compute_values(play.policy, play.line, play.pair()),
                 lambda _: self.play is play and self.render(),
                 lambda exc: self._values_failed(play, exc), delay=VALUES_DELAY)
             if hand_values(play) is not None or key in self.failures:

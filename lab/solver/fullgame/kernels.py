@@ -71,18 +71,22 @@ Store = namedtuple("Store", ["wide", "reg32", "reg16", "rscale", "cum32", "cum16
 ``pred*``: the regrets regret matching reads (the same arrays as ``reg*``, or for a
 predictive schedule the regrets predicted for the next iteration)."""
 
-Work = namedtuple("Work", ["ENT", "OUT", "ES", "RI", "VI", "SIG", "EV", "KI", "TMP", "WC", "TK"])
+Work = namedtuple("Work", ["ENT", "OUT", "ES", "RI", "VI", "SIG", "EV", "KI", "TMP", "WC", "TK",
+                           "MK"])
 """Working buffers, one row per depth: entering reach and values (``ENT``, ``OUT``) and
 states (``ES``), reach and values per betting node (``RI``, ``VI``), strategies and
 action values (``SIG``, ``EV``), node index (``KI``), T nodes (``TK``), dense deal
-weights (``WC``), scratch (``TMP``)."""
+weights (``WC``), scratch (``TMP``), the walker's pairs a masked walk follows (``MK``)."""
 
 Step = namedtuple("Step", ["u", "mode", "pos", "neg", "avg", "win", "lose", "ladder", "Wu",
-                           "plus", "predictive", "nxt"])
+                           "plus", "predictive", "nxt", "masked"])
 """One walk: seat ``u``, mode, Discounted CFR factors (positive and negative regrets,
 strategy sums), payoffs ``win`` / ``lose`` over the ``ladder``, ``u``'s deal weights;
 the schedule's ``plus`` floor and ``predictive`` matching with ``nxt``, the next
-iteration's positive-regret factor (:class:`lab.solver.cfr.Schedule`)."""
+iteration's positive-regret factor (:class:`lab.solver.cfr.Schedule`); ``masked``: walk
+only the card subtrees that hold one of ``u``'s pairs marked (1) in ``W.MK`` at the
+starting depth (:func:`_visit` only; values of ``BEST`` or ``AVERAGE`` mode, which are then
+exact for the marked pairs and not computed for the others)."""
 
 
 @njit(cache=True, inline="always")
@@ -146,6 +150,21 @@ def enter_child(c, ch, d, K, TT, T, W, ENT):
                 r *= SIG[d, so + pair_edge[q0 + c0 + i]]
             ENT[d + 1, f1 + t * c1 + i] = r
     return 0
+
+
+@njit(cache=True, inline="always")
+def mask_child(ch, d, T, W, u):
+    """W.MK[d + 1]: which of ``u``'s pairs at card child ``ch`` descend from a pair marked in
+    W.MK[d]; True if any does (else a masked walk leaves the child out)."""
+    cu = T.nn[ch, u]
+    qu = T.pair_start[ch] + (T.nn[ch, 0] if u == 1 else 0)
+    marked = False
+    for i in range(cu):
+        m = W.MK[d, T.pair_parent[qu + i]]
+        W.MK[d + 1, i] = m
+        if m != 0:
+            marked = True
+    return marked
 
 
 @njit(cache=True, inline="always")
@@ -665,6 +684,9 @@ def _visit(c0, d0, H0, T, S, W, P):
             entering = False
         ch = nxt[d]
         if ch >= 0 and ch < child_start[c] + child_count[c]:
+            if P.masked and not mask_child(ch, d, T, W, P.u):
+                nxt[d] = ch + 1   # none of the marked pairs goes on into this child
+                continue
             enter_child(c, ch, d, nk[d], nt[d], T, W, W.ENT)
             if kind[ch] == END:
                 end_values(ch, d, nt[d], T, P, W, W)
@@ -714,7 +736,7 @@ def traverse_parallel(nthreads, owner, T, S, W, P, Wt):
     values = np.zeros((nch, width))
     for th in prange(nthreads):
         Wc = Work(Wt.ENT[th], Wt.OUT[th], Wt.ES[th], Wt.RI[th], Wt.VI[th], Wt.SIG[th],
-                  Wt.EV[th], Wt.KI[th], Wt.TMP[th], Wt.WC[th], Wt.TK[th])
+                  Wt.EV[th], Wt.KI[th], Wt.TMP[th], Wt.WC[th], Wt.TK[th], Wt.MK[th])
         enter_turns(c, 0, TT, T, W, Wc)
         for j in range(nch):
             if owner[j] != th:

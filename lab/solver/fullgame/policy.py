@@ -542,17 +542,20 @@ class Line:
             return Line(pol, nxt, new, new, self.actions + (action,))
         return Line(pol, nxt, new, [x.copy() for x in new], self.actions + (action,))
 
-    def action_values(self, seat: int) -> tuple[tuple, np.ndarray]:
+    def action_values(self, seat: int, pair: Optional[int] = None) -> tuple[tuple, np.ndarray]:
         """``(actions, values [action][pair])``: for each private state of ``seat`` (the
         actor here) the expected points of each action when ``seat`` plays a best
         response afterwards and the other seat plays the policy, given the public history
         (the other seat's hands weighted by the deal and his reach). Points per hand for
         that hand; NaN where an action is not the hand's own or the hand cannot be here.
-        Exact: one best-response traversal of the subtree by the solver's kernels."""
+        Exact: one best-response traversal of the subtree by the solver's kernels.
+        With ``pair`` (an index into ``seat``'s private states here) only that state's
+        values are worked out, walking only the cards it can still play (at the start of
+        a hand about a tenth of the game); the other columns are NaN."""
         pol, spot = self.policy, self.spot
         if self.over or pol.actor(spot) != seat:
             raise PolicyError("values are given to the seat that acts")
-        return _action_values(pol, self, seat)
+        return _action_values(pol, self, seat, pair)
 
 
 def _card_child(t, c: int, action) -> int:
@@ -564,7 +567,7 @@ def _card_child(t, c: int, action) -> int:
     raise PolicyError(f"{_name(action)} cannot be played here")
 
 
-def _action_values(pol: FullPolicy, line: Line, u: int):
+def _action_values(pol: FullPolicy, line: Line, u: int, pair: Optional[int] = None):
     from . import kernels as K
 
     solver = pol.solver()
@@ -581,8 +584,14 @@ def _action_values(pol: FullPolicy, line: Line, u: int):
     b.ENT[d, H * n0 + h * n1:H * n0 + (h + 1) * n1] = line.entry[1]
     b.ES[d, :H] = pol.entering(c)[:H]
     lad = np.asarray(pol.ladder, dtype=np.float64)
-    step = solver.step(u, K.BEST, ladder=lad)
-    if c == 0:   # the whole hand: on all the solver's threads (the same values)
+    nu = int(t.n[c, u])
+    if pair is not None:
+        if not 0 <= pair < nu:
+            raise PolicyError(f"private state {pair} of seat {u}: there are {nu} here")
+        b.MK[d, :nu] = 0
+        b.MK[d, pair] = 1
+    step = solver.step(u, K.BEST, ladder=lad, masked=pair is not None)
+    if c == 0 and pair is None:   # the whole hand: on all the solver's threads (the same values)
         solver.walk(step)
     else:
         K._visit(c, d, H, solver.shape, solver.store(), b, step)
@@ -590,7 +599,6 @@ def _action_values(pol: FullPolicy, line: Line, u: int):
     KI, EV, VI = b.KI, b.EV, b.VI
     so = int(KI[d, k, 4])
     sl = t.pairs(c, u)
-    nu = sl.stop - sl.start
     hands = t.pair_hand[sl].astype(np.int64)
     W = solver.weights[u]
     opp = line.reach[1 - u]
@@ -625,4 +633,6 @@ def _action_values(pol: FullPolicy, line: Line, u: int):
                 vals[index[RAISE], i] = EV[d, so + E + i]
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(norm > 0, vals / norm, np.nan)
+    if pair is not None:   # the other states' values were not worked out
+        out[:, np.arange(nu) != pair] = np.nan
     return acts, out

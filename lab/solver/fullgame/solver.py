@@ -291,7 +291,8 @@ class FullSolver(Lifecycle):
             VI=np.zeros((D, s["intra"])), SIG=np.zeros((D, s["sig"])),
             EV=np.zeros((D, s["sig"])), KI=np.zeros((D, s["k"], 8), dtype=np.int64),
             TMP=np.zeros((7, s["tmp"])), WC=np.zeros((D, s["n2"])),
-            TK=np.zeros((D, s["k"]), dtype=np.int64))
+            TK=np.zeros((D, s["k"]), dtype=np.int64),
+            MK=np.zeros((D, s["enter"]), dtype=np.uint8))
         # one set of working buffers per thread for the root's subtrees
         self.thread_work = None if self.threads == 1 else K.Work(
             *(np.stack([np.zeros_like(arr) for _ in range(self.threads)]) for arr in self.work))
@@ -461,15 +462,16 @@ class FullSolver(Lifecycle):
                        self.pscale)
 
     def step(self, u: int, mode: int, pos=0.0, neg=0.0, avg=0.0, win=None, lose=None,
-             ladder=None, iteration: int = 1) -> K.Step:
+             ladder=None, iteration: int = 1, masked: bool = False) -> K.Step:
         """One walk for seat ``u`` (:data:`kernels.Step`) at ``iteration`` (for the schedule's
-        next factor); payoffs default to all ones over ``ladder`` (default the solver's)."""
+        next factor); payoffs default to all ones over ``ladder`` (default the solver's);
+        ``masked``: only the subtrees of ``u``'s pairs marked in ``work.MK``."""
         lad = self.ladder if ladder is None else np.asarray(ladder, dtype=np.float64)
         ones = np.ones_like(lad)
         _, _, _, plus, predictive, nxt = self.schedule.update(iteration)
         return K.Step(int(u), int(mode), float(pos), float(neg), float(avg),
                       ones if win is None else win, ones if lose is None else lose, lad,
-                      self.weights[u], plus, predictive, float(nxt))
+                      self.weights[u], plus, predictive, float(nxt), bool(masked))
 
     def exploitability(self) -> float:
         """Mean of both seats' best-response gains: points per hand (or in the payoffs of
