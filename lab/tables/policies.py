@@ -168,13 +168,13 @@ def write_full_policy(vira, blob: bytes, info: dict, directory: Optional[Path] =
 
 def policy_keys(config, merge: bool = True):
     """The keys of the stored policies of ``config``'s game (cached on disk)."""
-    from ..solver.fullgame.solver import card_tree
-    from ..solver.fullgame.tree import build_templates, layout
-    from ..solver.fullgame.policy import _keys, _layout
+    from ..solver.fullgame.solver import card_tree, game_layout
+    from ..solver.fullgame.tree import build_templates
+    from ..solver.fullgame.policy import _keys
 
     tree = card_tree(config)
     templates = build_templates(config.ladder)
-    return _keys(tree, _layout(tree, templates, layout), templates, merge)
+    return _keys(tree, game_layout(config, tree, templates), templates, merge)
 
 
 def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge: bool = True,

@@ -71,14 +71,14 @@ class FullPolicy(Policy):
     unit: str = "points per hand"
 
     def __post_init__(self):
-        from .solver import card_game, card_tree
-        from .tree import build_templates, layout
+        from .solver import card_game, card_tree, game_layout
+        from .tree import build_templates
 
         self.vira = self.config.vira
         self.cards = card_game(self.config)
         self.tree = card_tree(self.config)
         self.templates = build_templates(self.config.ladder)
-        self.layout = _layout(self.tree, self.templates, layout)
+        self.layout = game_layout(self.config, self.tree, self.templates)
         if self.keys is None:
             self.keys = _keys(self.tree, self.layout, self.templates, True)
         if self.q.shape != (self.keys.n_slots,):
@@ -404,22 +404,6 @@ def _name(action) -> str:
     if isinstance(action, tuple):
         return f"{action[0]} {action[1]}" if len(action) > 1 else action[0]
     return str(action)
-
-
-_LAYOUTS: dict = {}
-
-
-def _layout(tree, templates, layout):
-    from .solver import disk_cached
-
-    key = (id(tree), templates.ladder)
-    if key not in _LAYOUTS:
-        if tree.n_nodes > 100_000:  # the real game: 3 s to build
-            name = f"layout-{'-'.join(map(str, templates.ladder))}"
-            _LAYOUTS[key] = disk_cached(name, lambda: layout(tree, templates))
-        else:
-            _LAYOUTS[key] = layout(tree, templates)
-    return _LAYOUTS[key]
 
 
 _KEYS: dict = {}

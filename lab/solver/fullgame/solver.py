@@ -151,6 +151,25 @@ def card_tree(config: FullConfig) -> CardTree:
     return _card_tree(config.toy_cap, config.three_ties)
 
 
+_LAYOUTS: dict = {}
+
+
+def game_layout(config: FullConfig, tree: CardTree, templates):
+    """The storage layout (:func:`~lab.solver.fullgame.tree.layout`) of ``config``'s card
+    tree ``tree`` and betting ``templates``: built once per process, and for the real game
+    (3-5 s to build) kept on disk."""
+    key = (config.toy_cap, config.three_ties, templates.ladder)
+    if key not in _LAYOUTS:
+        if config.toy_cap is None:
+            ties = "" if config.three_ties == DEFAULT_RULES.three_ties \
+                else f"-ties-{config.three_ties}"
+            name = f"layout-{'-'.join(map(str, templates.ladder))}{ties}"
+            _LAYOUTS[key] = disk_cached(name, lambda: layout(tree, templates))
+        else:
+            _LAYOUTS[key] = layout(tree, templates)
+    return _LAYOUTS[key]
+
+
 def _gib(x: float) -> str:
     return f"{x / 2**30:.2f} GiB"
 
@@ -166,7 +185,7 @@ class FullSolver(Lifecycle):
         self.cards = card_game(config)
         self.tree = card_tree(config)
         self.templates = build_templates(config.ladder)
-        self.layout = layout(self.tree, self.templates)
+        self.layout = game_layout(config, self.tree, self.templates)
         # writable copies: a read-only array would make numba compile the traversal again
         w = np.array(self.cards.deal_weights(), dtype=np.float64)
         self.weights = (np.ascontiguousarray(w), np.ascontiguousarray(w.T))
