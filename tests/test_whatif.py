@@ -13,6 +13,7 @@ from lab.match import CardplayModel, FullGameModel, HandResult
 from lab.rules import PRESETS, NOBODY, RuleSet
 from lab.solver.games.eleven import ElevenSolution, blind_eleven_eleven
 from lab.tables import load_table
+from lab.tables.registry import WHATIF_SETTINGS
 from lab.tables.whatif import SAME_GAME, build_whatif, solve_variant_vira, whatif_rows
 
 NEEDED = ("cardplay", "cardplay_summary", "full_summary", "match_equity", "mao_de_onze")
@@ -239,6 +240,15 @@ def test_the_match_uses_a_variants_full_game_once_every_vira_is_solved(data, mon
     assert set(stored_variant_full_game(nobody, data)["vira"]) == set(RANKS)
     start = match[(match["score_mao"] == 0) & (match["score_pe"] == 0)].iloc[0]
     assert 0 < abs(start["difference"]) < 0.05
+    # computed again with other settings (a finer mão de onze target): the full game's
+    # solves, which do not depend on them, are kept, and the match is still on them
+    finer = {**WHATIF_SETTINGS, "eleven_target_exploitability": 3e-6}
+    again = build_whatif(nobody, settings=finer, directory=data, model_factory=factory)
+    below = again["whatif_match"]
+    below = below[(below["score_mao"] < 11) & (below["score_pe"] < 11)]
+    assert (below["variant_model"] == FULL_MODEL).all()
+    assert load_table("whatif", settings=finer, directory=data)["quantity"].eq(
+        "full_game_outcome").sum() == len(RANKS) * 10
 
 
 @pytest.mark.parametrize("argv,says", [

@@ -117,10 +117,11 @@ FULL_SOURCES = tuple(s for s in CARDPLAY_SOURCES if s != "lab/tables/cardplay.py
                                    "lab/solver/fullgame/kernels.py", "lab/solver/fullgame/solver.py",
                                    "lab/tables/full.py")
 
-WHATIF_SETTINGS = {"cardplay": CARDPLAY_SETTINGS, "eleven_target_exploitability": 1e-4}
-"""Settings of the what-if tables: card-play solves as CARDPLAY_SETTINGS, and the mão de
-onze solves' target exploitability (match-win probability) for the variant's match and,
-where the default is re-solved on the card-play model, the default's."""
+WHATIF_SETTINGS = {"cardplay": CARDPLAY_SETTINGS,
+                   "eleven_target_exploitability": MATCH_SETTINGS["eleven_target_exploitability"]}
+"""Settings of the what-if tables: the match tables' (card-play solves as CARDPLAY_SETTINGS,
+and the mão de onze solves' target exploitability, match-win probability) for the variant's
+match and, where the default is re-solved on the card-play model, the default's."""
 
 SCORE_SETTINGS = {"full": FULL_SETTINGS,
                   "payoffs": "match-win probability from match_equity",

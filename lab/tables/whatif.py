@@ -40,7 +40,7 @@ import pandas as pd
 
 from ..cards import RANKS
 from ..errors import InputError
-from ..rules import DEFAULT_RULES, NORMAL, RuleSet
+from ..rules import DEFAULT_RULES, RuleSet
 from .cardplay import solve_viras, solver_processes
 from .manifests import TableWrite, load_table, write_tables
 from .registry import WHATIF_SETTINGS, TableError
@@ -55,18 +55,13 @@ NOT_SOLVED = "not solved under these rules"
 under other rules)."""
 
 
-def three_ties_of(rules: RuleSet):
-    """Who takes a normal hand whose three rounds tie under ``rules``: a seat or NOBODY."""
-    return rules.three_ties_winner(NORMAL, None)
-
-
 def solve_variant_vira(vira: str, settings: dict, progress: bool = False) -> dict:
     """The card-play game and double dummy of one vira where three tied rounds go to
     ``settings["three_ties"]`` (``mao``, ``nobody`` or ``pe``): its summary row."""
     from ..solver.games.cardplay import solve_cardplay
     from ..solver.games.double_dummy import double_dummy_value
 
-    ties = three_ties_of(RuleSet(three_ties=settings["three_ties"]))
+    ties = RuleSet(three_ties=settings["three_ties"]).tied_hand_winner
     card = settings["cardplay"]
     sol = solve_cardplay(vira, target_exploitability=card["target_exploitability"],
                          max_iterations=card["max_iterations"], progress=progress,
@@ -280,10 +275,13 @@ def build_whatif(rules: RuleSet, jobs: int = 1, progress: bool = False,
     for name, rows in out.items():
         try:
             old = load_table(name, settings=settings, directory=directory)
-        except TableError:
-            old = rows.iloc[:0]  # nothing usable on disk: the table holds this rule set
+        except TableError:  # none built with these settings: the table holds this rule set
+            old = rows.iloc[:0]
         if name == "whatif" and solves_other_full_game(rules):  # keep the full-game solves
-            carried = carried_full_game(rules, old)
+            try:
+                carried = carried_full_game(rules, stored_whatif(name, directory))
+            except TableError:
+                carried = {}
             defaults = default_outcomes(directory) if carried else {}
             for vira, figures in carried.items():
                 rows = _with_full_game(rules, rows, vira, figures, defaults[vira])
@@ -357,13 +355,24 @@ def stored_variant_full_game(rules: RuleSet, directory: Optional[Path] = None):
     the outcome probabilities ``p_mao_<v>`` / ``p_pe_<v>``) from the stored ``whatif``
     rows, or None unless all ten viras are there."""
     try:
-        solved = carried_full_game(rules, load_table("whatif", directory=directory))
+        solved = carried_full_game(rules, stored_whatif("whatif", directory))
     except TableError:
         return None
     if not all(solved.get(v, {}).get("outcomes") for v in RANKS):
         return None
     return pd.DataFrame([{"vira": v, **{f"p_{name}": p for name, p in
                                         solved[v]["outcomes"].items()}} for v in RANKS])
+
+
+def stored_whatif(name: str, directory: Optional[Path] = None) -> pd.DataFrame:
+    """The what-if table ``name`` on disk, checked against the settings it was built with,
+    which may be older than :data:`~lab.tables.registry.WHATIF_SETTINGS`: the full game's
+    solves it records do not depend on them (those use the full game's own settings), so
+    they are kept when the rest is computed again. TableError when there is none."""
+    from .manifests import read_manifest
+
+    built_with = read_manifest(name, directory).get("settings")
+    return load_table(name, settings=built_with, directory=directory)
 
 
 def default_outcomes(directory: Optional[Path] = None) -> dict:
