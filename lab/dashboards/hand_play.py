@@ -289,9 +289,9 @@ LOADING = '<p class="lab-loading"><i>{}</i></p>'
 
 VALUES_DELAY = 1.0
 """Seconds a step stays on screen before its exact values are worked out, so that quick
-clicks go through first: while the values' traversal runs (about 13 s at the deal or
-facing the opening truco, under 1 s later in the hand) the kernel answers no click, as
-numba's kernels keep the interpreter lock."""
+clicks go through first: while the values' traversal runs (about 2 s at the deal or
+facing the opening truco, under 1 s later in the hand: it walks only the user's hand's
+cards) the kernel answers no click, as numba's kernels keep the interpreter lock."""
 
 
 def points_text(x: Optional[float]) -> str:
