@@ -372,7 +372,10 @@ def test_ctrl_c_on_a_local_dask_cluster_is_one_line(tmp_path):
         workers = [p for p in me.children(recursive=True)
                    if "spawn_main" in " ".join(p.cmdline())]
     assert len(workers) == 2, "the local cluster did not start its two workers"
-    time.sleep(3)                           # the workers play their first chunks
+    # the workers play their first chunks (on a loaded machine a fixed pause could end
+    # while the cluster was still starting)
+    while time.time() < deadline and min(p.cpu_times().user for p in workers) < 3.0:
+        time.sleep(0.2)
     os.killpg(child.pid, signal.SIGINT)     # what a terminal's Ctrl-C does
     out, err = child.communicate(timeout=120)
     assert (child.returncode, out, err) == (130, "", "error: interrupted\n")
