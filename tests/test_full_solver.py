@@ -16,6 +16,7 @@ from lab.solver.fullgame.solver import FullSolver, MemoryLimitError, SolverState
 from lab.solver.fullgame.game import FullGame
 from lab.tables.full import solve_vira_full, solve_viras_full, summarise
 from lab.solver.tree import build_tree
+from conftest import assert_same_first_iterates
 
 TOY = (2, 2, 2, 1)
 
@@ -39,19 +40,14 @@ def test_same_public_nodes_and_actions_as_the_reference(reference):
 @pytest.mark.parametrize("schedule", sorted(SCHEDULES))
 def test_first_iterations_equal_the_generic_solver(reference, schedule):
     """From the uniform start both solvers run the same Discounted CFR iterates, with
-    every schedule offered (later iterates may part where float rounding breaks ties
-    between zero regrets)."""
+    every schedule offered; the compact solver's walks skip the betting nodes the
+    opponent does not reach (from the pé's first walk on)."""
     game, tree = reference
-    ref = CFRSolver(tree, game.deal_weights(), game.payoffs(), schedule=schedule).allocate()
+    ref = CFRSolver(tree, game.deal_weights(), game.payoffs(), schedule=schedule,
+                    sums_in_opponent_walk=True).allocate()
     mine = FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6), storage="float32"),
                       schedule=schedule).allocate()
-    for _ in range(2):   # the second iteration applies each schedule's own weights
-        ref.iterate(1)
-        mine.iterate(1)
-        assert mine.exploitability() == pytest.approx(ref.exploitability(), rel=1e-6, abs=1e-7)
-        r0, r1 = ref.best_response_values()
-        m0, m1 = mine.best_response_values()
-        assert (m0, m1) == pytest.approx((r0, r1), abs=1e-6)
+    assert_same_first_iterates(ref, mine)
 
 
 @pytest.mark.parametrize("storage", ["float32", "int16"])
@@ -70,6 +66,31 @@ def test_solved_value_agrees_with_the_generic_solver(reference, storage):
     assert lo <= hi + 1e-9
     assert -m1 <= mine.value() <= m0
     assert mine.value() == pytest.approx(ref.value(), abs=5e-3)
+
+
+@pytest.mark.parametrize("storage", ["float32", "int16"])
+def test_leaving_out_dead_nodes_changes_no_number(storage):
+    """The CFR walks leave out the betting nodes the opponent reaches with probability
+    zero; walking them too gives the same regrets and strategy sums, with a plain, a
+    floored and a predictive schedule (in 16 bits the opponent's sums there are
+    discounted through their node's scale instead of being written again: the same
+    numbers but for the last 16-bit step, so the best responses agree to 1e-5 points)."""
+    for schedule in ("dcfr", "dcfr+", "pdcfr+"):
+        cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6), storage=storage)
+        pruned = FullSolver(cfg, schedule=schedule).allocate()
+        full = FullSolver(cfg, schedule=schedule).allocate()
+        full.prune_dead = False
+        pruned.iterate(8)
+        full.iterate(8)
+        assert pruned.dead_share > 0.1 and full.dead_share == 0.0
+        a, b = pruned._arrays(), full._arrays()
+        same = ("reg32", "reg16", "rscale", "pred32", "pred16", "pscale", "cum32")
+        for name in same:
+            if name in a:
+                assert np.array_equal(a[name], b[name]), (schedule, name)
+        tol = 1e-5 if storage == "int16" else 1e-12
+        assert pruned.best_response_values() == pytest.approx(full.best_response_values(),
+                                                              abs=tol), schedule
 
 
 def test_checkpoint_resume_is_exact(tmp_path):
@@ -284,7 +305,8 @@ def test_scoreless_three_ties_equal_the_generic_solver():
 
     ties = RuleSet(three_ties=three_ties).three_ties_winner("normal", None)
     game = FullGame(toy_cap=TOY, ladder=(1, 3, 6), three_ties=ties)
-    ref = CFRSolver(build_tree(game), game.deal_weights(), game.payoffs()).allocate()
+    ref = CFRSolver(build_tree(game), game.deal_weights(), game.payoffs(),
+                    sums_in_opponent_walk=True).allocate()
     cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6), storage="float32", three_ties=three_ties)
     mine = FullSolver(cfg).allocate()
     t = mine.tree
@@ -295,12 +317,8 @@ def test_scoreless_three_ties_equal_the_generic_solver():
     pe = FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6), three_ties="pe")).tree
     to_pe = t.showdown == NO_WINNER
     assert (pe.showdown[to_pe] == 1).all() and (pe.showdown[~to_pe] == t.showdown[~to_pe]).all()
-    for _ in range(2):   # as above: later iterates may part on ties between zero regrets
-        ref.iterate(1)
-        mine.iterate(1)
-        r0, r1 = ref.best_response_values()
-        m0, m1 = mine.best_response_values()
-        assert (m0, m1) == pytest.approx((r0, r1), abs=1e-6)
+    assert_same_first_iterates(ref, mine)
+    m0, m1 = mine.best_response_values()
     points = (mine.ladder[None, :], -mine.ladder[None, :])
     assert mine.batch_values(*points)[0] == pytest.approx((m0, m1), abs=1e-9)
     assert mine.batch_values(*points, best=False)[0, 0] == pytest.approx(mine.value(), abs=1e-9)
@@ -310,3 +328,22 @@ def test_scoreless_three_ties_equal_the_generic_solver():
     assert default.value() != pytest.approx(mine.value(), abs=1e-6)
     assert cfg.label.endswith(f"three ties: {three_ties}") and "three_ties" in cfg.as_dict()
     assert "three_ties" not in default.config.as_dict()   # older checkpoints still match
+
+
+def test_lab_bench_full_says_what_leaving_out_dead_nodes_buys(capsys):
+    """`lab bench full` reports the share of (node, hand) pairs left out; with
+    --no-prune none is, and the exploitabilities are the same."""
+    from lab.cli import main
+
+    runs = []
+    for extra in ([], ["--no-prune"]):
+        assert main(["bench", "full", "--toy", "2,2,2,1", "--ladder", "1,3,6",
+                     "--max-iterations", "6", "--check-every", "3", "--target", "1e-12",
+                     "--storage", "float32", *extra]) == 0
+        lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        runs.append([x for x in lines if "left_out" in x])
+    pruned, full = runs
+    assert [x["iterations"] for x in pruned] == [3, 6]
+    assert all(x["left_out"] > 0.1 for x in pruned) and all(x["left_out"] == 0 for x in full)
+    assert [x["exploitability"] for x in pruned] == pytest.approx(
+        [x["exploitability"] for x in full], abs=1e-12)

@@ -14,6 +14,7 @@ from lab.match import HandResult, match_equity
 from lab.rules import MAO, PE
 from lab.tables.score import measure_leak, resolve, score_payoffs, table_row, write_rows
 from lab.solver.cfr import CFRSolver
+from conftest import assert_same_first_iterates
 from lab.solver.fullgame.solver import FullSolver, config_for
 from lab.solver.fullgame.game import LADDER, FullGame
 from lab.solver.tree import build_tree
@@ -77,13 +78,11 @@ def test_match_payoffs_run_the_same_iterates_as_the_generic_solver():
     mao, pe = np.array([0.61, 0.83, 0.97]), np.array([0.40, 0.15, 0.02])
     payoffs = np.empty(6)
     payoffs[0::2], payoffs[1::2] = mao, pe          # outcome 2 k + winner
-    ref = CFRSolver(build_tree(game), game.deal_weights(), payoffs).allocate()
+    ref = CFRSolver(build_tree(game), game.deal_weights(), payoffs,
+                    sums_in_opponent_walk=True).allocate()
     mine = FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6), storage="float32")).allocate()
     mine.set_payoffs(mao, pe)
-    for _ in range(3):
-        ref.iterate(1)
-        mine.iterate(1)
-        assert mine.best_response_values() == pytest.approx(ref.best_response_values(), abs=1e-6)
+    assert_same_first_iterates(ref, mine)
 
 
 def test_points_written_as_payoffs_change_nothing(points_solution):

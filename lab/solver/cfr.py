@@ -26,6 +26,13 @@ update (CFR+'s floor: ``max(discounted regret + gain, 0)``); the predictive ones
 (``pcfr+``, Farina, Kroer & Sandholm 2021; ``pdcfr+``, Xu et al. 2024) play regret
 matching on the regret predicted for the next iteration, the accumulated one
 (discounted once more) plus this iteration's gain again.
+
+Strategy sums: by default each player's are added when his own regrets are updated
+(weighted by his reach, at the strategy he played in that iteration). With
+``sums_in_opponent_walk`` they are added after the *other* player's walk, at the
+strategy he holds then: player 1's at the same strategy as before, player 0's at the
+one his update of the same iteration gave him. The compact full-game solver adds them
+so (its walks then need only the opponent's reach); this option runs its iterates.
 """
 
 from __future__ import annotations
@@ -113,7 +120,7 @@ class CFRSolver(Lifecycle):
     """Discounted CFR for one public tree, deal-weight matrix and payoff vector."""
 
     def __init__(self, tree: PublicTree, deal_weights, payoff, total: float = 0.0,
-                 threads: int | None = 1, schedule="dcfr"):
+                 threads: int | None = 1, schedule="dcfr", sums_in_opponent_walk=False):
         weights = np.asarray(deal_weights, dtype=np.float64)
         if weights.shape != tuple(tree.n_hands):
             raise ValueError(f"deal weights of shape {weights.shape}, the tree has hands {tree.n_hands}")
@@ -126,6 +133,7 @@ class CFRSolver(Lifecycle):
         self.total = float(total)
         self.threads = threads
         self.schedule = schedule_of(schedule)
+        self.sums_in_opponent_walk = bool(sums_in_opponent_walk)
         self.state = BUILT
         self.iterations = 0
         self.seconds = 0.0
@@ -204,9 +212,14 @@ class CFRSolver(Lifecycle):
             update = self.schedule.update(it)
             for p in (0, 1):
                 self._values(p, self.sigma, False)
+                if self.sums_in_opponent_walk:   # the other player's sums, at his strategy now
+                    K.add_to_average(self.infosets[1 - p], t.infoset_pair, t.infoset_edge_start,
+                                     t.infoset_edge_count, self.reach, self.sigma, self.cum,
+                                     update[2])
                 K.update_regrets(self.infosets[p], t.infoset_pair, t.infoset_edge_start,
                                  t.infoset_edge_count, t.edge_pair, self.cfv, self.reach,
-                                 self.sigma, self.regret, self.cum, *update)
+                                 self.sigma, self.regret, self.cum, *update,
+                                 not self.sums_in_opponent_walk)
 
     def _average(self) -> np.ndarray:
         """The average strategy (cached until the next iteration)."""

@@ -256,7 +256,8 @@ def backward_values(player, depth_node_start, depth_pair_start, node_actor, node
 
 @njit(cache=True, inline="always")
 def _update_one(s, infoset_pair, edge_start, edge_count, edge_pair, cfv, reach, sigma, regret,
-                cum, pos_discount, neg_discount, avg_discount, plus, predictive, next_discount):
+                cum, pos_discount, neg_discount, avg_discount, plus, predictive, next_discount,
+                sums):
     pair = infoset_pair[s]
     ev = cfv[pair]
     own = reach[pair]
@@ -264,7 +265,8 @@ def _update_one(s, infoset_pair, edge_start, edge_count, edge_pair, cfv, reach, 
     for e in range(a, a + n):
         r = regret[e]
         gain = cfv[edge_pair[e]] - ev
-        cum[e] = cum[e] * avg_discount + own * sigma[e]
+        if sums:
+            cum[e] = cum[e] * avg_discount + own * sigma[e]
         if plus:
             r = max(r * pos_discount + gain, 0.0)
         else:
@@ -286,22 +288,36 @@ def _update_one(s, infoset_pair, edge_start, edge_count, edge_pair, cfv, reach, 
 @njit(cache=True, parallel=True)
 def update_regrets(infosets, infoset_pair, edge_start, edge_count, edge_pair, cfv, reach,
                    sigma, regret, cum, pos_discount, neg_discount, avg_discount,
-                   plus=False, predictive=False, next_discount=1.0):
+                   plus=False, predictive=False, next_discount=1.0, sums=True):
     """One Discounted CFR step on one player's information sets, then his next strategy.
 
     regret <- regret * (pos_discount if > 0 else neg_discount) + cfv(edge) - cfv(info set)
     (with ``plus``: the positive part of regret * pos_discount + the gain, as CFR+ does);
-    cum <- cum * avg_discount + reach(info set) * sigma; then sigma <- regret matching, or
-    with ``predictive`` matching on the predicted regret ``regret * next_discount + gain``
-    (the gain of this iteration taken as the next one's, as predictive CFR+ does).
+    unless ``sums`` is False (see :func:`add_to_average`), cum <- cum * avg_discount +
+    reach(info set) * sigma; then sigma <- regret matching, or with ``predictive``
+    matching on the predicted regret ``regret * next_discount + gain`` (the gain of this
+    iteration taken as the next one's, as predictive CFR+ does).
     """
     if len(infosets) >= PARALLEL_MIN:
         for k in prange(len(infosets)):
             _update_one(infosets[k], infoset_pair, edge_start, edge_count, edge_pair, cfv, reach,
                         sigma, regret, cum, pos_discount, neg_discount, avg_discount, plus,
-                        predictive, next_discount)
+                        predictive, next_discount, sums)
     else:
         for k in range(len(infosets)):
             _update_one(infosets[k], infoset_pair, edge_start, edge_count, edge_pair, cfv, reach,
                         sigma, regret, cum, pos_discount, neg_discount, avg_discount, plus,
-                        predictive, next_discount)
+                        predictive, next_discount, sums)
+
+
+@njit(cache=True)
+def add_to_average(infosets, infoset_pair, edge_start, edge_count, reach, sigma, cum,
+                   avg_discount):
+    """cum <- cum * avg_discount + reach(info set) * sigma on one player's information sets,
+    outside his own update: the strategy sums of the player who is not updated in a walk
+    (:class:`lab.solver.cfr.CFRSolver` with ``sums_in_opponent_walk``)."""
+    for k in range(len(infosets)):
+        s = infosets[k]
+        own = reach[infoset_pair[s]]
+        for e in range(edge_start[s], edge_start[s] + edge_count[s]):
+            cum[e] = cum[e] * avg_discount + own * sigma[e]

@@ -9,10 +9,23 @@ nodes (a raise answered: accept, run, re-raise); all of them share the node's
 private-state lists, so reach and values are small matrices
 ``[template node, private state]`` held in per-depth buffers.
 
-Modes: ``CFR`` (both strategies from regret matching; ``u``'s regrets and
-strategy sums get the Discounted CFR update), ``BEST`` (the opponent plays his
-average strategy, ``u`` takes the best action: an exact best response) and
-``AVERAGE`` (both play their average strategies; values only).
+Modes: ``CFR`` (both strategies from regret matching; ``u``'s regrets get the
+Discounted CFR update and the opponent's strategy sums grow by his reach times his
+strategy), ``BEST`` (the opponent plays his average strategy, ``u`` takes the best
+action: an exact best response) and ``AVERAGE`` (both play their average strategies;
+values only).
+
+Why the opponent's sums: ``u``'s counterfactual values need only the opponent's reach,
+and the opponent's sums need only his reach and strategy, so a ``CFR`` walk never
+computes ``u``'s own reach, and a betting node the opponent reaches with probability zero
+for every pair he may hold (a dead node: on vira 4 with the ladder 1-3-6, 40 % of the
+(node, hand) pairs after 10 iterations, 49 % after 20 and 53 % after 30, since regret
+matching gives many raises and answers exactly zero) needs no work per hand at all:
+``u``'s values there are zero, his regrets are only discounted and the opponent's sums
+only discounted (one scale per node in 16 bits). Each seat's average
+therefore sums the strategies the other seat's walks played against: the mão's those
+after his own update of the iteration (:class:`lab.solver.cfr.CFRSolver` with
+``sums_in_opponent_walk`` runs the same iterates).
 
 Storage: one regret and one strategy-sum entry per (public node, private state
 of its actor, action), in float32 (``wide``) or in 16 bits with one float32
@@ -72,21 +85,27 @@ Store = namedtuple("Store", ["wide", "reg32", "reg16", "rscale", "cum32", "cum16
 predictive schedule the regrets predicted for the next iteration)."""
 
 Work = namedtuple("Work", ["ENT", "OUT", "ES", "RI", "VI", "SIG", "EV", "KI", "TMP", "WC", "TK",
-                           "MK"])
+                           "MK", "DK", "ED", "DC"])
 """Working buffers, one row per depth: entering reach and values (``ENT``, ``OUT``) and
 states (``ES``), reach and values per betting node (``RI``, ``VI``), strategies and
 action values (``SIG``, ``EV``), node index (``KI``), T nodes (``TK``), dense deal
-weights (``WC``), scratch (``TMP``), the walker's pairs a masked walk follows (``MK``)."""
+weights (``WC``), scratch (``TMP``), the walker's pairs a masked walk follows (``MK``);
+in a ``CFR`` walk, which betting nodes (``DK``) and entering histories (``ED``) the
+opponent reaches with probability zero for every one of his pairs (dead: see
+:func:`prepare_node`), and a count of (node, hand) pairs (``DC``: dead, all) the ``CFR``
+walks met."""
 
 Step = namedtuple("Step", ["u", "mode", "pos", "neg", "avg", "win", "lose", "ladder", "Wu",
-                           "plus", "predictive", "nxt", "masked"])
+                           "plus", "predictive", "nxt", "masked", "prune"])
 """One walk: seat ``u``, mode, Discounted CFR factors (positive and negative regrets,
 strategy sums), payoffs ``win`` / ``lose`` over the ``ladder``, ``u``'s deal weights;
 the schedule's ``plus`` floor and ``predictive`` matching with ``nxt``, the next
 iteration's positive-regret factor (:class:`lab.solver.cfr.Schedule`); ``masked``: walk
 only the card subtrees that hold one of ``u``'s pairs marked (1) in ``W.MK`` at the
 starting depth (:func:`_visit` only; values of ``BEST`` or ``AVERAGE`` mode, which are then
-exact for the marked pairs and not computed for the others)."""
+exact for the marked pairs and not computed for the others); ``prune``: a ``CFR`` walk
+leaves out the dead betting nodes (else it computes them too: the same numbers, for
+measuring what leaving them out buys)."""
 
 
 @njit(cache=True, inline="always")
@@ -153,6 +172,49 @@ def enter_child(c, ch, d, K, TT, T, W, ENT):
 
 
 @njit(cache=True, inline="always")
+def enter_child_cfr(c, ch, d, K, TT, T, W, Wc, o, prune):
+    """:func:`enter_child` for a ``CFR`` walk: only the opponent ``o``'s reach (the walker's
+    own is never needed), and Wc.ED[d + 1]: which of the child's entering histories are dead
+    (their T node is, or, with ``prune``, ``o``'s card moves give every one of his pairs
+    reach zero)."""
+    actor, nn, pair_start, pair_parent, pair_edge = (T.actor, T.nn, T.pair_start,
+                                                     T.pair_parent, T.pair_edge)
+    RI, SIG, KI, TK, DK = W.RI, W.SIG, W.KI, W.TK, W.DK
+    ENT, ED = Wc.ENT, Wc.ED
+    moves = actor[c] == o
+    no_ = nn[c, o]
+    co = nn[ch, o]
+    q0 = pair_start[ch] + (nn[ch, 0] if o == 1 else 0)
+    rb = 0 if o == 0 else K * nn[c, 0]
+    f = 0 if o == 0 else TT * nn[ch, 0]
+    for t in range(TT):
+        k = TK[d, t]
+        if DK[d, k] != 0:
+            ED[d + 1, t] = 1
+            continue
+        so = KI[d, k, 4]
+        alive = False
+        for i in range(co):
+            r = RI[d, rb + k * no_ + pair_parent[q0 + i]]
+            if moves:
+                r *= SIG[d, so + pair_edge[q0 + i]]
+            ENT[d + 1, f + t * co + i] = r
+            if r != 0.0:
+                alive = True
+        ED[d + 1, t] = 0 if alive or not prune else 1
+    return 0
+
+
+@njit(cache=True, inline="always")
+def enter_child_any(c, ch, d, K, TT, T, W, Wc, P):
+    """The reach into card child ``ch`` for the walk ``P``: :func:`enter_child_cfr` in a
+    ``CFR`` walk, else :func:`enter_child`."""
+    if P.mode == CFR:
+        return enter_child_cfr(c, ch, d, K, TT, T, W, Wc, 1 - P.u, P.prune)
+    return enter_child(c, ch, d, K, TT, T, W, Wc.ENT)
+
+
+@njit(cache=True, inline="always")
 def mask_child(ch, d, T, W, u):
     """W.MK[d + 1]: which of ``u``'s pairs at card child ``ch`` descend from a pair marked in
     W.MK[d]; True if any does (else a masked walk leaves the child out)."""
@@ -210,6 +272,10 @@ def end_values(c, d, TT, T, P, W, Wc):
     deal_block(Wu, pair_hand, pu, nu, po, no, WC, e)
     acc = Wc.TMP[5]
     for h in range(TT):
+        if P.mode == CFR and Wc.ED[e, h] != 0:   # a dead history: the opponent is not there
+            for i in range(nu):
+                OUT[e, h * nu + i] = 0.0
+            continue
         kv = t_value[KI[d, TK[d, h], 0]]
         v = ladder[kv]
         w = winner[c]
@@ -228,6 +294,7 @@ def traverse(T, S, W, P):
     for i in range(nn[0, 0] + nn[0, 1]):
         W.ENT[0, i] = 1.0
     W.ES[0, 0] = 0  # state_id(value 0, no raiser)
+    W.ED[0, 0] = 0
     _visit(0, 0, 1, T, S, W, P)
     return W.OUT[0, :nn[0, P.u]].copy()
 
@@ -235,7 +302,10 @@ def traverse(T, S, W, P):
 @njit(cache=True)
 def prepare_node(c, d, H, T, S, W, P):
     """Enumerate the betting nodes of card node ``c``, their strategies and reach; zero
-    the values; gather the deal weights of the two lists. Returns (K nodes, TT T nodes)."""
+    the values; gather the deal weights of the two lists. Returns (K nodes, TT T nodes).
+    In a ``CFR`` walk only the opponent's reach, and only at live nodes: ``W.DK[d, k]`` is 1
+    where he reaches node ``k`` with probability zero for each of his pairs (then no
+    strategy is needed there either)."""
     (kind, actor, pair_start, nn, n_edges, pair_hand, pair_edge_start, pair_edge_count,
      slot_base, node_base, t_start, t_size, t_kind, t_parent, t_child_a, t_child_b,
      t_answerer) = (
@@ -300,11 +370,49 @@ def prepare_node(c, d, H, T, S, W, P):
     e0 = 0
     e1 = H * n0
     # ---------------------------------------------------------- forward: strategies and reach
+    cfr = mode == CFR
+    prune = P.prune
+    o = 1 - u
+    no_ = nn[c, o]
+    ro = r0 if o == 0 else r1
+    eo = e0 if o == 0 else e1
+    DK, ED = W.DK, W.ED
     for k in range(K):
         gid = KI[d, k, 0]
         par = KI[d, k, 1]
         h = KI[d, k, 6]
-        if par < 0:
+        if cfr:   # the opponent's reach only; a dead node needs no strategy either
+            dead = ED[d, h] != 0 if par < 0 else DK[d, par] != 0
+            if not dead:
+                if par < 0:
+                    for i in range(no_):
+                        RI[d, ro + k * no_ + i] = ENT[d, eo + h * no_ + i]
+                else:
+                    for i in range(no_):
+                        RI[d, ro + k * no_ + i] = RI[d, ro + par * no_ + i]
+                    pg = KI[d, par, 0]
+                    ps = KI[d, par, 4]
+                    # o's strategy at par for the move to k: the raise of his T node
+                    # (SIG[ps + E + i]) or his answer to a raise (SIG[ps + 3 i + col])
+                    first, step = -1, 0
+                    if t_kind[pg] == T_NODE:
+                        if a == o:
+                            first, step = ps + E, 1
+                    elif t_answerer[pg] == o:
+                        first, step = ps + (0 if t_kind[gid] == T_NODE else 2), 3
+                    if first >= 0:
+                        dead = prune
+                        for i in range(no_):
+                            r = RI[d, ro + k * no_ + i] * SIG[d, first + step * i]
+                            RI[d, ro + k * no_ + i] = r
+                            if r != 0.0:
+                                dead = False
+            DK[d, k] = 1 if dead else 0
+            W.DC[1] += n0 + n1
+            if dead:
+                W.DC[0] += n0 + n1
+                continue
+        elif par < 0:
             for i in range(n0):
                 RI[d, r0 + k * n0 + i] = ENT[d, e0 + h * n0 + i]
             for i in range(n1):
@@ -429,8 +537,11 @@ def _showdown(c, d, T, W, P, K, TT):
         w = showdown_winner(showdown, c, pair_level[pl + i], lead_lv)
         won[i] = 1.0 if w == u else (-1.0 if w == 1 - u else 0.0)
     acc = TMP[5]
+    cfr = P.mode == CFR
     for t in range(TT):
         k = TK[d, t]
+        if cfr and W.DK[d, k] != 0:   # dead: u's values there stay zero
+            continue
         gid = KI[d, k, 0]
         so = KI[d, k, 4]
         kv = t_value[gid]
@@ -469,39 +580,69 @@ def new_regret(r, ev, vi, pos, neg, plus, predictive, nxt, TMP, q):
 
 
 @njit(cache=True)
-def store_node(ks, m, pub, S, TMP, predictive):
-    """Write one public node's ``m`` new regrets (TMP row 3), strategy sums (row 4) and,
-    for a predictive schedule, predicted regrets (row 6) from slot ``ks`` on; in 16 bits
-    each with a new scale for the node."""
+def store_regrets(ks, m, pub, S, TMP, predictive):
+    """Write one public node's ``m`` new regrets (TMP row 3) and, for a predictive schedule,
+    predicted regrets (row 6) from slot ``ks`` on; in 16 bits each with a new scale for the
+    node."""
     if S.wide:
         for q in range(m):
             S.reg32[ks + q] = TMP[3, q]
-            S.cum32[ks + q] = TMP[4, q]
             if predictive:
                 S.pred32[ks + q] = TMP[6, q]
         return 0
     mr = 0.0
-    mc = 0.0
     mp = 0.0
     for q in range(m):
         if abs(TMP[3, q]) > mr:
             mr = abs(TMP[3, q])
-        if TMP[4, q] > mc:
-            mc = TMP[4, q]
         if predictive and TMP[6, q] > mp:
             mp = TMP[6, q]
     sr = mr / I16 if mr > 0.0 else 1.0
-    sc = mc / U16 if mc > 0.0 else 1.0
     S.rscale[pub] = sr
-    S.cscale[pub] = sc
     for q in range(m):
         S.reg16[ks + q] = np.int16(np.rint(TMP[3, q] / sr))
-        S.cum16[ks + q] = np.uint16(np.rint(TMP[4, q] / sc))
     if predictive:
         sp = mp / I16 if mp > 0.0 else 1.0
         S.pscale[pub] = sp
         for q in range(m):
             S.pred16[ks + q] = np.int16(np.rint(TMP[6, q] / sp))
+    return 0
+
+
+@njit(cache=True)
+def store_sums(ks, m, pub, S, TMP):
+    """Write one public node's ``m`` new strategy sums (TMP row 4) from slot ``ks`` on; in
+    16 bits with a new scale for the node."""
+    if S.wide:
+        for q in range(m):
+            S.cum32[ks + q] = TMP[4, q]
+        return 0
+    mc = 0.0
+    for q in range(m):
+        if TMP[4, q] > mc:
+            mc = TMP[4, q]
+    sc = mc / U16 if mc > 0.0 else 1.0
+    S.cscale[pub] = sc
+    for q in range(m):
+        S.cum16[ks + q] = np.uint16(np.rint(TMP[4, q] / sc))
+    return 0
+
+
+@njit(cache=True)
+def discount_dead(ks, m, pub, owner, S, P, TMP):
+    """A dead node's update (the opponent does not reach it): the walker's ``m`` regrets
+    from slot ``ks`` on are only discounted (their gain is zero), or the opponent's strategy
+    sums only discounted (his reach is zero): in 16 bits by the node's scale alone."""
+    if owner == P.u:
+        for q in range(m):
+            r = S.reg32[ks + q] if S.wide else S.reg16[ks + q] * np.float64(S.rscale[pub])
+            new_regret(r, 0.0, 0.0, P.pos, P.neg, P.plus, P.predictive, P.nxt, TMP, q)
+        store_regrets(ks, m, pub, S, TMP, P.predictive)
+    elif S.wide:
+        for q in range(m):
+            S.cum32[ks + q] = S.cum32[ks + q] * P.avg
+    else:
+        S.cscale[pub] = S.cscale[pub] * P.avg
     return 0
 
 
@@ -530,6 +671,9 @@ def _finish(c, d, H, T, S, W, P, K):
     r0 = 0
     r1 = K * n0
     # ---------------------------------------------------------- betting: backward
+    cfr = mode == CFR
+    o = 1 - u
+    ro = (r0 if o == 0 else r1)
     for k in range(K - 1, -1, -1):
         gid = KI[d, k, 0]
         h0 = KI[d, k, 7]
@@ -540,15 +684,31 @@ def _finish(c, d, H, T, S, W, P, K):
         cs = 1.0 if wide else np.float64(cscale[pub])
         if t_kind[gid] == T_NODE:
             kq = h0 + t_child_a[gid] if t_child_a[gid] >= 0 else -1
+            can_raise = kq >= 0
+            has_slots = can_raise or choice
+            m = E + (na if can_raise else 0)
+            if cfr and W.DK[d, k] != 0:   # dead: values stay zero, updates are discounts
+                if has_slots:
+                    discount_dead(ks, m, pub, a, S, P, TMP)
+                continue
             if u != a:
                 if kq >= 0:
                     for i in range(nu):
                         VI[d, k * nu + i] += VI[d, kq * nu + i]
+                if cfr and has_slots:   # the opponent's strategy sums: his reach x strategy
+                    for i in range(na):
+                        es = pair_edge_start[pa + i]
+                        ec = pair_edge_count[pa + i]
+                        ri = RI[d, ro + k * na + i]
+                        for e in range(es, es + ec):
+                            TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e] * cs) * avg
+                                         + ri * SIG[d, so + e])
+                        if can_raise:
+                            e = E + i
+                            TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e] * cs) * avg
+                                         + ri * SIG[d, so + e])
+                    store_sums(ks, m, pub, S, TMP)
                 continue
-            can_raise = kq >= 0
-            has_slots = can_raise or choice
-            ru = (r0 if u == 0 else r1) + k * nu
-            m = 0
             for i in range(na):
                 es = pair_edge_start[pa + i]
                 ec = pair_edge_count[pa + i]
@@ -566,26 +726,19 @@ def _finish(c, d, H, T, S, W, P, K):
                     if ev > best:
                         best = ev
                 VI[d, k * nu + i] = best if mode == BEST else val
-            if mode == CFR and has_slots:
-                m = E + (na if can_raise else 0)
-                # card edges
+            if cfr and has_slots:   # u's regrets
                 for i in range(na):
                     es = pair_edge_start[pa + i]
                     ec = pair_edge_count[pa + i]
                     vi = VI[d, k * nu + i]
-                    ri = RI[d, ru + i]
                     for e in range(es, es + ec):
                         r = reg32[ks + e] if wide else reg16[ks + e] * rs
                         new_regret(r, EV[d, so + e], vi, pos, neg, plus, predictive, nxt, TMP, e)
-                        TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e] * cs) * avg
-                                     + ri * SIG[d, so + e])
                     if can_raise:
                         e = E + i
                         r = reg32[ks + e] if wide else reg16[ks + e] * rs
                         new_regret(r, EV[d, so + e], vi, pos, neg, plus, predictive, nxt, TMP, e)
-                        TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e] * cs) * avg
-                                     + ri * SIG[d, so + e])
-                store_node(ks, m, pub, S, TMP, predictive)
+                store_regrets(ks, m, pub, S, TMP, predictive)
         else:
             b = t_answerer[gid]
             raiser = 1 - b
@@ -593,17 +746,18 @@ def _finish(c, d, H, T, S, W, P, K):
             v = ladder[kv]
             nb = nn[c, b]
             n_ans = 3 if t_child_b[gid] >= 0 else 2
+            m = nb * n_ans
+            if cfr and W.DK[d, k] != 0:   # dead: values stay zero, updates are discounts
+                discount_dead(ks, m, pub, b, S, P, TMP)
+                continue
             kacc = h0 + t_child_a[gid]
             krr = h0 + t_child_b[gid] if t_child_b[gid] >= 0 else -1
             sgn = v * win[kv] if raiser == u else -v * lose[kv]
             # the run: the raiser scores the accepted value
             if u == b:
-                ro = (r0 if u == 1 else r1) + k * nopp
-                deal_sums(WC[d], nu, nopp, RI[d, ro:ro + nopp], TMP[5])
+                deal_sums(WC[d], nu, nopp, RI[d, ro + k * nopp:ro + (k + 1) * nopp], TMP[5])
                 for i in range(nu):
                     TMP[5, i] = sgn * TMP[5, i]
-                m = nb * n_ans
-                ru = (r0 if u == 0 else r1) + k * nu
                 for i in range(nb):
                     ev_acc = VI[d, kacc * nu + i]
                     ev_run = TMP[5, i]
@@ -617,20 +771,17 @@ def _finish(c, d, H, T, S, W, P, K):
                         best = ev_rr
                     vi = best if mode == BEST else val
                     VI[d, k * nu + i] = vi
-                    if mode == CFR:
-                        ri = RI[d, ru + i]
+                    if cfr:
                         for x in range(n_ans):
                             ev = ev_acc if x == 0 else (ev_run if x == 1 else ev_rr)
                             sl = ks + i * n_ans + x
                             r = reg32[sl] if wide else reg16[sl] * rs
                             new_regret(r, ev, vi, pos, neg, plus, predictive, nxt, TMP,
                                        i * n_ans + x)
-                            TMP[4, i * n_ans + x] = ((cum32[sl] if wide else cum16[sl] * cs)
-                                                     * avg + ri * SIG[d, so + 3 * i + x])
-                if mode == CFR:
-                    store_node(ks, m, pub, S, TMP, predictive)
+                if cfr:
+                    store_regrets(ks, m, pub, S, TMP, predictive)
             else:
-                rb = (r0 if b == 0 else r1) + k * nb
+                rb = ro + k * nb
                 for j in range(nb):
                     TMP[5, j] = RI[d, rb + j] * SIG[d, so + 3 * j + 1]
                 for i in range(nu):
@@ -641,6 +792,14 @@ def _finish(c, d, H, T, S, W, P, K):
                 deal_sums(WC[d], nu, nopp, TMP[5], TMP[2])
                 for i in range(nu):
                     VI[d, k * nu + i] += sgn * TMP[2, i]
+                if cfr:   # the opponent's strategy sums: his reach x strategy
+                    for j in range(nb):
+                        rj = RI[d, rb + j]
+                        for x in range(n_ans):
+                            sl = ks + j * n_ans + x
+                            TMP[4, j * n_ans + x] = ((cum32[sl] if wide else cum16[sl] * cs)
+                                                     * avg + rj * SIG[d, so + 3 * j + x])
+                    store_sums(ks, m, pub, S, TMP)
     # ---------------------------------------------------------- out: each history's root node
     k = 0
     for h in range(H):
@@ -687,7 +846,7 @@ def _visit(c0, d0, H0, T, S, W, P):
             if P.masked and not mask_child(ch, d, T, W, P.u):
                 nxt[d] = ch + 1   # none of the marked pairs goes on into this child
                 continue
-            enter_child(c, ch, d, nk[d], nt[d], T, W, W.ENT)
+            enter_child_any(c, ch, d, nk[d], nt[d], T, W, W, P)
             if kind[ch] == END:
                 end_values(ch, d, nt[d], T, P, W, W)
                 take_child_values(c, ch, d, nt[d], T, P, W, W.OUT[d + 1])
@@ -728,6 +887,7 @@ def traverse_parallel(nthreads, owner, T, S, W, P, Wt):
     for i in range(nn[0, 0] + nn[0, 1]):
         W.ENT[0, i] = 1.0
     W.ES[0, 0] = 0
+    W.ED[0, 0] = 0
     K, TT = prepare_node(c, 0, 1, T, S, W, P)
     nch = T.child_count[c]
     width = 0
@@ -736,13 +896,14 @@ def traverse_parallel(nthreads, owner, T, S, W, P, Wt):
     values = np.zeros((nch, width))
     for th in prange(nthreads):
         Wc = Work(Wt.ENT[th], Wt.OUT[th], Wt.ES[th], Wt.RI[th], Wt.VI[th], Wt.SIG[th],
-                  Wt.EV[th], Wt.KI[th], Wt.TMP[th], Wt.WC[th], Wt.TK[th], Wt.MK[th])
+                  Wt.EV[th], Wt.KI[th], Wt.TMP[th], Wt.WC[th], Wt.TK[th], Wt.MK[th],
+                  Wt.DK[th], Wt.ED[th], Wt.DC[th])
         enter_turns(c, 0, TT, T, W, Wc)
         for j in range(nch):
             if owner[j] != th:
                 continue
             ch = child_start[c] + j
-            enter_child(c, ch, 0, K, TT, T, W, Wc.ENT)
+            enter_child_any(c, ch, 0, K, TT, T, W, Wc, P)
             if T.kind[ch] == END:
                 end_values(ch, 0, TT, T, P, W, Wc)
             else:

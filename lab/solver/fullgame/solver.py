@@ -13,9 +13,13 @@ costs), ``allocated`` (regrets and strategy sums, float32 or 16-bit with a
 scale per public node) and ``solved``.
 
 Discounted CFR as in :mod:`lab.solver.cfr` (alternating updates; the weights are a
-named schedule, ``dcfr``: alpha 1.5, beta 0, gamma 2 by default), so with
-``storage="float32"`` it runs the same iterates as the generic solver on the
-reference game of :mod:`lab.solver.fullgame.game`.
+named schedule, ``dcfr``: alpha 1.5, beta 0, gamma 2 by default), with each seat's
+strategy sums added in the other seat's walk (so that a walk can leave out the betting
+nodes the opponent does not reach: see :mod:`lab.solver.fullgame.kernels`); with
+``storage="float32"`` it runs the same iterates as the generic solver with
+``sums_in_opponent_walk`` on the reference game of :mod:`lab.solver.fullgame.game`.
+Checkpoints written before the sums moved (their regrets and sums mean the same) resume
+with the sums added in the new place; the regrets run on exactly as before.
 
 Threads: ``FullSolver(config, threads=2)`` splits the subtrees of the mão's opening
 cards among threads (bit-identical iterates: the subtrees' values are added in one
@@ -191,6 +195,11 @@ class FullSolver(Lifecycle):
         self.weights = (np.ascontiguousarray(w), np.ascontiguousarray(w.T))
         self.ladder = np.asarray(config.ladder, dtype=np.float64)
         self.payoffs = None   # points; see set_payoffs
+        # CFR walks leave out the betting nodes the opponent does not reach (False: walk
+        # them too, for the same numbers; see kernels.Step); the share of (public node,
+        # hand) pairs the last iteration's walks left out
+        self.prune_dead = True
+        self.dead_share = 0.0
         # the game's shape as the kernels take it (kernels.Tree)
         t, L, tm = self.tree, self.layout, self.templates
         self.shape = K.Tree(
@@ -245,7 +254,7 @@ class FullSolver(Lifecycle):
     def _buffer_bytes(self) -> int:
         s = self._buffer_sizes()
         return 8 * s["D"] * (2 * s["enter"] + 2 * s["intra"] + 2 * s["sig"] + 8 * s["k"]
-                             + s["k"] + s["n2"]) + 8 * 6 * s["tmp"]
+                             + s["k"] + s["n2"] + s["k"] // 4) + 8 * 6 * s["tmp"]
 
     def check_memory(self, limit_bytes: Optional[int] = None, out=None) -> dict:
         """Print the memory estimate; raise MemoryLimitError if it exceeds ``limit_bytes``
@@ -311,7 +320,9 @@ class FullSolver(Lifecycle):
             EV=np.zeros((D, s["sig"])), KI=np.zeros((D, s["k"], 8), dtype=np.int64),
             TMP=np.zeros((7, s["tmp"])), WC=np.zeros((D, s["n2"])),
             TK=np.zeros((D, s["k"]), dtype=np.int64),
-            MK=np.zeros((D, s["enter"]), dtype=np.uint8))
+            MK=np.zeros((D, s["enter"]), dtype=np.uint8),
+            DK=np.zeros((D, s["k"]), dtype=np.uint8), ED=np.zeros((D, s["k"]), dtype=np.uint8),
+            DC=np.zeros(2, dtype=np.int64))
         # one set of working buffers per thread for the root's subtrees
         self.thread_work = None if self.threads == 1 else K.Work(
             *(np.stack([np.zeros_like(arr) for _ in range(self.threads)]) for arr in self.work))
@@ -417,13 +428,26 @@ class FullSolver(Lifecycle):
             it = self.iterations + 1
             pos, neg, avg = self.schedule.factors(it)
             self.complete = False   # until both seats' traversals of this iteration are done
+            self.work.DC[:] = 0
+            if self.thread_work is not None:
+                self.thread_work.DC[:] = 0
             for u in (0, 1):
                 self.traverse(u, K.CFR, pos, neg, avg, iteration=it)
+            dead, seen = self._dead_counts().sum(axis=0)
+            self.dead_share = dead / seen if seen else 0.0
             self.iterations = it
             self.complete = True
         self.seconds += time.perf_counter() - start
         if self.state == SOLVED:
             self.state = ALLOCATED
+
+    def _dead_counts(self) -> np.ndarray:
+        """The walks' counts of (node, hand) pairs, dead and all (``kernels.Work.DC``), one
+        row per set of working buffers."""
+        rows = [self.work.DC[None, :]]
+        if self.thread_work is not None:
+            rows.append(self.thread_work.DC)
+        return np.concatenate(rows) if len(rows) > 1 else rows[0]
 
     def best_response_values(self) -> tuple[float, float]:
         """Each seat's best-response value against the other's average strategy (points, or
@@ -490,7 +514,8 @@ class FullSolver(Lifecycle):
         _, _, _, plus, predictive, nxt = self.schedule.update(iteration)
         return K.Step(int(u), int(mode), float(pos), float(neg), float(avg),
                       ones if win is None else win, ones if lose is None else lose, lad,
-                      self.weights[u], plus, predictive, float(nxt), bool(masked))
+                      self.weights[u], plus, predictive, float(nxt), bool(masked),
+                      bool(self.prune_dead))
 
     def exploitability(self) -> float:
         """Mean of both seats' best-response gains: points per hand (or in the payoffs of
