@@ -56,3 +56,13 @@ def assert_same_first_iterates(ref, mine) -> None:
     mine.iterate(1)
     assert mine.best_response_values()[0] == pytest.approx(ref.best_response_values()[0],
                                                            abs=1e-6)
+
+
+def default_sigint():
+    """``preexec_fn`` for a child a test interrupts with Ctrl-C: SIGINT at its default, as a
+    command started from a terminal has it. The test process has been seen (in full runs
+    only, not yet traced to a test) with SIGINT ignored, and a child would inherit that and
+    never see the signal."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

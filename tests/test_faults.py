@@ -26,6 +26,7 @@ from lab import store
 from lab import tables as T
 from lab.cards import RANKS
 from lab.cli import main as lab_main
+from conftest import default_sigint
 
 ROOT = Path(__file__).resolve().parent.parent
 INFO = {"iterations": 1, "exploitability": 0.001, "seconds": 0.0}
@@ -283,13 +284,6 @@ def test_an_unwritable_data_folder_is_refused_before_the_solve(tmp_path, monkeyp
 
 TOY_SOLVE = ["bench", "full", "--toy", "2,2,2,1", "--ladder", "1,3", "--target", "1e-12",
              "--max-iterations", "600", "--check-every", "7", "--checkpoint-minutes", "0.0005"]
-
-
-def default_sigint():
-    """Run in a child before it starts: Ctrl-C as a terminal's command gets it. The test
-    process may have been left with SIGINT ignored by an earlier test, and a child would
-    inherit that and never see the signal."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_interrupted_solves_resume_bit_identically(tmp_path):

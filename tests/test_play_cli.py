@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import default_sigint
+
 ROOT = Path(__file__).parent.parent
 
 
@@ -73,7 +75,7 @@ def test_ctrl_c_at_the_prompt_quits_cleanly():
 
     proc = subprocess.Popen([sys.executable, "-m", "lab", "play", "--seed", "1"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, cwd=ROOT)
+                            stderr=subprocess.PIPE, cwd=ROOT, preexec_fn=default_sigint)
     seen, deadline = b"", time.monotonic() + 60
     while b"your move> " not in seen and time.monotonic() < deadline:
         chunk = os.read(proc.stdout.fileno(), 4096)
