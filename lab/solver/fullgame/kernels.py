@@ -579,6 +579,21 @@ def new_regret(r, ev, vi, pos, neg, plus, predictive, nxt, TMP, q):
         TMP[6, q] = max(r * nxt + (ev - vi), 0.0)
 
 
+@njit(cache=True, inline="always")
+def write16(TMP, row, m, out, ks, scales, pub, top):
+    """out[ks + q] = TMP[row, q] in 16 bits for q < m, with a new scale for public node
+    ``pub``: the largest magnitude maps to ``top`` (I16 for regrets, U16 for sums)."""
+    mx = 0.0
+    for q in range(m):
+        if abs(TMP[row, q]) > mx:
+            mx = abs(TMP[row, q])
+    sc = mx / top if mx > 0.0 else 1.0
+    scales[pub] = sc
+    for q in range(m):
+        out[ks + q] = np.rint(TMP[row, q] / sc)
+    return 0
+
+
 @njit(cache=True)
 def store_regrets(ks, m, pub, S, TMP, predictive):
     """Write one public node's ``m`` new regrets (TMP row 3) and, for a predictive schedule,
@@ -590,22 +605,9 @@ def store_regrets(ks, m, pub, S, TMP, predictive):
             if predictive:
                 S.pred32[ks + q] = TMP[6, q]
         return 0
-    mr = 0.0
-    mp = 0.0
-    for q in range(m):
-        if abs(TMP[3, q]) > mr:
-            mr = abs(TMP[3, q])
-        if predictive and TMP[6, q] > mp:
-            mp = TMP[6, q]
-    sr = mr / I16 if mr > 0.0 else 1.0
-    S.rscale[pub] = sr
-    for q in range(m):
-        S.reg16[ks + q] = np.int16(np.rint(TMP[3, q] / sr))
+    write16(TMP, 3, m, S.reg16, ks, S.rscale, pub, I16)
     if predictive:
-        sp = mp / I16 if mp > 0.0 else 1.0
-        S.pscale[pub] = sp
-        for q in range(m):
-            S.pred16[ks + q] = np.int16(np.rint(TMP[6, q] / sp))
+        write16(TMP, 6, m, S.pred16, ks, S.pscale, pub, I16)
     return 0
 
 
@@ -617,14 +619,7 @@ def store_sums(ks, m, pub, S, TMP):
         for q in range(m):
             S.cum32[ks + q] = TMP[4, q]
         return 0
-    mc = 0.0
-    for q in range(m):
-        if TMP[4, q] > mc:
-            mc = TMP[4, q]
-    sc = mc / U16 if mc > 0.0 else 1.0
-    S.cscale[pub] = sc
-    for q in range(m):
-        S.cum16[ks + q] = np.uint16(np.rint(TMP[4, q] / sc))
+    write16(TMP, 4, m, S.cum16, ks, S.cscale, pub, U16)
     return 0
 
 

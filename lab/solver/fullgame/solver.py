@@ -433,21 +433,14 @@ class FullSolver(Lifecycle):
                 self.thread_work.DC[:] = 0
             for u in (0, 1):
                 self.traverse(u, K.CFR, pos, neg, avg, iteration=it)
-            dead, seen = self._dead_counts().sum(axis=0)
+            dead, seen = self.work.DC + (0 if self.thread_work is None
+                                         else self.thread_work.DC.sum(axis=0))
             self.dead_share = dead / seen if seen else 0.0
             self.iterations = it
             self.complete = True
         self.seconds += time.perf_counter() - start
         if self.state == SOLVED:
             self.state = ALLOCATED
-
-    def _dead_counts(self) -> np.ndarray:
-        """The walks' counts of (node, hand) pairs, dead and all (``kernels.Work.DC``), one
-        row per set of working buffers."""
-        rows = [self.work.DC[None, :]]
-        if self.thread_work is not None:
-            rows.append(self.thread_work.DC)
-        return np.concatenate(rows) if len(rows) > 1 else rows[0]
 
     def best_response_values(self) -> tuple[float, float]:
         """Each seat's best-response value against the other's average strategy (points, or
