@@ -74,10 +74,12 @@ def test_leaving_out_dead_nodes_changes_no_number(storage):
     zero; walking them too gives the same regrets and strategy sums, with a plain, a
     floored and a predictive schedule (in 16 bits the opponent's sums there are
     discounted through their node's scale instead of being written again: the same
-    numbers but for the last 16-bit step, so the best responses agree to 1e-5 points)."""
+    numbers but for the last 16-bit step, so the best responses agree to 1e-5 points).
+    Discounts applied at once (not lazily, which the next test compares)."""
     for schedule in ("dcfr", "dcfr+", "pdcfr+"):
         cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6), storage=storage)
         pruned = FullSolver(cfg, schedule=schedule).allocate()
+        pruned.lazy_discount = False
         full = FullSolver(cfg, schedule=schedule).allocate()
         full.prune_dead = False
         pruned.iterate(8)
@@ -91,6 +93,59 @@ def test_leaving_out_dead_nodes_changes_no_number(storage):
         tol = 1e-5 if storage == "int16" else 1e-12
         assert pruned.best_response_values() == pytest.approx(full.best_response_values(),
                                                               abs=tol), schedule
+
+
+@pytest.mark.parametrize("schedule, tolerance", [("dcfr+", 1e-12), ("lcfr", 1e-12),
+                                                 ("dcfr", 1e-4), ("dcfr-floor", 1e-3)])
+def test_lazy_discounts_give_the_eager_numbers(schedule, tolerance):
+    """Leaving the dead nodes' regrets alone (and their card subtrees unwalked) until they
+    are next reached, then applying every missed discount at once, gives the numbers of
+    discounting them at every iteration but for rounding: after 8 lazy iterations and one
+    that walks every node (so that every node has caught up), the 16-bit regrets are those
+    of the eager solve to a step or two where nothing else differs (schedules whose
+    stored integers the eager walk's requantisation of a dead node leaves alone: all
+    regrets floored at zero, or the same factor for both signs), and the best responses
+    agree to ``tolerance`` points. Where a dead node's negative regrets shrink faster than
+    its positive ones, the eager walk requantises it each iteration and the integers part
+    (a regret rounded to zero in one and not the other), so only the best responses are
+    compared."""
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6))
+    lazy = FullSolver(cfg, schedule=schedule).allocate()
+    eager = FullSolver(cfg, schedule=schedule).allocate()
+    eager.lazy_discount = False
+    assert lazy.lazy() and not eager.lazy()
+    for solver in (lazy, eager):
+        solver.iterate(8)
+    assert lazy.dead_share == pytest.approx(eager.dead_share, abs=0.01)
+    assert eager.dead_share > 0.3
+    assert (lazy.rstamp < 8).sum() > 0.1 * len(lazy.rstamp)   # nodes left behind
+    for solver in (lazy, eager):
+        solver.prune_dead = False
+        solver.iterate(1)
+    if tolerance < 1e-9:
+        assert np.abs(lazy.reg16.astype(int) - eager.reg16).max() <= 2
+        assert np.array_equal(lazy.cum16, eager.cum16)
+    assert lazy.best_response_values() == pytest.approx(eager.best_response_values(),
+                                                        abs=tolerance)
+
+
+def test_a_checkpoint_without_stamps_resumes_as_all_current(tmp_path):
+    """A checkpoint written before the lazy discounts holds no stamps: every node's regrets
+    are then taken as current (as the eager walks left them), and the solve resumes
+    exactly as the eager solver's own state would."""
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6))
+    eager = FullSolver(cfg).allocate()
+    eager.lazy_discount = False
+    eager.iterate(6)
+    eager.save_checkpoint(tmp_path / "ck")
+    (tmp_path / "ck" / "rstamp.npy").unlink()
+    resumed = FullSolver(cfg).load_checkpoint(tmp_path / "ck")
+    assert (resumed.rstamp == 6).all()
+    eager.lazy_discount = True
+    eager.iterate(4)
+    resumed.iterate(4)
+    assert np.array_equal(resumed.reg16, eager.reg16)
+    assert np.array_equal(resumed.cum16, eager.cum16)
 
 
 def test_checkpoint_resume_is_exact(tmp_path):
@@ -165,12 +220,14 @@ def test_time_budget_stops_the_solve():
 def test_memory_estimate_is_printed_and_too_much_is_refused(capsys):
     solver = FullSolver(config_for(toy_cap=TOY))
     est = solver.memory_estimate()
-    assert est["storage"] == solver.layout.n_slots * 4 + solver.layout.n_public * 8
     import sys
     with pytest.raises(MemoryLimitError, match="needs about"):
         solver.allocate(limit_bytes=1000, out=sys.stderr)
     assert "memory estimate" in capsys.readouterr().err
     assert solver.state == "built"
+    solver.allocate()   # the estimate is what the regrets, sums, scales and stamps take
+    assert est["storage"] == sum(a.nbytes for a in (solver.reg16, solver.cum16, solver.rscale,
+                                                     solver.cscale, solver.rstamp, solver.cstamp))
 
 
 def test_real_vira_sizes_without_allocating():
@@ -223,14 +280,16 @@ def test_two_tiny_solves_through_a_local_dask_cluster():
 @pytest.mark.parametrize("storage", ["int16", "float32"])
 def test_two_and_three_threads_give_the_same_iterates_bit_for_bit(storage):
     """The threads walk disjoint subtrees and their values are added in the children's
-    order, so the iterates, sums and exploitabilities are those of one thread exactly."""
-    cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6), storage=storage)
-    one = FullSolver(cfg).solve(0.0, 10, check_every=5)
-    for threads in (2, 3):
-        many = FullSolver(cfg, threads=threads).solve(0.0, 10, check_every=5)
-        assert [h[2] for h in many.history] == [h[2] for h in one.history]
-        for name, arr in one._arrays().items():
-            assert np.array_equal(getattr(many, name), arr), name
+    order, so the iterates, sums and exploitabilities are those of one thread exactly
+    (with the ladder 1-3 the lazy walks leave out some of the root's own subtrees)."""
+    for ladder, n in (((1, 3, 6), 10), ((1, 3), 20)):
+        cfg = config_for(toy_cap=TOY, ladder=ladder, storage=storage)
+        one = FullSolver(cfg).solve(0.0, n, check_every=5)
+        for threads in (2, 3):
+            many = FullSolver(cfg, threads=threads).solve(0.0, n, check_every=5)
+            assert [h[2] for h in many.history] == [h[2] for h in one.history]
+            for name, arr in one._arrays().items():
+                assert np.array_equal(getattr(many, name), arr), (ladder, name)
 
 
 def test_with_a_one_step_ladder_the_real_game_is_the_card_play_game():
@@ -332,18 +391,24 @@ def test_scoreless_three_ties_equal_the_generic_solver():
 
 def test_lab_bench_full_says_what_leaving_out_dead_nodes_buys(capsys):
     """`lab bench full` reports the share of (node, hand) pairs left out; with
-    --no-prune none is, and the exploitabilities are the same."""
+    --no-prune none is, and the exploitabilities are the same; with --eager-discount
+    (16 bits) the same share is left out and the exploitabilities are those of the lazy
+    discounts but for rounding."""
     from lab.cli import main
 
     runs = []
-    for extra in ([], ["--no-prune"]):
+    for storage, extra in (("float32", []), ("float32", ["--no-prune"]), ("int16", []),
+                           ("int16", ["--eager-discount"])):
         assert main(["bench", "full", "--toy", "2,2,2,1", "--ladder", "1,3,6",
                      "--max-iterations", "6", "--check-every", "3", "--target", "1e-12",
-                     "--storage", "float32", *extra]) == 0
+                     "--storage", storage, *extra]) == 0
         lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
         runs.append([x for x in lines if "left_out" in x])
-    pruned, full = runs
+    pruned, full, lazy, eager = runs
     assert [x["iterations"] for x in pruned] == [3, 6]
     assert all(x["left_out"] > 0.1 for x in pruned) and all(x["left_out"] == 0 for x in full)
     assert [x["exploitability"] for x in pruned] == pytest.approx(
         [x["exploitability"] for x in full], abs=1e-12)
+    assert [x["left_out"] for x in lazy] == [x["left_out"] for x in eager]
+    assert [x["exploitability"] for x in lazy] == pytest.approx(
+        [x["exploitability"] for x in eager], abs=1e-4)

@@ -10,7 +10,8 @@ pairs the last iteration left out because the opponent does not reach them), and
 summary with the exploitability-vs-time curve and the peak memory (resident set, GiB).
 Targets: exploitability <= 0.01 points per hand within 30 minutes on 2 cores and 12 GB.
 ``--no-prune`` walks those pairs too (the same numbers), to measure what leaving them
-out buys.
+out buys; ``--eager-discount`` leaves them out but still discounts their regrets at every
+iteration (the same numbers as ``--no-prune``) instead of when they are next reached.
 
 ``--checkpoint DIR`` makes the run resumable (kill it, run the same command
 again); ``--toy 2,2,2,1 --ladder 1,3,6`` runs a reduced configuration;
@@ -74,6 +75,9 @@ def main(argv) -> int:
     p.add_argument("--no-prune", action="store_true",
                    help="walk the betting nodes the opponent does not reach too (the same "
                         "numbers, slower: to measure what leaving them out buys)")
+    p.add_argument("--eager-discount", action="store_true",
+                   help="leave those nodes out but discount their regrets at every iteration "
+                        "(the numbers of --no-prune) instead of when they are next reached")
     args = p.parse_args(argv)
     schedules = schedules_of(args.schedules)
 
@@ -93,6 +97,7 @@ def main(argv) -> int:
             checkpoint = f"{checkpoint}_{schedule.name}"
         solver = FullSolver(config, threads=args.threads, schedule=schedule)
         solver.prune_dead = not args.no_prune
+        solver.lazy_discount = not args.eager_discount
         curves[schedule.name] = _run(solver, args, checkpoint, t_compile, bandwidth)
     if len(curves) > 1:
         print(json.dumps({"compare": _side_by_side(curves)}), flush=True)

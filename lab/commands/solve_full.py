@@ -44,7 +44,7 @@ def add_arguments(parser) -> None:
                         help="regret storage (default int16)")
     parser.add_argument("--threads", type=count, default=1, metavar="N",
                         help="numba threads per solve (the same iterates; on an idle 2-core "
-                             "machine 2 threads take vira 4 to 0.01 in about 15 minutes)")
+                             "machine 2 threads take vira 4 to 0.01 in about 10 minutes)")
     parser.add_argument("--checkpoints", default=None, metavar="DIR",
                         help="save and resume each solve's state under DIR")
     parser.add_argument("--schedule", default=None, metavar="NAME",

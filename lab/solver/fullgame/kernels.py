@@ -22,7 +22,10 @@ for every pair he may hold (a dead node: on vira 4 with the ladder 1-3-6, 40 % o
 (node, hand) pairs after 10 iterations, 49 % after 20 and 53 % after 30, since regret
 matching gives many raises and answers exactly zero) needs no work per hand at all:
 ``u``'s values there are zero, his regrets are only discounted and the opponent's sums
-only discounted (one scale per node in 16 bits). Each seat's average
+only discounted (one scale per node in 16 bits); a lazy walk (``Step.lazy``) does not even
+discount them then: the regrets catch up when the node is next updated
+(:func:`catch_up`), the sums after the iteration (:func:`discount_untouched_sums`), and a
+card subtree no entering history of which is live is not walked. Each seat's average
 therefore sums the strategies the other seat's walks played against: the mão's those
 after his own update of the iteration (:class:`lab.solver.cfr.CFRSolver` with
 ``sums_in_opponent_walk`` runs the same iterates).
@@ -79,10 +82,12 @@ Tree = namedtuple("Tree", [
 """The shape of the full game the kernels walk (:mod:`lab.solver.fullgame.tree`)."""
 
 Store = namedtuple("Store", ["wide", "reg32", "reg16", "rscale", "cum32", "cum16", "cscale",
-                             "pred32", "pred16", "pscale"])
+                             "pred32", "pred16", "pscale", "rstamp", "cstamp"])
 """Regrets and strategy sums: float32 (``wide``) or 16 bits with a scale per public node;
 ``pred*``: the regrets regret matching reads (the same arrays as ``reg*``, or for a
-predictive schedule the regrets predicted for the next iteration)."""
+predictive schedule the regrets predicted for the next iteration); per public node the last
+iteration whose update its regrets (``rstamp``) and its strategy sums (``cstamp``) hold
+(see :func:`catch_up`)."""
 
 Work = namedtuple("Work", ["ENT", "OUT", "ES", "RI", "VI", "SIG", "EV", "KI", "TMP", "WC", "TK",
                            "MK", "DK", "ED", "DC"])
@@ -96,7 +101,8 @@ opponent reaches with probability zero for every one of his pairs (dead: see
 walks met."""
 
 Step = namedtuple("Step", ["u", "mode", "pos", "neg", "avg", "win", "lose", "ladder", "Wu",
-                           "plus", "predictive", "nxt", "masked", "prune"])
+                           "plus", "predictive", "nxt", "masked", "prune", "lazy", "it",
+                           "fpos", "fneg"])
 """One walk: seat ``u``, mode, Discounted CFR factors (positive and negative regrets,
 strategy sums), payoffs ``win`` / ``lose`` over the ``ladder``, ``u``'s deal weights;
 the schedule's ``plus`` floor and ``predictive`` matching with ``nxt``, the next
@@ -105,7 +111,12 @@ only the card subtrees that hold one of ``u``'s pairs marked (1) in ``W.MK`` at 
 starting depth (:func:`_visit` only; values of ``BEST`` or ``AVERAGE`` mode, which are then
 exact for the marked pairs and not computed for the others); ``prune``: a ``CFR`` walk
 leaves out the dead betting nodes (else it computes them too: the same numbers, for
-measuring what leaving them out buys)."""
+measuring what leaving them out buys); ``lazy`` (with ``prune``): it does not even discount
+their regrets, nor walk a card subtree no entering history of which is live (the discounts
+wait for the node's next live update, :func:`catch_up`; the strategy sums of the nodes an
+iteration did not update are discounted after it, :func:`discount_untouched_sums`);
+``it``: the iteration; ``fpos``, ``fneg``: the positive- and negative-regret factors of
+every iteration up to it (index = iteration)."""
 
 
 @njit(cache=True, inline="always")
@@ -176,7 +187,7 @@ def enter_child_cfr(c, ch, d, K, TT, T, W, Wc, o, prune):
     """:func:`enter_child` for a ``CFR`` walk: only the opponent ``o``'s reach (the walker's
     own is never needed), and Wc.ED[d + 1]: which of the child's entering histories are dead
     (their T node is, or, with ``prune``, ``o``'s card moves give every one of his pairs
-    reach zero)."""
+    reach zero). Returns the number of live ones."""
     actor, nn, pair_start, pair_parent, pair_edge = (T.actor, T.nn, T.pair_start,
                                                      T.pair_parent, T.pair_edge)
     RI, SIG, KI, TK, DK = W.RI, W.SIG, W.KI, W.TK, W.DK
@@ -187,6 +198,7 @@ def enter_child_cfr(c, ch, d, K, TT, T, W, Wc, o, prune):
     q0 = pair_start[ch] + (nn[ch, 0] if o == 1 else 0)
     rb = 0 if o == 0 else K * nn[c, 0]
     f = 0 if o == 0 else TT * nn[ch, 0]
+    live = 0
     for t in range(TT):
         k = TK[d, t]
         if DK[d, k] != 0:
@@ -202,16 +214,34 @@ def enter_child_cfr(c, ch, d, K, TT, T, W, Wc, o, prune):
             if r != 0.0:
                 alive = True
         ED[d + 1, t] = 0 if alive or not prune else 1
+        live += 1 - ED[d + 1, t]
+    return live
+
+
+# not inline="always": numba 0.68 then wrote one Work record's rows into the other
+@njit(cache=True)
+def no_values(ch, d, TT, T, P, Wc):
+    """Wc.OUT[d + 1]: zero values of ``u`` at card child ``ch`` for each of its ``TT``
+    entering histories (a child a lazy walk leaves out)."""
+    for i in range(TT * T.nn[ch, P.u]):
+        Wc.OUT[d + 1, i] = 0.0
     return 0
 
 
 @njit(cache=True, inline="always")
 def enter_child_any(c, ch, d, K, TT, T, W, Wc, P):
     """The reach into card child ``ch`` for the walk ``P``: :func:`enter_child_cfr` in a
-    ``CFR`` walk, else :func:`enter_child`."""
+    ``CFR`` walk, else :func:`enter_child`. Returns False where a lazy walk leaves the child
+    out: none of its entering histories is live, so ``u``'s values there are zero
+    (written into ``Wc.OUT[d + 1]``) and its updates are discounts only."""
     if P.mode == CFR:
-        return enter_child_cfr(c, ch, d, K, TT, T, W, Wc, 1 - P.u, P.prune)
-    return enter_child(c, ch, d, K, TT, T, W, Wc.ENT)
+        live = enter_child_cfr(c, ch, d, K, TT, T, W, Wc, 1 - P.u, P.prune)
+        if live == 0 and P.lazy:
+            no_values(ch, d, TT, T, P, Wc)
+            return False
+        return True
+    enter_child(c, ch, d, K, TT, T, W, Wc.ENT)
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -241,8 +271,11 @@ def take_child_values(c, ch, d, TT, T, P, W, vals):
     nu = nn[c, u]
     cu = nn[ch, u]
     qu = pair_start[ch] + (nn[ch, 0] if u == 1 else 0)
+    skip_dead = P.mode == CFR
     for t in range(TT):
         k = TK[d, t]
+        if skip_dead and W.DK[d, k] != 0:   # a dead T node's values are zero and never read
+            continue
         so = KI[d, k, 4]
         for i in range(cu):
             val = vals[t * cu + i]
@@ -565,6 +598,51 @@ def _showdown(c, d, T, W, P, K, TT):
 
 
 @njit(cache=True, inline="always")
+def pending(f, s, t):
+    """The product of the factors ``f`` of iterations ``s + 1`` to ``t - 1``: the discounts a
+    node last updated at iteration ``s`` has missed when it is next updated at ``t``."""
+    x = 1.0
+    for j in range(s + 1, t):
+        x *= f[j]
+    return x
+
+
+@njit(cache=True, inline="always")
+def catch_up(pub, S, P):
+    """(lagging, positive factor, negative factor): the discounts public node ``pub``'s
+    regrets have missed while a lazy walk left them alone (:data:`Step`); marks them as
+    holding iteration ``P.it`` (the caller updates them now). Regrets keep their sign under
+    discounting, so one factor per sign brings each up to date: the same numbers as
+    discounting at every iteration, but for rounding (in 16 bits, the requantisation
+    of the skipped iterations)."""
+    s = S.rstamp[pub]
+    S.rstamp[pub] = P.it
+    if s == P.it - 1:
+        return False, 1.0, 1.0
+    return True, pending(P.fpos, s, P.it), pending(P.fneg, s, P.it)
+
+
+@njit(cache=True, inline="always")
+def caught_up(r, lag, gp, gn):
+    """Regret ``r`` with the discounts it missed (:func:`catch_up`)."""
+    if lag:
+        return r * (gp if r > 0.0 else gn)
+    return r
+
+
+@njit(cache=True)
+def discount_untouched_sums(cstamp, cscale, it, avg):
+    """After a lazy iteration ``it``: the strategy sums (16 bits) of every public node it did
+    not update are discounted by ``avg`` through the node's scale, as an eager walk would
+    have (their reach was zero), so that the sums always hold whole iterations."""
+    for p in range(cstamp.shape[0]):
+        if cstamp[p] != it:
+            cscale[p] = cscale[p] * avg
+            cstamp[p] = it
+    return 0
+
+
+@njit(cache=True, inline="always")
 def new_regret(r, ev, vi, pos, neg, plus, predictive, nxt, TMP, q):
     """TMP[3, q]: the Discounted CFR update of regret ``r`` by the gain ``ev - vi`` (floored
     at zero with ``plus``); with ``predictive``, TMP[6, q]: the regret predicted for the
@@ -629,11 +707,15 @@ def discount_dead(ks, m, pub, owner, S, P, TMP):
     from slot ``ks`` on are only discounted (their gain is zero), or the opponent's strategy
     sums only discounted (his reach is zero): in 16 bits by the node's scale alone."""
     if owner == P.u:
+        lag, gp, gn = catch_up(pub, S, P)
         for q in range(m):
             r = S.reg32[ks + q] if S.wide else S.reg16[ks + q] * np.float64(S.rscale[pub])
-            new_regret(r, 0.0, 0.0, P.pos, P.neg, P.plus, P.predictive, P.nxt, TMP, q)
+            new_regret(caught_up(r, lag, gp, gn), 0.0, 0.0, P.pos, P.neg, P.plus, P.predictive,
+                       P.nxt, TMP, q)
         store_regrets(ks, m, pub, S, TMP, P.predictive)
-    elif S.wide:
+        return 0
+    S.cstamp[pub] = P.it
+    if S.wide:
         for q in range(m):
             S.cum32[ks + q] = S.cum32[ks + q] * P.avg
     else:
@@ -683,7 +765,7 @@ def _finish(c, d, H, T, S, W, P, K):
             has_slots = can_raise or choice
             m = E + (na if can_raise else 0)
             if cfr and W.DK[d, k] != 0:   # dead: values stay zero, updates are discounts
-                if has_slots:
+                if has_slots and not P.lazy:
                     discount_dead(ks, m, pub, a, S, P, TMP)
                 continue
             if u != a:
@@ -691,6 +773,7 @@ def _finish(c, d, H, T, S, W, P, K):
                     for i in range(nu):
                         VI[d, k * nu + i] += VI[d, kq * nu + i]
                 if cfr and has_slots:   # the opponent's strategy sums: his reach x strategy
+                    S.cstamp[pub] = P.it
                     for i in range(na):
                         es = pair_edge_start[pa + i]
                         ec = pair_edge_count[pa + i]
@@ -722,16 +805,17 @@ def _finish(c, d, H, T, S, W, P, K):
                         best = ev
                 VI[d, k * nu + i] = best if mode == BEST else val
             if cfr and has_slots:   # u's regrets
+                lag, gp, gn = catch_up(pub, S, P)
                 for i in range(na):
                     es = pair_edge_start[pa + i]
                     ec = pair_edge_count[pa + i]
                     vi = VI[d, k * nu + i]
                     for e in range(es, es + ec):
-                        r = reg32[ks + e] if wide else reg16[ks + e] * rs
+                        r = caught_up(reg32[ks + e] if wide else reg16[ks + e] * rs, lag, gp, gn)
                         new_regret(r, EV[d, so + e], vi, pos, neg, plus, predictive, nxt, TMP, e)
                     if can_raise:
                         e = E + i
-                        r = reg32[ks + e] if wide else reg16[ks + e] * rs
+                        r = caught_up(reg32[ks + e] if wide else reg16[ks + e] * rs, lag, gp, gn)
                         new_regret(r, EV[d, so + e], vi, pos, neg, plus, predictive, nxt, TMP, e)
                 store_regrets(ks, m, pub, S, TMP, predictive)
         else:
@@ -743,13 +827,17 @@ def _finish(c, d, H, T, S, W, P, K):
             n_ans = 3 if t_child_b[gid] >= 0 else 2
             m = nb * n_ans
             if cfr and W.DK[d, k] != 0:   # dead: values stay zero, updates are discounts
-                discount_dead(ks, m, pub, b, S, P, TMP)
+                if not P.lazy:
+                    discount_dead(ks, m, pub, b, S, P, TMP)
                 continue
             kacc = h0 + t_child_a[gid]
             krr = h0 + t_child_b[gid] if t_child_b[gid] >= 0 else -1
             sgn = v * win[kv] if raiser == u else -v * lose[kv]
             # the run: the raiser scores the accepted value
             if u == b:
+                lag, gp, gn = False, 1.0, 1.0
+                if cfr:
+                    lag, gp, gn = catch_up(pub, S, P)
                 deal_sums(WC[d], nu, nopp, RI[d, ro + k * nopp:ro + (k + 1) * nopp], TMP[5])
                 for i in range(nu):
                     TMP[5, i] = sgn * TMP[5, i]
@@ -770,7 +858,7 @@ def _finish(c, d, H, T, S, W, P, K):
                         for x in range(n_ans):
                             ev = ev_acc if x == 0 else (ev_run if x == 1 else ev_rr)
                             sl = ks + i * n_ans + x
-                            r = reg32[sl] if wide else reg16[sl] * rs
+                            r = caught_up(reg32[sl] if wide else reg16[sl] * rs, lag, gp, gn)
                             new_regret(r, ev, vi, pos, neg, plus, predictive, nxt, TMP,
                                        i * n_ans + x)
                 if cfr:
@@ -788,6 +876,7 @@ def _finish(c, d, H, T, S, W, P, K):
                 for i in range(nu):
                     VI[d, k * nu + i] += sgn * TMP[2, i]
                 if cfr:   # the opponent's strategy sums: his reach x strategy
+                    S.cstamp[pub] = P.it
                     for j in range(nb):
                         rj = RI[d, rb + j]
                         for x in range(n_ans):
@@ -841,8 +930,10 @@ def _visit(c0, d0, H0, T, S, W, P):
             if P.masked and not mask_child(ch, d, T, W, P.u):
                 nxt[d] = ch + 1   # none of the marked pairs goes on into this child
                 continue
-            enter_child_any(c, ch, d, nk[d], nt[d], T, W, W, P)
-            if kind[ch] == END:
+            if not enter_child_any(c, ch, d, nk[d], nt[d], T, W, W, P):
+                take_child_values(c, ch, d, nt[d], T, P, W, W.OUT[d + 1])
+                nxt[d] = ch + 1
+            elif kind[ch] == END:
                 end_values(ch, d, nt[d], T, P, W, W)
                 take_child_values(c, ch, d, nt[d], T, P, W, W.OUT[d + 1])
                 nxt[d] = ch + 1
@@ -898,8 +989,9 @@ def traverse_parallel(nthreads, owner, T, S, W, P, Wt):
             if owner[j] != th:
                 continue
             ch = child_start[c] + j
-            enter_child_any(c, ch, 0, K, TT, T, W, Wc, P)
-            if T.kind[ch] == END:
+            if not enter_child_any(c, ch, 0, K, TT, T, W, Wc, P):
+                pass   # Wc.OUT[1] holds its values, zero
+            elif T.kind[ch] == END:
                 end_values(ch, 0, TT, T, P, W, Wc)
             else:
                 _visit(ch, 1, TT, T, S, Wc, P)

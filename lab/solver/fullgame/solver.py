@@ -200,6 +200,10 @@ class FullSolver(Lifecycle):
         # hand) pairs the last iteration's walks left out
         self.prune_dead = True
         self.dead_share = 0.0
+        # and they do not even discount the dead nodes' regrets until those are next
+        # reached (16-bit storage with a schedule that is not predictive; kernels.catch_up)
+        self.lazy_discount = True
+        self._factor_rows = (np.ones(1), np.ones(1))   # see _factors
         # the game's shape as the kernels take it (kernels.Tree)
         t, L, tm = self.tree, self.layout, self.templates
         self.shape = K.Tree(
@@ -229,11 +233,12 @@ class FullSolver(Lifecycle):
                 "terminals": L.terminal_nodes, "regret_entries": L.n_slots}
 
     def memory_estimate(self) -> dict:
-        """Bytes :meth:`allocate` will take: regrets + strategy sums (+ scales), buffers,
+        """Bytes :meth:`allocate` will take: regrets + strategy sums (+ scales, and two
+        iteration stamps per public node), buffers,
         and the card tree and layout already held."""
         L = self.layout
         per = 8 if self.config.storage == "float32" else 4
-        storage = L.n_slots * per + (0 if per == 8 else L.n_public * 8)
+        storage = L.n_slots * per + (0 if per == 8 else L.n_public * 8) + L.n_public * 8
         if self.schedule.predictive:   # the predicted regrets (and their scales)
             storage += L.n_slots * per // 2 + (0 if per == 8 else L.n_public * 4)
         buffers = self._buffer_bytes()
@@ -300,6 +305,9 @@ class FullSolver(Lifecycle):
             self.cum16 = np.zeros(L.n_slots, dtype=np.uint16)
             self.rscale = np.ones(L.n_public, dtype=np.float32)
             self.cscale = np.ones(L.n_public, dtype=np.float32)
+        # the iteration each public node's regrets and sums hold (kernels.Store)
+        self.rstamp = np.zeros(L.n_public, dtype=np.int32)
+        self.cstamp = np.zeros(L.n_public, dtype=np.int32)
         if self.schedule.predictive:
             self.pred32, self.pred16, self.pscale = (np.zeros_like(self.reg32),
                                                      np.zeros_like(self.reg16),
@@ -348,6 +356,8 @@ class FullSolver(Lifecycle):
         self.cum16 = np.zeros(1, dtype=np.uint16)
         self.rscale = np.ones(1, dtype=np.float32)
         self.cscale = np.ones(1, dtype=np.float32)
+        self.rstamp = np.zeros(1, dtype=np.int32)
+        self.cstamp = np.zeros(1, dtype=np.int32)
         self.pred32, self.pred16, self.pscale = self.reg32, self.reg16, self.rscale
         self._allocate_buffers()
         self.fixed_policy = True
@@ -433,14 +443,33 @@ class FullSolver(Lifecycle):
                 self.thread_work.DC[:] = 0
             for u in (0, 1):
                 self.traverse(u, K.CFR, pos, neg, avg, iteration=it)
+            if self.lazy():
+                K.discount_untouched_sums(self.cstamp, self.cscale, it, avg)
             dead, seen = self.work.DC + (0 if self.thread_work is None
                                          else self.thread_work.DC.sum(axis=0))
-            self.dead_share = dead / seen if seen else 0.0
+            # pairs a lazy walk leaves out with their card subtrees are not met at all
+            live = seen - dead
+            self.dead_share = 1.0 - live / (2 * self.layout.public_pairs)
             self.iterations = it
             self.complete = True
         self.seconds += time.perf_counter() - start
         if self.state == SOLVED:
             self.state = ALLOCATED
+
+    def lazy(self) -> bool:
+        """Whether the CFR walks discount the dead nodes lazily (see :attr:`lazy_discount`)."""
+        return (self.prune_dead and self.lazy_discount and self.config.storage == "int16"
+                and not self.schedule.predictive)
+
+    def _factors(self, it: int) -> tuple[np.ndarray, np.ndarray]:
+        """The positive- and negative-regret factors of iterations 0 to ``it`` (index =
+        iteration; 0 unused)."""
+        have = self._factor_rows
+        if len(have[0]) <= it:
+            rows = [(1.0, 1.0)] + [self.schedule.factors(j)[:2] for j in range(1, 2 * it + 2)]
+            have = tuple(np.array(col, dtype=np.float64) for col in zip(*rows))
+            self._factor_rows = have
+        return have
 
     def best_response_values(self) -> tuple[float, float]:
         """Each seat's best-response value against the other's average strategy (points, or
@@ -495,7 +524,7 @@ class FullSolver(Lifecycle):
         """The regrets and strategy sums as the kernels take them (:data:`kernels.Store`)."""
         return K.Store(self.config.storage == "float32", self.reg32, self.reg16, self.rscale,
                        self.cum32, self.cum16, self.cscale, self.pred32, self.pred16,
-                       self.pscale)
+                       self.pscale, self.rstamp, self.cstamp)
 
     def step(self, u: int, mode: int, pos=0.0, neg=0.0, avg=0.0, win=None, lose=None,
              ladder=None, iteration: int = 1, masked: bool = False) -> K.Step:
@@ -505,10 +534,11 @@ class FullSolver(Lifecycle):
         lad = self.ladder if ladder is None else np.asarray(ladder, dtype=np.float64)
         ones = np.ones_like(lad)
         _, _, _, plus, predictive, nxt = self.schedule.update(iteration)
+        fpos, fneg = self._factors(iteration)
         return K.Step(int(u), int(mode), float(pos), float(neg), float(avg),
                       ones if win is None else win, ones if lose is None else lose, lad,
                       self.weights[u], plus, predictive, float(nxt), bool(masked),
-                      bool(self.prune_dead))
+                      bool(self.prune_dead), self.lazy(), int(iteration), fpos, fneg)
 
     def exploitability(self) -> float:
         """Mean of both seats' best-response gains: points per hand (or in the payoffs of
@@ -609,7 +639,8 @@ class FullSolver(Lifecycle):
     # ------------------------------------------------------------ checkpoints
     def _arrays(self) -> dict:
         arrays = {"reg32": self.reg32, "cum32": self.cum32, "reg16": self.reg16,
-                  "cum16": self.cum16, "rscale": self.rscale, "cscale": self.cscale}
+                  "cum16": self.cum16, "rscale": self.rscale, "cscale": self.cscale,
+                  "rstamp": self.rstamp}
         if self.schedule.predictive:
             arrays.update(pred32=self.pred32, pred16=self.pred16, pscale=self.pscale)
         return arrays
@@ -664,7 +695,11 @@ class FullSolver(Lifecycle):
         if self.state == BUILT:
             self.allocate()
         for name, arr in self._arrays().items():
+            if name == "rstamp" and not (directory / f"{name}.npy").exists():
+                arr[...] = meta["iterations"]   # written before lazy discounts: all current
+                continue
             arr[...] = np.load(directory / f"{name}.npy", mmap_mode="r")
+        self.cstamp[...] = meta["iterations"]   # every iteration ends with the sums current
         self.iterations = int(meta["iterations"])
         self.seconds = float(meta["seconds"])
         self.history = [tuple(h) for h in meta["history"]]
