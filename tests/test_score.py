@@ -137,6 +137,22 @@ def test_near_the_end_the_points_strategy_leaks_and_a_re_solve_plugs_it(points_s
     assert rs.after != rs.before
 
 
+def test_a_re_solve_with_a_target_stops_at_the_first_check_that_meets_it(points_solution, me):
+    """Checked every 10 iterations: without a reachable target it runs to its limit and
+    records each check; with the exploitability of its third check as the target, the same
+    iterates stop there."""
+    _, where = points_solution
+    score = (4, 10)
+    full = resolve(fresh(where), me, score, max_iterations=50, target=1e-12)
+    assert [h[0] for h in full.history] == [10, 20, 30, 40, 50]
+    assert full.exploitability == full.history[-1][2]
+    goal = full.history[2][2]
+    assert min(h[2] for h in full.history[:2]) > goal   # not met before the third check
+    early = resolve(fresh(where), me, score, max_iterations=50, target=goal)
+    assert early.iterations == 30 and early.exploitability == goal
+    assert [h[2] for h in early.history] == [h[2] for h in full.history[:3]]
+
+
 def test_score_leak_rows_merge_by_vira_and_score(tmp_path, points_solution, me):
     solver, _ = points_solution
     lk = measure_leak(solver, me, (3, 3))
@@ -186,7 +202,8 @@ def toy_command(points_solution, me, tmp_path, monkeypatch):
     monkeypatch.setattr(lab.tables, "load_table", lambda name, *a, **k: table
                         if name == "match_equity" else real_load(name, *a, **k))
     monkeypatch.setattr(lab.tables.score, "has_points_solution", lambda root, vira: True)
-    monkeypatch.setattr(lab.tables.score, "load_points_solution", lambda root, vira: fresh(where))
+    monkeypatch.setattr(lab.tables.score, "load_points_solution",
+                        lambda root, vira, threads=1: fresh(where))
     monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
     from lab.cli import main
 
@@ -211,6 +228,18 @@ def test_lab_solve_score_prints_json_and_saves_each_vira(toy_command, tmp_path, 
     assert err.count("leak") == 4                                # one line per vira and score
     saved = load_table("score_leak", viras=["4", "K"], directory=tmp_path)
     assert len(saved) == 4 and (saved.resolve_iterations >= 1).all()
+
+
+def test_lab_solve_score_stops_each_re_solve_at_its_target(toy_command, capsys):
+    import json
+
+    code = toy_command("--score", "4,10", "--vira", "4", "--minutes", "5", "--target", "1",
+                       "--threads", "2", "--no-progress", "--no-save")
+    out, _ = capsys.readouterr()
+    assert code == 0
+    rs = json.loads(out)["viras"]["4"]["resolve"]
+    assert rs["iterations"] == 10 and len(rs["checks"]) == 1
+    assert rs["checks"][0][2] == rs["exploitability"] <= 1
 
 
 def test_lab_solve_score_sweeps_every_score_of_the_ladder(toy_command, tmp_path, capsys):

@@ -1,13 +1,15 @@
 """Play at one score: the points strategy's leak and a score-aware re-solve.
 
-``lab solve score --score M,P --checkpoints DIR [--vira V ...] [--minutes 5]`` (or
+``lab solve score --score M,P --checkpoints DIR [--vira V ...] [--minutes 5] [--target EPS]
+[--threads N]`` (or
 ``--all-scores``: the 121 scores where the truco ladder is played) loads, for
 each vira, the points solution that ``lab solve full --checkpoints DIR`` left in ``DIR``,
 measures its leak at score ``M,P`` (each seat's best-response gain against it with
 payoffs in match-win probability, from the ``match_equity`` table) and, unless
 ``--minutes 0``, re-solves that score with the match payoffs for M minutes per vira
-(warm-started from the points solution). It prints one JSON object per score and merges
-its rows into the ``score_leak`` table (see :mod:`lab.tables.score`).
+(warm-started from the points solution; ``--target EPS`` stops it earlier, once its
+exploitability is at most EPS match-win probability). It prints one JSON object per score
+and merges its rows into the ``score_leak`` table (see :mod:`lab.tables.score`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import math
 import sys
 
-from ..options import number, UsageError
+from ..options import count, number, positive, UsageError
 from ..rules import parse_score
 
 
@@ -35,6 +37,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--minutes", type=number, default=None, metavar="M",
                         help="score-aware re-solve per vira and score (default 5 with "
                              "--score, 0 with --all-scores; 0: measure the leak only)")
+    parser.add_argument("--target", type=positive, default=None, metavar="EPS",
+                        help="stop each re-solve once its exploitability (match-win "
+                             "probability, checked every 10 iterations) is at most EPS, "
+                             "or after --minutes")
+    parser.add_argument("--threads", type=count, default=1, metavar="N",
+                        help="numba threads per solve (the same iterates; default 1)")
     parser.add_argument("--no-save", action="store_true",
                         help="print only; do not merge the rows into data/score_leak")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -93,7 +101,7 @@ def run(args) -> int:
                disable=args.no_progress or len(viras) < 2)
     for v in bar:
         say(f"vira {v}: loading the points solution")
-        solver = load_points_solution(args.checkpoints, v)
+        solver = load_points_solution(args.checkpoints, v, threads=args.threads)
         points_expl, points_its = solver.final_exploitability, solver.iterations
         say(f"vira {v}: best responses at {len(scores)} score{'s' if len(scores) > 1 else ''}"
             " (batched: one best-response traversal per seat for all of them)")
@@ -104,11 +112,14 @@ def run(args) -> int:
             rs = None
             if minutes > 0:
                 # each score starts again from the points solution
-                work = solver if len(scores) == 1 else load_points_solution(args.checkpoints, v)
-                rs = resolve(work, me, s, minutes=minutes, progress=not args.no_progress)
+                work = solver if len(scores) == 1 else load_points_solution(
+                    args.checkpoints, v, threads=args.threads)
+                rs = resolve(work, me, s, minutes=minutes, progress=not args.no_progress,
+                             target=args.target)
                 labels = hand_classes(v).labels
                 entry["resolve"] = {
                     "iterations": rs.iterations, "seconds": round(rs.seconds, 1),
+                    "checks": [list(h) for h in rs.history],
                     "exploitability": rs.exploitability, "value_mao": rs.value_mao,
                     "points_play": {k: rs.before[k] for k in
                                     ("truco_mao", "accept_pe", "run_pe", "raise_pe")},

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -53,12 +53,13 @@ def has_points_solution(root, vira) -> bool:
     return has_checkpoint(checkpoint_path(root, config_for(vira)))
 
 
-def load_points_solution(root, vira):
-    """The points solution of ``vira`` (a :class:`FullSolver`) from its checkpoint."""
+def load_points_solution(root, vira, threads: int = 1):
+    """The points solution of ``vira`` (a :class:`FullSolver` on ``threads`` numba threads)
+    from its checkpoint."""
     from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for
 
     config = config_for(vira)
-    return FullSolver(config).load_checkpoint(checkpoint_path(root, config))
+    return FullSolver(config, threads=threads).load_checkpoint(checkpoint_path(root, config))
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,9 @@ def first_moves(solver) -> dict:
 @dataclass
 class Resolve:
     """A score-aware re-solve: iterations run, the exploitability reached and
-    the mão's value (match-win probability), the first moves before and after."""
+    the mão's value (match-win probability), the first moves before and after, and the
+    checks made on the way (``history``: (iterations, seconds, exploitability in match-win
+    probability), with a target only)."""
 
     score: tuple[int, int]
     iterations: int
@@ -149,6 +152,7 @@ class Resolve:
     value_mao: float
     before: dict
     after: dict
+    history: list = field(default_factory=list)
 
     def biggest_changes(self, key: str, labels, n: int = 5) -> list:
         """The ``n`` classes whose ``by_class_<key>`` probability moved most."""
@@ -159,9 +163,12 @@ class Resolve:
 
 
 def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0,
-            max_iterations: int | None = None, progress: bool = False) -> Resolve:
+            max_iterations: int | None = None, progress: bool = False,
+            target: float | None = None, check_every: int = 10) -> Resolve:
     """Continue DCFR from ``solver``'s points solution with the match payoffs at ``score``
-    for ``minutes`` (or ``max_iterations``), then measure it.
+    for ``minutes`` (or ``max_iterations``), then measure it. With ``target`` (match-win
+    probability) the exploitability is checked every ``check_every`` iterations and the
+    re-solve stops at the first check at or below it (or at the limits above).
 
     Warm start: the points solution's regrets seed the iterates and the average strategy
     restarts (:meth:`FullSolver.restart_average`), so the result averages score-aware
@@ -181,16 +188,25 @@ def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0
         from tqdm import tqdm
         bar = tqdm(total=max_iterations, unit="it", leave=False,
                    desc=f"re-solve {solver.config.vira} at {score[0]},{score[1]}")
-    start, done = time.perf_counter(), 0
+    start, done, history, best = time.perf_counter(), 0, [], None
     try:
         while (max_iterations is None or done < max_iterations) and \
                 (time.perf_counter() - start < 60.0 * minutes or done == 0):
             solver.iterate(1)
             done += 1
+            best = None
             if bar is not None:
                 bar.update(1)
+            if target is not None and done % check_every == 0:
+                best = solver.best_response_values()
+                expl = 0.5 * (best[0] + best[1]) * half_swing
+                history.append((done, round(time.perf_counter() - start, 2), expl))
+                if bar is not None:
+                    bar.set_postfix(exploitability=f"{expl:.5f}")
+                if expl <= target:
+                    break
         seconds = time.perf_counter() - start
-        best_mao, best_pe = solver.best_response_values()
+        best_mao, best_pe = solver.best_response_values() if best is None else best
         value = solver.value()
     finally:
         if bar is not None:
@@ -199,7 +215,7 @@ def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0
     after = first_moves(solver)
     return Resolve(tuple(score), done, seconds,
                    0.5 * (best_mao + best_pe) * half_swing, centre + value * half_swing,
-                   before, after)
+                   before, after, history)
 
 
 # ---------------------------------------------------------------- the score_leak table
