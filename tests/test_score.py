@@ -242,6 +242,31 @@ def test_lab_solve_score_stops_each_re_solve_at_its_target(toy_command, capsys):
     assert rs["checks"][0][2] == rs["exploitability"] <= 1
 
 
+def test_lab_solve_score_can_start_each_re_solve_from_the_previous_one(toy_command, capsys):
+    """--start previous: the second score's re-solve continues from the first's solution
+    (other iterates than from the points solution), and its points-play columns still
+    describe the points solution."""
+    import json
+
+    runs = {}
+    for start in ("points", "previous"):
+        assert toy_command("--score", "4,10", "--score", "3,10", "--vira", "4", "--minutes", "5",
+                           "--target", "1", "--start", start, "--no-progress",
+                           "--no-save") == 0
+        out, _ = capsys.readouterr()
+        runs[start] = [json.loads(line)["viras"]["4"]["resolve"] for line in out.splitlines()]
+    assert [r["start"] for r in runs["points"]] == ["points", "points"]
+    assert [r["start"] for r in runs["previous"]] == ["points", "4,10"]
+    def same_run(r):   # what does not depend on the clock
+        return ([(c[0], c[2]) for c in r["checks"]], r["exploitability"], r["score_play"])
+
+    assert same_run(runs["previous"][0]) == same_run(runs["points"][0])
+    first, second = runs["points"][1], runs["previous"][1]
+    assert second["points_play"] == first["points_play"]
+    assert same_run(second)[0] != same_run(first)[0]
+    assert second["score_play"] != first["score_play"]
+
+
 def test_lab_solve_score_sweeps_every_score_of_the_ladder(toy_command, tmp_path, capsys):
     import json
 

@@ -1,14 +1,15 @@
 """Play at one score: the points strategy's leak and a score-aware re-solve.
 
 ``lab solve score --score M,P --checkpoints DIR [--vira V ...] [--minutes 5] [--target EPS]
-[--threads N]`` (or
+[--start points|previous] [--threads N]`` (or
 ``--all-scores``: the 121 scores where the truco ladder is played) loads, for
 each vira, the points solution that ``lab solve full --checkpoints DIR`` left in ``DIR``,
 measures its leak at score ``M,P`` (each seat's best-response gain against it with
 payoffs in match-win probability, from the ``match_equity`` table) and, unless
 ``--minutes 0``, re-solves that score with the match payoffs for M minutes per vira
-(warm-started from the points solution; ``--target EPS`` stops it earlier, once its
-exploitability is at most EPS match-win probability). It prints one JSON object per score
+(warm-started from the points solution, or with ``--start previous`` from the re-solve of
+the score given before; ``--target EPS`` stops it earlier, once its exploitability is at
+most EPS match-win probability). It prints one JSON object per score
 and merges its rows into the ``score_leak`` table (see :mod:`lab.tables.score`).
 """
 
@@ -41,6 +42,10 @@ def add_arguments(parser) -> None:
                         help="stop each re-solve once its exploitability (match-win "
                              "probability, checked every 10 iterations) is at most EPS, "
                              "or after --minutes")
+    parser.add_argument("--start", choices=("points", "previous"), default="points",
+                        help="where each re-solve starts: the points solution (default), or "
+                             "the re-solve of the score given before it (the first from the "
+                             "points solution; nearby end-game scores measured 1.6x faster)")
     parser.add_argument("--threads", type=count, default=1, metavar="N",
                         help="numba threads per solve (the same iterates; default 1)")
     parser.add_argument("--no-save", action="store_true",
@@ -106,18 +111,25 @@ def run(args) -> int:
         say(f"vira {v}: best responses at {len(scores)} score{'s' if len(scores) > 1 else ''}"
             " (batched: one best-response traversal per seat for all of them)")
         leaks = measure_leaks(solver, me, scores)
+        previous = None   # this vira's last re-solve
         for s, lk in zip(scores, leaks):
             entry = {"value_mao": lk.value_mao, "gain_mao": lk.gain_mao, "gain_pe": lk.gain_pe,
                      "leak": lk.exploitability, "points_exploitability": points_expl}
             rs = None
             if minutes > 0:
-                # each score starts again from the points solution
-                work = solver if len(scores) == 1 else load_points_solution(
-                    args.checkpoints, v, threads=args.threads)
+                if previous is None or args.start == "points":
+                    # from the points solution (loaded again unless nothing else needs it)
+                    work = solver if len(scores) == 1 else load_points_solution(
+                        args.checkpoints, v, threads=args.threads)
+                start = "points" if previous is None or args.start == "points" else \
+                    f"{previous.score[0]},{previous.score[1]}"
                 rs = resolve(work, me, s, minutes=minutes, progress=not args.no_progress,
-                             target=args.target)
+                             target=args.target,
+                             before=None if previous is None else previous.before)
+                previous = rs
                 labels = hand_classes(v).labels
                 entry["resolve"] = {
+                    "start": start,
                     "iterations": rs.iterations, "seconds": round(rs.seconds, 1),
                     "checks": [list(h) for h in rs.history],
                     "exploitability": rs.exploitability, "value_mao": rs.value_mao,

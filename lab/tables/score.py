@@ -164,11 +164,14 @@ class Resolve:
 
 def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0,
             max_iterations: int | None = None, progress: bool = False,
-            target: float | None = None, check_every: int = 10) -> Resolve:
+            target: float | None = None, check_every: int = 10,
+            before: dict | None = None) -> Resolve:
     """Continue DCFR from ``solver``'s points solution with the match payoffs at ``score``
     for ``minutes`` (or ``max_iterations``), then measure it. With ``target`` (match-win
     probability) the exploitability is checked every ``check_every`` iterations and the
-    re-solve stops at the first check at or below it (or at the limits above).
+    re-solve stops at the first check at or below it (or at the limits above). ``before``:
+    the points play's first moves (:func:`first_moves`), when ``solver`` holds another
+    score's re-solve rather than the points solution (default: ``solver``'s own).
 
     Warm start: the points solution's regrets seed the iterates and the average strategy
     restarts (:meth:`FullSolver.restart_average`), so the result averages score-aware
@@ -180,7 +183,7 @@ def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0
     centre, half_swing = 0.5 * (mao[0] + pe[0]), 0.5 * (mao[0] - pe[0])
     if not half_swing > 0:
         raise InputError(f"score {score}: winning a point does not help the mão")
-    before = first_moves(solver)
+    before = first_moves(solver) if before is None else before
     solver.set_payoffs((mao - centre) / half_swing, (pe - centre) / half_swing)
     solver.restart_average()
     bar = None
