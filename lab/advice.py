@@ -13,7 +13,8 @@ refuses it.
   replay`` prints it;
 - the other seat acts: ``{"to_act": ..., "waiting": true}``;
 - the seat acts: ``{"to_act", "legal", "strategy", "ev", "on_path", "model", "unit",
-  "exploitability"}``. ``legal`` are the seat's moves in ``lab replay`` tokens;
+  "exploitability"}`` (and at normal scores ``"points_play_leak"``, see below). ``legal``
+  are the seat's moves in ``lab replay`` tokens;
   ``strategy`` the solver's probability of each; ``ev`` the exact expected value of
   each for this hand, when the seat plays a best response afterwards and the opponent
   plays the solved strategy, given everything public so far (the opponent's hands
@@ -39,7 +40,10 @@ Models and units, by the score before the hand:
 - normal scores: the stored full-game policy of the vira
   (:func:`lab.tables.policies.load_full_policy`), model ``full-game-points``, values in
   **points per hand** (net, for the asking seat); ``exploitability`` is the stored
-  policy's (points per hand).
+  policy's (points per hand). The policy plays for points, the same at every normal
+  score; ``points_play_leak`` says what that costs at this score: the points play's leak
+  in **match-win probability** (what a player who plays for the match could win from it,
+  from the ``score_leak`` table), or null where the table does not hold it.
 - mão de onze (exactly one player at 11): model ``mao-de-onze-exact``, the game of
   :func:`lab.solver.games.eleven.solve_eleven` with the match payoffs of the ``match_equity``
   table, solved now to the target of the ``mao_de_onze`` table (its accept
@@ -204,18 +208,22 @@ class Advice:
     model: str
     unit: str
     exploitability: float
+    leak: float | None = None   # points play's leak at the score (match-win probability)
 
     @property
     def best(self) -> int:
         return int(np.argmax(self.ev))
 
     def as_json(self) -> dict:
+        from .match import FULL_MODEL
+
         tokens = [str(a) for a in self.legal]
         return {"to_act": SEAT_NAMES[self.seat], "legal": tokens,
                 "strategy": dict(zip(tokens, self.strategy)),
                 "ev": dict(zip(tokens, self.ev)), "on_path": self.on_path,
                 "model": self.model, "unit": self.unit,
-                "exploitability": self.exploitability}
+                "exploitability": self.exploitability,
+                **({"points_play_leak": self.leak} if self.model == FULL_MODEL else {})}
 
 
 def advise(position: Position, progress=None) -> dict:
@@ -306,6 +314,7 @@ def note(text: str, progress=None):
 def _full_game(position: Position, progress) -> Advice:
     from .match import FULL_MODEL
     from .tables.policies import load_full_policy
+    from .tables.score import points_play_leak
     from .solver.fullgame.line import follow
     from .solver.policy import PolicyError
 
@@ -348,9 +357,10 @@ def _full_game(position: Position, progress) -> Advice:
         return a.kind
 
     state = position.state
-    return _assemble(position, legal_moves(state), lambda a: strategy.get(move(a), 0.0),
-                     lambda a: value.get(move(a)), -state.value, on_path, FULL_MODEL, POINTS,
-                     policy.exploitability)
+    advice = _assemble(position, legal_moves(state), lambda a: strategy.get(move(a), 0.0),
+                       lambda a: value.get(move(a)), -state.value, on_path, FULL_MODEL,
+                       POINTS, policy.exploitability)
+    return replace(advice, leak=points_play_leak(vira, position.score))
 
 
 # ---------------------------------------------------------------- mão de onze and 11 x 11

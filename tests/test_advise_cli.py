@@ -57,7 +57,8 @@ def ok(*args) -> dict:
 
 def check_shape(got: dict, model="full-game-points", unit="points per hand") -> None:
     assert list(got) == ["to_act", "legal", "strategy", "ev", "on_path", "model", "unit",
-                         "exploitability"]
+                         "exploitability"] + (["points_play_leak"]
+                                              if model == "full-game-points" else [])
     assert list(got["strategy"]) == got["legal"] and list(got["ev"]) == got["legal"]
     assert all(p >= 0 for p in got["strategy"].values())
     assert sum(got["strategy"].values()) == pytest.approx(1.0, abs=1e-9)
@@ -111,6 +112,24 @@ def possible_cards(policy, line, avoid=()) -> list:
             mass[a[1]] = float(row @ reach)
     return [lv for lv, m in sorted(mass.items(), key=lambda x: -x[1])
             if m > 0 and free(lv, avoid)]
+
+
+def test_at_a_normal_score_the_advice_says_what_points_play_leaks_there(policy):
+    """The stored policy plays for points at every normal score; the advice gives the
+    score_leak table's leak of points play at the asked score (match-win probability),
+    small at 0-0 and large at 9-9 where an accepted truco decides the match."""
+    from lab.tables import load_table
+
+    table = load_table("score_leak", viras=["4"])
+    leaks = {}
+    for score in ((0, 0), (9, 9)):
+        got = ok("--vira", VIRA, "--hand", MINE, "--seat", "mao", "--score",
+                 f"{score[0]},{score[1]}")
+        row = table[(table["vira"] == "4") & (table["score_mao"] == score[0])
+                    & (table["score_pe"] == score[1])]
+        assert got["points_play_leak"] == float(row["leak"].iloc[0])
+        leaks[score] = got["points_play_leak"]
+    assert leaks[(0, 0)] < 0.005 < 0.03 < leaks[(9, 9)]
 
 
 def test_root_advice_and_the_best_response_value(policy):

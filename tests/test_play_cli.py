@@ -142,6 +142,7 @@ def test_coach_with_the_stored_policy_and_off_its_path():
     from lab.sim.match import stream_seed
     from lab.solver.fullgame.line import dealt_state
     from lab.tables import TableError
+    from lab.tables.score import points_play_leak
 
     from conftest import in_ci
 
@@ -171,15 +172,25 @@ def test_coach_with_the_stored_policy_and_off_its_path():
     assert code == 0 and out.rstrip().endswith("bye (end of input)")
     lines = out.splitlines()
     k = next(k for k, line in enumerate(lines) if line.startswith("your move> you: "))
-    first = lines[k + 1]
+    # once a hand: the model, and what points play leaks at this score (the table's row)
+    leak = points_play_leak(vira, (0, 0))
+    assert leak is not None and lines[k + 1] == (
+        "coach: the solver plays this hand for points, the same at every normal score; at "
+        f"0-0 (mão-pé) here that leaks {leak:.4f} in match-win probability to play that "
+        "knows the score")
+    this_hand = lines[k + 2:]
+    this_hand = this_hand[:next((i for i, line in enumerate(this_hand)
+                                 if line.startswith("--- hand ")), len(this_hand))]
+    assert not any("plays this hand for points" in line for line in this_hand)
+    first = lines[k + 2]
     assert first.startswith("coach: the solver's strategy for your hand (and each move's "
                             "points): ")
     for a, p in stored.items():  # the stored strategy, rounded as shown
         assert f"{token(a)} {p:.0%} (" in first
-    assert lines[k + 2].startswith(f"coach: {move} costs ") and "points against the best" \
-        in lines[k + 2]
+    assert lines[k + 3].startswith(f"coach: {move} costs ") and "points against the best" \
+        in lines[k + 3]
     # the next decision of the hand is off the solver's path for this hand
-    later = [line for line in lines[k + 3:] if line.startswith("coach: ")]
+    later = [line for line in lines[k + 4:] if line.startswith("coach: ")]
     assert later and later[0].startswith("coach: your earlier choices left the solver's "
                                          "path"), later
 

@@ -11,7 +11,9 @@ blind 11 x 11 your cards are not shown and you play them by number, unseen.
 its strategy there for your hand and the exact expected value of each of your moves
 (you playing your best afterwards, the opponent playing the solved strategy), and what
 your move cost against the best one. At normal scores the values are points per hand
-from the stored full-game policy of the hand's vira; at mão de onze and 11 x 11 they are
+from the stored full-game policy of the hand's vira (once a hand it says so, and what
+playing for points leaks at that score in match-win probability, from the ``score_leak``
+table); at mão de onze and 11 x 11 they are
 match-win probabilities from the exact solves. Once your own earlier choices leave the
 solver's path it says so and still gives each move's value. Where the solved game cannot
 say (no stored policy for the vira, or the bot did something the solved strategy never
@@ -175,9 +177,11 @@ class Coach:
         self.term = term
         self.decisions: list[dict] = []
         self.silent = False
+        self.said_model = False
 
     def new_hand(self) -> None:
         self.silent = False
+        self.said_model = False
 
     def after(self, number: int, hand, seat: int, state, history, chosen) -> None:
         """Comment on ``chosen``, taken by ``seat`` holding ``hand`` (as dealt) in hand
@@ -196,6 +200,14 @@ class Coach:
             self.silent = True
             return
         points = advice.unit.startswith("points")
+        if points and not self.said_model:   # once a hand: what playing for points costs here
+            self.said_model = True
+            m, p = state.score
+            leak = ("its leak here is not measured" if advice.leak is None else
+                    f"here that leaks {advice.leak:.4f} in match-win probability to play "
+                    "that knows the score")
+            say(f"coach: the solver plays this hand for points, the same at every normal "
+                f"score; at {m}-{p} (mão-pé) {leak}")
         fmt = (lambda v: f"{v:+.2f}") if points else (lambda v: f"{v:.3f}")
         unit = "points" if points else "match-win probability"
         moves = ", ".join(f"{a} {p:.0%} ({fmt(v)})" for a, p, v

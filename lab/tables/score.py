@@ -223,6 +223,22 @@ def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0
 
 # ---------------------------------------------------------------- the score_leak table
 
+def points_play_leak(vira, score: tuple[int, int], directory=None) -> float | None:
+    """How much the full game's points play leaks at ``score`` on ``vira`` (match-win
+    probability: the mean of both seats' best-response gains against it with the match
+    payoffs), as the ``score_leak`` table holds it; None where the table does not."""
+    from .. import tables as T
+
+    v = RANKS[vira_rank_of(vira)]
+    try:
+        table = T.load_table("score_leak", viras=[v], directory=directory)
+    except (ValueError, KeyError, OSError):   # missing, stale or without this vira
+        return None
+    rows = table[(table["vira"] == v) & (table["score_mao"] == score[0])
+                 & (table["score_pe"] == score[1])]
+    return None if rows.empty else float(rows["leak"].iloc[0])
+
+
 def table_row(vira: str, lk: PointsLeak, points_exploitability: float, points_iterations: int,
               rs: Resolve | None = None) -> dict:
     """One ``score_leak`` row of ``vira`` (match-win probabilities; the points solve's
