@@ -117,12 +117,11 @@ def run(args) -> int:
                      "leak": lk.exploitability, "points_exploitability": points_expl}
             rs = None
             if minutes > 0:
-                if previous is None or args.start == "points":
-                    # from the points solution (loaded again unless nothing else needs it)
+                from_points = previous is None or args.start == "points"
+                if from_points:   # loaded again unless nothing else needs it
                     work = solver if len(scores) == 1 else load_points_solution(
                         args.checkpoints, v, threads=args.threads)
-                start = "points" if previous is None or args.start == "points" else \
-                    f"{previous.score[0]},{previous.score[1]}"
+                start = "points" if from_points else f"{previous.score[0]},{previous.score[1]}"
                 rs = resolve(work, me, s, minutes=minutes, progress=not args.no_progress,
                              target=args.target,
                              before=None if previous is None else previous.before)

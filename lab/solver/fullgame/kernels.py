@@ -690,9 +690,10 @@ def store_regrets(ks, m, pub, S, TMP, predictive):
 
 
 @njit(cache=True)
-def store_sums(ks, m, pub, S, TMP):
+def store_sums(ks, m, pub, S, TMP, it):
     """Write one public node's ``m`` new strategy sums (TMP row 4) from slot ``ks`` on; in
-    16 bits with a new scale for the node."""
+    16 bits with a new scale for the node; they now hold iteration ``it``."""
+    S.cstamp[pub] = it
     if S.wide:
         for q in range(m):
             S.cum32[ks + q] = TMP[4, q]
@@ -773,7 +774,6 @@ def _finish(c, d, H, T, S, W, P, K):
                     for i in range(nu):
                         VI[d, k * nu + i] += VI[d, kq * nu + i]
                 if cfr and has_slots:   # the opponent's strategy sums: his reach x strategy
-                    S.cstamp[pub] = P.it
                     for i in range(na):
                         es = pair_edge_start[pa + i]
                         ec = pair_edge_count[pa + i]
@@ -785,7 +785,7 @@ def _finish(c, d, H, T, S, W, P, K):
                             e = E + i
                             TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e] * cs) * avg
                                          + ri * SIG[d, so + e])
-                    store_sums(ks, m, pub, S, TMP)
+                    store_sums(ks, m, pub, S, TMP, P.it)
                 continue
             for i in range(na):
                 es = pair_edge_start[pa + i]
@@ -876,14 +876,13 @@ def _finish(c, d, H, T, S, W, P, K):
                 for i in range(nu):
                     VI[d, k * nu + i] += sgn * TMP[2, i]
                 if cfr:   # the opponent's strategy sums: his reach x strategy
-                    S.cstamp[pub] = P.it
                     for j in range(nb):
                         rj = RI[d, rb + j]
                         for x in range(n_ans):
                             sl = ks + j * n_ans + x
                             TMP[4, j * n_ans + x] = ((cum32[sl] if wide else cum16[sl] * cs)
                                                      * avg + rj * SIG[d, so + 3 * j + x])
-                    store_sums(ks, m, pub, S, TMP)
+                    store_sums(ks, m, pub, S, TMP, P.it)
     # ---------------------------------------------------------- out: each history's root node
     k = 0
     for h in range(H):
