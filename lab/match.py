@@ -179,6 +179,13 @@ with the truco ladder (``full_summary``), so each hand ends with the mão or the
 scoring 1, 3, 6, 9 or 12 with the solved probabilities. The row's exploitability is not
 measured here: the points strategy's leak in match-win probability is what ``lab solve
 score`` measures, score by score."""
+SCORE_AWARE_MODEL = "full-game-score-aware"
+"""Normal hands under the full game where every vira's hand at the score was re-solved with
+match-win payoffs (``score_play``): the row's exploitability is theirs (match-win
+probability), widened by the payoffs' drift since (see :class:`MixedModel`)."""
+MIXED_MODEL = "full-game-mixed"
+"""Normal hands under the full game where some viras' hands at the score were re-solved
+with match-win payoffs and the rest are played for points."""
 ELEVEN_MODEL = "mao-de-onze-exact"
 """The mão de onze solved exactly (accept/run, then card play at 3) with match payoffs."""
 ELEVEN_ELEVEN_MODEL = "eleven-eleven-exact"
@@ -190,6 +197,8 @@ of play; nobody has a choice, so nothing can be exploited."""
 MODEL_LABELS = {
     CARDPLAY_MODEL: "card play, every hand worth 1",
     FULL_MODEL: "full game with truco, played for points",
+    SCORE_AWARE_MODEL: "full game with truco, played for the match at this score",
+    MIXED_MODEL: "full game with truco, played for the match on some viras",
     ELEVEN_MODEL: "mão de onze, solved for the match",
     ELEVEN_ELEVEN_MODEL: "11 x 11: the card play decides the match",
     BLIND_MODEL: "11 x 11 played blind: counted",
@@ -202,6 +211,10 @@ MODEL_DESCRIPTIONS = {
     FULL_MODEL: "full game with the truco ladder, both seats playing its points "
                 "equilibrium (outcome distribution per vira); the leak in match-win "
                 "probability is measured by `lab solve score`",
+    SCORE_AWARE_MODEL: "full game with the truco ladder re-solved with match-win payoffs at "
+                       "this score for every vira (`lab solve match-play`)",
+    MIXED_MODEL: "full game with the truco ladder: re-solved with match-win payoffs on the "
+                 "viras `lab solve match-play` has reached, points play on the others",
     ELEVEN_MODEL: "mão de onze solved exactly with match-win payoffs (accept or run, then "
                   "card play worth 3)",
     ELEVEN_ELEVEN_MODEL: "11 x 11 solved exactly (card play worth 3; the hand's winner wins "
@@ -346,3 +359,88 @@ class FullGameModel(CardplayModel):
             p_nobody = float(np.mean(self.p_scoreless))
             return HandResult(p + p_nobody * payoff(None, 0), float("nan"), FULL_MODEL, p_nobody)
         return HandResult(p, float("nan"), FULL_MODEL)
+
+
+@dataclass(frozen=True)
+class ScoreAwareHand:
+    """A hand of one vira re-solved at one score with match-win payoffs: the probabilities
+    that it ends with the mão (``p_mao``) or the pé (``p_pe``) scoring each ladder value
+    under the re-solved strategies, its ``exploitability`` (match-win probability) and the
+    payoffs it was solved with (the mão's match-win probability after each of those
+    outcomes: ``pay_mao``, ``pay_pe``)."""
+
+    p_mao: np.ndarray
+    p_pe: np.ndarray
+    exploitability: float
+    pay_mao: np.ndarray
+    pay_pe: np.ndarray
+
+
+def payoff_drift(then: tuple, now: tuple) -> float:
+    """The largest change of any outcome's payoff (match-win probability) between the
+    payoffs a strategy was measured with and today's. Every strategy's value moves by at
+    most this much, so a best-response gain measured then moves by at most twice it."""
+    return float(max(np.max(np.abs(np.asarray(a) - np.asarray(b))) for a, b in zip(then, now)))
+
+
+class MixedModel:
+    """Normal hands of the full game per vira: the score-aware re-solve where
+    ``score_aware`` holds one for (vira, score), else the points solution
+    (``full_summary``'s outcome distribution); the end games as the points-play
+    ``match_equity`` table holds them (they never lead to a normal score, so they are the
+    same under any play of the normal hands).
+
+    A hand's value is its outcome distribution priced at today's payoffs, so the backward
+    induction holds exactly. Its exploitability (match-win probability, the mean over the
+    viras) is the one measured, plus twice the payoffs' drift since the measurement
+    (:func:`payoff_drift`): a re-solve's own, or for points play its leak from
+    ``points_leak`` ({(vira, score): leak}, measured with the points-play table's payoffs);
+    NaN where a vira's points-play leak is unknown. Default rules only (every normal hand
+    scores).
+    """
+
+    name = MIXED_MODEL
+    rules = DEFAULT_RULES
+
+    def __init__(self, full_summary: pd.DataFrame, points_table: pd.DataFrame,
+                 score_aware: dict, points_leak: dict | None = None):
+        full = full_summary.set_index("vira")
+        self.viras = list(full.index)
+        if len(self.viras) != 10:
+            raise InputError("the mixed model needs the full game solved for all 10 viras")
+        self.ladder = [int(c[len("p_mao_"):]) for c in full.columns if c.startswith("p_mao_")]
+        self.p_mao = full[[f"p_mao_{v}" for v in self.ladder]].to_numpy(dtype=float)
+        self.p_pe = full[[f"p_pe_{v}" for v in self.ladder]].to_numpy(dtype=float)
+        self.points_me = equity_array(points_table)
+        self.stored = {(a, b): HandResult(p, e, m) for a, b, p, e, m in zip(
+            points_table["score_mao"], points_table["score_pe"], points_table["p_mao"],
+            points_table["exploitability"], points_table["model"])}
+        self.score_aware = score_aware
+        self.points_leak = points_leak or {}
+
+    def normal(self, score, payoff) -> HandResult:
+        now = (np.array([payoff(MAO, v) for v in self.ladder]),
+               np.array([payoff(PE, v) for v in self.ladder]))
+        then = (np.array([after_hand(self.points_me, score, MAO, v) for v in self.ladder]),
+                np.array([after_hand(self.points_me, score, PE, v) for v in self.ladder]))
+        values, expls, aware = [], [], 0
+        for i, vira in enumerate(self.viras):
+            hand = self.score_aware.get((vira, tuple(score)))
+            if hand is not None:
+                aware += 1
+                values.append(hand.p_mao @ now[0] + hand.p_pe @ now[1])
+                expls.append(hand.exploitability
+                             + 2 * payoff_drift((hand.pay_mao, hand.pay_pe), now))
+            else:
+                values.append(self.p_mao[i] @ now[0] + self.p_pe[i] @ now[1])
+                leak = self.points_leak.get((vira, tuple(score)), float("nan"))
+                expls.append(leak + 2 * payoff_drift(then, now))
+        model = FULL_MODEL if aware == 0 else SCORE_AWARE_MODEL if aware == len(self.viras) \
+            else MIXED_MODEL
+        return HandResult(float(np.mean(values)), float(np.mean(expls)), model)
+
+    def eleven(self, score, payoffs: ElevenPayoffs) -> HandResult:
+        return self.stored[tuple(score)]
+
+    def eleven_eleven(self, nobody: float = float("nan")) -> HandResult:
+        return self.stored[(ELEVEN, ELEVEN)]

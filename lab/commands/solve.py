@@ -18,7 +18,9 @@ policy (see :mod:`lab.commands.solve_policy`).
 
 ``lab solve score --score M,P --checkpoints DIR`` measures the points solution's
 leak at one score in match-win probability and re-solves that score with match
-payoffs (see :mod:`lab.commands.solve_score`).
+payoffs (see :mod:`lab.commands.solve_score`); ``lab solve match-play --checkpoints DIR``
+re-solves many (vira, score) that way, resumably, and builds the match equity on them (see
+:mod:`lab.commands.solve_match_play`).
 
 Every one takes ``--rules NAME`` and ``--rule KEY=VALUE``. These tables hold the lab's own
 rules; under a house rule set ``lab solve full --rules NAME --vira V`` solves the full game
@@ -61,7 +63,12 @@ def add_arguments(parser) -> None:
     policy = games.add_parser("policy", help="store the full game's solved strategy as a "
                               "compact policy (from the full solves' checkpoints)")
     add_policy_arguments(policy)
-    for sub in (cardplay, match, full, score, policy):
+    from .solve_match_play import add_arguments as add_match_play_arguments
+
+    match_play = games.add_parser("match-play", help="re-solve the hands of many (vira, score) "
+                                  "with match-win payoffs, resumable (score-aware play)")
+    add_match_play_arguments(match_play)
+    for sub in (cardplay, match, full, score, policy, match_play):
         add_rule_options(sub)
 
 
@@ -150,6 +157,10 @@ def run(args) -> int:
         from .solve_score import run as run_score
 
         return run_score(args)
+    if args.game == "match-play":
+        from .solve_match_play import run as run_match_play
+
+        return run_match_play(args)
     if args.game == "policy":
         from .solve_policy import run as run_policy
 

@@ -57,6 +57,14 @@ SCHEMAS = {
                        resolve_value_mao="float?", truco_mao_points="float?",
                        truco_mao_score="float?", run_pe_points="float?",
                        run_pe_score="float?"),
+    "score_play": None,  # its outcome and payoff columns follow the ladder: see columns_of
+    "score_play_hands": dict(vira="str", score_mao="int", score_pe="int", hand="str",
+                             weight="float", truco_mao="float?", truco_mao_points="float?",
+                             run_pe="float?", run_pe_points="float?"),
+    "match_equity_mixed": dict(score_mao="int", score_pe="int", p_mao="float", p_pe="float",
+                               model="str", exploitability="float?",
+                               score_aware_viras="int", p_mao_points="float",
+                               difference="float"),
     "whatif": dict(rules="str", rules_version="str", quantity="str", unit="str", vira="str",
                    score="str", seat="str", hand="str", variant="float?", default="float",
                    difference="float?", variant_exploitability="float?",
@@ -76,6 +84,15 @@ SCHEMAS = {
 
 def columns_of(name: str, settings: Optional[dict] = None) -> dict:
     """{column: kind} of table ``name`` built with ``settings`` (default: its own)."""
+    if name == "score_play":
+        ladder = (settings or SCORE_PLAY_SETTINGS).get("full", FULL_SETTINGS)["ladder"]
+        moves = {f"{m}{which}": "float?" for m in ("truco_mao", "accept_pe", "run_pe", "raise_pe")
+                 for which in ("", "_points")}
+        return dict(vira="str", score_mao="int", score_pe="int", value_mao="float",
+                    exploitability="float", iterations="int", seconds="float", start="str",
+                    points_value_mao="float", points_leak="float", value_change="float",
+                    **moves, **{f"p_{seat}_{k}": "float" for seat in SEATS for k in ladder},
+                    **{f"pay_{seat}_{k}": "float" for seat in SEATS for k in ladder})
     if name != "full_summary":
         return SCHEMAS[name]
     ladder = (settings or FULL_SETTINGS).get("ladder", FULL_SETTINGS["ladder"])
@@ -129,6 +146,17 @@ SCORE_SETTINGS = {"full": FULL_SETTINGS,
 """Settings of the ``score_leak`` table: the points solutions it measures (built with
 FULL_SETTINGS) and how the score-aware re-solves start."""
 
+SCORE_PLAY_SETTINGS = {"full": FULL_SETTINGS,
+                       "payoffs": "match-win probability from match_equity_mixed",
+                       "warm_start": "nearest re-solved score of the vira, else points play; "
+                                     "average strategy restarted"}
+"""Settings of the score-aware re-solves (``score_play``): the points solutions they start
+from (FULL_SETTINGS), their payoffs (the mixed match equity at the scores a hand leads to,
+as the sweep found it) and their warm start. Each row states its own exploitability."""
+
+SCORE_PLAY_SOURCES = FULL_SOURCES + ("lab/match.py", "lab/tables/score.py",
+                                     "lab/tables/score_play.py", "lab/tables/score_sweep.py")
+
 TABLES = {
     "cardplay": TableSpec("cardplay", 1, CARDPLAY_SETTINGS, "cardplay",
                           "lab solve cardplay --all"),
@@ -144,6 +172,17 @@ TABLES = {
                             "lab solve score --score M,P --checkpoints DIR",
                             FULL_SOURCES + ("lab/match.py", "lab/tables/score.py"),
                             ("match_equity", "full_summary")),
+    **{name: TableSpec(name, 1, SCORE_PLAY_SETTINGS, "score_play",
+                       "lab solve match-play --checkpoints DIR", SCORE_PLAY_SOURCES,
+                       ("match_equity", "full_summary"))
+       for name in ("score_play", "score_play_hands")},
+    "match_equity_mixed": TableSpec("match_equity_mixed", 1,
+                                    {"normal_model": "score_play where re-solved, else "
+                                                     "full-game-points"},
+                                    "match_mixed", "lab solve match-play --tables-only",
+                                    SCORE_PLAY_SOURCES,
+                                    ("match_equity", "full_summary", "score_leak",
+                                     "score_play")),
     **{name: TableSpec(name, 1, WHATIF_SETTINGS, "whatif", "lab whatif --rules NAME",
                        MATCH_SOURCES + ("lab/tables/whatif.py",),
                        ("cardplay_summary", "full_summary", "match_equity", "mao_de_onze"))

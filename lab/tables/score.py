@@ -165,13 +165,18 @@ class Resolve:
 def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0,
             max_iterations: int | None = None, progress: bool = False,
             target: float | None = None, check_every: int = 10,
-            before: dict | None = None) -> Resolve:
+            before: dict | None = None, resume: list | None = None, save=None) -> Resolve:
     """Continue DCFR from ``solver``'s points solution with the match payoffs at ``score``
     for ``minutes`` (or ``max_iterations``), then measure it. With ``target`` (match-win
     probability) the exploitability is checked every ``check_every`` iterations and the
     re-solve stops at the first check at or below it (or at the limits above). ``before``:
     the points play's first moves (:func:`first_moves`), when ``solver`` holds another
     score's re-solve rather than the points solution (default: ``solver``'s own).
+
+    ``resume``: the checks of an interrupted re-solve of this score whose checkpoint
+    ``solver`` was loaded from (its payoffs and strategy sums are kept; the iterations and
+    checks continue from the last one). ``save(solver, history)``: called after each check
+    and at the end, with the match payoffs still set (to keep a checkpoint).
 
     Warm start: the points solution's regrets seed the iterates and the average strategy
     restarts (:meth:`FullSolver.restart_average`), so the result averages score-aware
@@ -184,14 +189,23 @@ def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0
     if not half_swing > 0:
         raise InputError(f"score {score}: winning a point does not help the mão")
     before = first_moves(solver) if before is None else before
-    solver.set_payoffs((mao - centre) / half_swing, (pe - centre) / half_swing)
-    solver.restart_average()
+    if resume is None:
+        solver.set_payoffs((mao - centre) / half_swing, (pe - centre) / half_swing)
+        solver.restart_average()
+    elif solver.payoffs is None or not np.allclose(
+            solver.payoffs, ((mao - centre) / half_swing, (pe - centre) / half_swing),
+            rtol=0, atol=1e-12):
+        raise InputError(f"score {score}: the checkpoint to resume was solved with other payoffs")
     bar = None
     if progress:
         from tqdm import tqdm
         bar = tqdm(total=max_iterations, unit="it", leave=False,
                    desc=f"re-solve {solver.config.vira} at {score[0]},{score[1]}")
-    start, done, history, best = time.perf_counter(), 0, [], None
+    history = [tuple(h) for h in (resume or [])]
+    done, spent = (history[-1][0], history[-1][1]) if history else (0, 0.0)
+    start, best = time.perf_counter() - spent, None
+    if history and target is not None and history[-1][2] <= target:
+        max_iterations = done     # resumed after the check that met the target
     try:
         while (max_iterations is None or done < max_iterations) and \
                 (time.perf_counter() - start < 60.0 * minutes or done == 0):
@@ -208,9 +222,16 @@ def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0
                     bar.set_postfix(exploitability=f"{expl:.5f}")
                 if expl <= target:
                     break
+                if save is not None:
+                    save(solver, history)
         seconds = time.perf_counter() - start
         best_mao, best_pe = solver.best_response_values() if best is None else best
         value = solver.value()
+        if save is not None:
+            if not history or history[-1][0] != done:
+                history.append((done, round(seconds, 2),
+                                0.5 * (best_mao + best_pe) * half_swing))
+            save(solver, history)
     finally:
         if bar is not None:
             bar.close()

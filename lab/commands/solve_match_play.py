@@ -1,0 +1,155 @@
+"""The score-aware sweep: ``lab solve match-play --checkpoints DIR``.
+
+Re-solves the hand with match-win payoffs at every chosen (vira, score) — by default every
+score whose points-play leak, averaged over the viras in ``score_leak``, exceeds
+``--min-leak`` (0.02 match-win probability), for every vira with a points solution in
+``DIR`` (``--vira`` to choose) — until ``--target`` (0.002 match-win probability) or
+``--minutes`` per re-solve, in the order :mod:`lab.tables.score_sweep` explains (waves of
+equal total points from the end of the match down, each wave's payoffs from the match
+equity of every re-solve so far; warm starts from the nearest re-solved score). One dask
+task per (vira, score): a local cluster of ``--workers`` processes, or ``--scheduler
+ADDRESS``. Each finished re-solve is merged into ``score_play`` and ``score_play_hands``
+and ``match_equity_mixed`` is rebuilt; a killed sweep started again resumes where it was.
+``--plan`` prints the order and exits; ``--tables-only`` rebuilds ``match_equity_mixed``
+from the tables on disk.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+from ..options import count, number, positive, UsageError
+from .solve_score import chosen_scores
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--checkpoints", metavar="DIR",
+                        help="where `lab solve full --checkpoints DIR` saved the points "
+                             "solutions; the re-solves are kept under DIR/score")
+    parser.add_argument("--vira", action="append", metavar="V",
+                        help="a vira rank or card; repeat for several (default: every vira "
+                             "with a points solution in DIR)")
+    parser.add_argument("--score", action="append", metavar="M,P",
+                        help="re-solve this score (both 0..10); repeat for several "
+                             "(default: the scores of --min-leak)")
+    parser.add_argument("--min-leak", type=positive, default=0.02, metavar="L",
+                        help="the scores whose points-play leak, averaged over the viras in "
+                             "score_leak, exceeds L match-win probability (default 0.02)")
+    parser.add_argument("--target", type=positive, default=0.002, metavar="EPS",
+                        help="stop each re-solve at exploitability EPS match-win "
+                             "probability, checked every 10 iterations (default 0.002)")
+    parser.add_argument("--minutes", type=number, default=30.0, metavar="M",
+                        help="the most time per re-solve (default 30)")
+    parser.add_argument("--threads", type=count, default=1, metavar="N",
+                        help="numba threads per re-solve (the same iterates; default 1)")
+    parser.add_argument("--start", choices=("nearest", "points"), default="nearest",
+                        help="warm start: the nearest re-solved score of the vira within 2 "
+                             "points when there is one (default), or always points play")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="a dask.distributed scheduler (default: start a local cluster)")
+    parser.add_argument("--workers", type=count, default=1, metavar="N",
+                        help="worker processes of the local cluster (default 1)")
+    parser.add_argument("--plan", action="store_true",
+                        help="print the (vira, score) re-solves in their order and exit")
+    parser.add_argument("--tables-only", action="store_true",
+                        help="only rebuild match_equity_mixed from the tables on disk")
+
+
+def chosen_cells(args, viras) -> list:
+    """(vira, score, mean points-play leak) of every re-solve asked for."""
+    import numpy as np
+
+    from ..tables import load_table, read_manifest
+    from ..tables.registry import TableError
+
+    try:
+        leaks = load_table("score_leak", viras=list(read_manifest("score_leak")["viras"]))
+    except (TableError, KeyError) as exc:
+        raise UsageError(f"the sweep orders its scores by the points play's leak: {exc}; "
+                         "measure it with `lab solve score --all-scores --checkpoints DIR`") \
+            from None
+    mean = leaks.groupby(["score_mao", "score_pe"])["leak"].mean()
+    if args.score:
+        scores = chosen_scores(args.score)
+    else:
+        scores = [s for s, x in mean.items() if x > args.min_leak]
+        if not scores:
+            raise UsageError(f"--min-leak {args.min_leak}: no score's mean leak exceeds it "
+                             f"(the largest is {mean.max():.4f})")
+    return [(v, tuple(int(x) for x in s), float(mean.get(tuple(s), np.nan)))
+            for s in scores for v in viras]
+
+
+def run(args) -> int:
+    from tqdm import tqdm
+
+    from ..cards import RANKS
+    from ..classes import vira_rank_of
+    from ..cli import chosen_viras, print_json
+    from ..tables import check_data_writable
+    from ..tables.score import has_points_solution
+    from ..tables.score_play import write_mixed_equity
+    from ..tables.score_sweep import finished, sweep, waves
+
+    def say(line: str) -> None:
+        tqdm.write(line, file=sys.stderr)
+
+    if args.tables_only:
+        check_data_writable()
+        table = write_mixed_equity()
+        aware = table[table["score_aware_viras"] > 0]
+        say(f"match_equity_mixed: {len(aware)} scores with score-aware play, largest change "
+            f"{table['difference'].abs().max():.4f} match-win probability")
+        return 0
+    if not args.checkpoints:
+        raise UsageError("give --checkpoints DIR (where `lab solve full --checkpoints DIR` "
+                         "saved the points solutions), or --tables-only")
+    if not 0 < args.minutes < math.inf:
+        raise UsageError(f"--minutes {args.minutes}: give a positive finite number")
+    if args.vira:
+        viras = chosen_viras(args.vira)
+        missing = [v for v in viras if not has_points_solution(args.checkpoints, v)]
+        if missing:
+            raise UsageError(f"no points solution for vira {', '.join(missing)} in "
+                             f"{args.checkpoints}: run `lab solve full --vira {missing[0]} "
+                             f"--checkpoints {args.checkpoints}` first")
+    else:
+        viras = [v for v in RANKS if has_points_solution(args.checkpoints, v)]
+        if not viras:
+            raise UsageError(f"no points solution in {args.checkpoints}: run `lab solve full "
+                             f"--vira V --checkpoints {args.checkpoints}` first")
+    viras = [RANKS[vira_rank_of(v)] for v in viras]
+    cells = chosen_cells(args, viras)
+    if args.plan:
+        for wave in waves(cells):
+            for v, s, leak in wave:
+                print_json({"vira": v, "score": list(s), "mean_leak": round(leak, 5),
+                            "finished": finished(args.checkpoints, v, s) is not None})
+        return 0
+    check_data_writable()
+    client = cluster = None
+    from dask.distributed import Client
+
+    from ..cluster import connect, local_cluster
+    if args.scheduler:
+        client = connect(args.scheduler)
+    else:
+        cluster = local_cluster(args.workers)
+        client = Client(cluster)
+    try:
+        results = sweep(cells, args.checkpoints, target=args.target, minutes=args.minutes,
+                        threads=args.threads, nearest=args.start == "nearest", client=client,
+                        say=say)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    for r in results:
+        row = r["row"]
+        print_json({"vira": row["vira"], "score": [row["score_mao"], row["score_pe"]],
+                    "start": row["start"], "iterations": row["iterations"],
+                    "seconds": row["seconds"], "exploitability": row["exploitability"],
+                    "value_mao": row["value_mao"], "points_value_mao": row["points_value_mao"],
+                    "points_leak": row["points_leak"], "checks": r["checks"]})
+    return 0

@@ -1,0 +1,186 @@
+"""Score-aware play: the ``score_play`` tables and the match equity built on them.
+
+``score_play`` has one row per (vira, score) re-solved with match-win payoffs by
+``lab solve match-play`` (:mod:`lab.tables.score_sweep`): the mão's match-win probability
+``value_mao`` under the re-solved strategies and their ``exploitability`` (match-win
+probability), the iterations and seconds it took and where it started; the points play at
+the same payoffs (``points_value_mao``, its leak ``points_leak``) and ``value_change``
+between the two; the first decisions (the mão's truco, the pé's answers to it; ``_points``:
+under points play); the outcome distribution ``p_<seat>_<v>`` (the probability that the
+hand ends with that seat scoring ``v`` points) and the payoffs it was solved with,
+``pay_<seat>_<v>`` (the mão's match-win probability after that outcome).
+``score_play_hands`` holds the first decisions by hand class.
+
+``match_equity_mixed`` is the match-equity table of :class:`lab.match.MixedModel`: at
+each normal score the score-aware hands where ``score_play`` holds them, points play
+elsewhere; its end games are ``match_equity``'s, and ``p_mao_points`` / ``difference``
+put the points-play table beside it. ``match_equity`` itself stays the points-play table:
+``score_leak`` measures the points play with its payoffs.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from ..cards import RANKS
+from ..classes import hand_classes, vira_rank_of
+from ..solver.fullgame.game import LADDER
+from .registry import SCORE_PLAY_SETTINGS, SEATS, TableError, spec_of
+
+PLAYS, HANDS, MIXED = "score_play", "score_play_hands", "match_equity_mixed"
+KEY = ["vira", "score_mao", "score_pe"]
+MOVES = ("truco_mao", "accept_pe", "run_pe", "raise_pe")
+
+
+def play_row(vira, points_leak, resolved, outcome: dict, payoffs, start: str) -> dict:
+    """The ``score_play`` row of one re-solve: ``points_leak`` the points play at the same
+    payoffs (:class:`lab.tables.score.PointsLeak`), ``resolved`` the
+    :class:`lab.tables.score.Resolve`, ``outcome`` its outcome distribution
+    ({(seat, points): probability}), ``payoffs`` the (mão, pé) arrays it was solved with."""
+    row = {"vira": RANKS[vira_rank_of(vira)], "score_mao": int(resolved.score[0]),
+           "score_pe": int(resolved.score[1]), "value_mao": float(resolved.value_mao),
+           "exploitability": float(resolved.exploitability),
+           "iterations": int(resolved.iterations), "seconds": round(float(resolved.seconds), 1),
+           "start": start, "points_value_mao": float(points_leak.value_mao),
+           "points_leak": float(points_leak.exploitability),
+           "value_change": float(resolved.value_mao - points_leak.value_mao)}
+    for move in MOVES:
+        row[move] = float(resolved.after[move])
+        row[f"{move}_points"] = float(resolved.before[move])
+    for seat in SEATS:
+        for v in LADDER:
+            row[f"p_{seat}_{v}"] = float(outcome[(seat, v)])
+    for seat, pay in zip(SEATS, payoffs):
+        for v, x in zip(LADDER, pay):
+            row[f"pay_{seat}_{v}"] = float(x)
+    return row
+
+
+def hand_rows(vira, resolved) -> list[dict]:
+    """The ``score_play_hands`` rows of one re-solve: per hand class, the mão's truco and
+    the pé's run from a truco under the re-solved and the points play (NaN where the class
+    never meets the decision)."""
+    hc = hand_classes(vira)
+    nan = float("nan")
+    a, b = resolved.after, resolved.before
+    return [{"vira": RANKS[vira_rank_of(vira)], "score_mao": int(resolved.score[0]),
+             "score_pe": int(resolved.score[1]), "hand": label, "weight": float(hc.weight[c]),
+             "truco_mao": a["by_class_truco_mao"].get(c, nan),
+             "truco_mao_points": b["by_class_truco_mao"].get(c, nan),
+             "run_pe": a["by_class_run_pe"].get(c, nan),
+             "run_pe_points": b["by_class_run_pe"].get(c, nan)}
+            for c, label in enumerate(hc.labels)]
+
+
+def load_plays(directory=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(``score_play``, ``score_play_hands``) as on disk, empty when nothing is re-solved
+    yet; TableError when they are stale or damaged."""
+    from . import manifests as M
+
+    if not M.table_paths(PLAYS, directory)[1].exists():
+        return pd.DataFrame(columns=KEY), pd.DataFrame(columns=KEY)
+    manifest = M.read_manifest(PLAYS, directory)
+    viras = list(manifest.get("viras", {}))
+    return (M.load_table(PLAYS, viras=viras, directory=directory),
+            M.load_table(HANDS, viras=viras, directory=directory))
+
+
+def write_plays(rows: list[dict], hands: list[dict], directory=None) -> pd.DataFrame:
+    """Merge re-solves into ``score_play`` and ``score_play_hands`` (a new row replaces
+    the row of the same vira and score); returns the ``score_play`` table written. Rows
+    on disk that cannot be read are dropped with a note."""
+    import sys
+
+    from . import manifests as M
+    from ..store import data_lock
+
+    fresh = pd.DataFrame(rows), pd.DataFrame(hands)
+    with data_lock(M.data_dir() if directory is None else directory):
+        try:
+            old = load_plays(directory)
+        except TableError as exc:
+            print(f"note: {PLAYS} starts again, the rows on disk cannot be kept ({exc})",
+                  file=sys.stderr)
+            old = pd.DataFrame(columns=KEY), pd.DataFrame(columns=KEY)
+        new_keys = fresh[0].set_index(KEY).index
+        merged = []
+        for before, now in zip(old, fresh):
+            kept = before[~before.set_index(KEY).index.isin(new_keys)] if len(before) else None
+            df = now if kept is None else pd.concat([kept, now], ignore_index=True)
+            df = df.assign(_v=df["vira"].map(RANKS.index))
+            merged.append(df.sort_values(["_v", "score_mao", "score_pe"], kind="stable")
+                          .drop(columns="_v").reset_index(drop=True))
+        plays = merged[0]
+        viras = {v: {"iterations": int(g["iterations"].sum()),
+                     "exploitability": float(g["exploitability"].max()),
+                     "scores": int(len(g))}
+                 for v, g in plays.groupby("vira")}
+        M.write_tables({name: M.TableWrite(df, SCORE_PLAY_SETTINGS, viras)
+                        for name, df in zip((PLAYS, HANDS), merged)}, directory)
+    return plays
+
+
+def score_aware_hands(plays: pd.DataFrame) -> dict:
+    """{(vira, (m, p)): :class:`lab.match.ScoreAwareHand`} of a ``score_play`` table."""
+    from ..match import ScoreAwareHand
+
+    def cols(prefix, seat):
+        return [f"{prefix}_{seat}_{v}" for v in LADDER]
+
+    out = {}
+    for _, r in plays.iterrows():
+        out[(r["vira"], (int(r["score_mao"]), int(r["score_pe"])))] = ScoreAwareHand(
+            *(r[cols("p", s)].to_numpy(dtype=float) for s in SEATS),
+            float(r["exploitability"]), *(r[cols("pay", s)].to_numpy(dtype=float)
+                                          for s in SEATS))
+    return out
+
+
+def mixed_equity(plays: pd.DataFrame, directory=None) -> pd.DataFrame:
+    """The ``match_equity_mixed`` rows: the backward induction of
+    :class:`lab.match.MixedModel` on the points-play ``match_equity``, ``full_summary``,
+    ``score_leak`` (the points play's leak per vira and score, where measured) and the
+    re-solves ``plays``."""
+    from . import manifests as M
+    from ..match import MixedModel, match_equity
+
+    points = M.load_table("match_equity", directory=directory)
+    full = M.load_table("full_summary", directory=directory)
+    try:
+        leaks = M.load_table("score_leak", viras=list(
+            M.read_manifest("score_leak", directory)["viras"]), directory=directory)
+        points_leak = {(v, (int(m), int(p))): float(x) for v, m, p, x in zip(
+            leaks["vira"], leaks["score_mao"], leaks["score_pe"], leaks["leak"])}
+    except (TableError, OSError, KeyError):
+        points_leak = {}
+    model = MixedModel(full, points, score_aware_hands(plays), points_leak)
+    table = match_equity(model)
+    aware = plays.groupby(["score_mao", "score_pe"]).size() if len(plays) else pd.Series(
+        dtype=int)
+    table["score_aware_viras"] = [int(aware.get((m, p), 0)) for m, p in
+                                  zip(table["score_mao"], table["score_pe"])]
+    table["p_mao_points"] = points.set_index(["score_mao", "score_pe"]).loc[
+        list(zip(table["score_mao"], table["score_pe"])), "p_mao"].to_numpy()
+    table["difference"] = table["p_mao"] - table["p_mao_points"]
+    return table
+
+
+def write_mixed_equity(directory=None) -> pd.DataFrame:
+    """Rebuild ``match_equity_mixed`` from the tables on disk (seconds); returns it."""
+    from . import manifests as M
+
+    start = time.time()
+    plays, _ = load_plays(directory)
+    table = mixed_equity(plays, directory)
+    viras = {v: {"iterations": int(plays.loc[plays["vira"] == v, "iterations"].sum())
+                 if len(plays) else 0,
+                 "exploitability": float(np.nanmax(table["exploitability"].to_numpy()))
+                 if table["exploitability"].notna().any() else 0.0,
+                 "score_aware_scores": int((plays["vira"] == v).sum()) if len(plays) else 0}
+             for v in RANKS}
+    M.write_table(MIXED, table, spec_of(MIXED).settings, viras, directory,
+                  time.time() - start)
+    return table

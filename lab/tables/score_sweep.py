@@ -1,0 +1,238 @@
+"""The score-aware sweep: re-solve the hands of many (vira, score) with match-win payoffs,
+in an order that keeps the payoffs consistent, one dask task each, resumable.
+
+**Order.** A hand at score ``(m, p)`` leads only to scores with more points in all, so the
+sweep runs in *waves* of equal ``m + p``, from the highest down. Before a wave, the match
+equity is rebuilt on every re-solve so far (:func:`lab.tables.score_play.mixed_equity`),
+and the wave's payoffs come from it: the scores a hand can lead to are final by then
+(re-solved, or points play priced at final successors). The hands of one wave do not
+depend on each other, so they run side by side; within a wave the highest points-play
+leak goes first.
+
+**Warm start.** A re-solve starts from the nearest re-solved score of the same vira when
+one lies within ``NEAR`` points (``|dm| + |dp|``), else from the points solution
+(measured in ``benchmarks/score.md``: 9-10 reached 0.002 1.6x faster from 10-10's
+re-solve than from points play).
+
+**Files.** Under the points solutions' folder ``DIR`` (``lab solve full --checkpoints
+DIR``), each re-solve keeps ``DIR/score/<solve>/<m>-<p>/``: ``solution`` (the checkpoint
+of the re-solved strategies, with their payoffs), ``progress.json`` (the checks so far,
+for a re-solve under way) and ``result.json`` (the finished rows). A killed sweep started
+again skips finished re-solves and resumes a half-done one from its last check (at most
+``check_every`` iterations are lost).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..cards import RANKS
+from ..classes import vira_rank_of
+from ..store import write_atomic
+
+NEAR = 2
+"""A warm start from another score of the vira within this many points (``|dm| + |dp|``)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One re-solve: ``vira`` at ``score`` with payoffs from the match equity ``me``
+    ((12, 12) nested lists, match-win probability), warm-started from the re-solve of
+    ``start`` (a score of the same vira) or, when None, from the points solution in
+    ``checkpoints``; until ``target`` match-win probability (checked every
+    ``check_every`` iterations), ``minutes`` or ``max_iterations``; on ``threads`` numba
+    threads. ``toy_cap``: a reduced deck (tests)."""
+
+    vira: str
+    score: tuple
+    me: tuple
+    checkpoints: str
+    start: tuple | None = None
+    target: float = 0.002
+    minutes: float = 30.0
+    threads: int = 1
+    check_every: int = 10
+    toy_cap: tuple | None = None
+    max_iterations: int | None = None
+
+
+def _config(vira, toy_cap):
+    from ..solver.fullgame.solver import config_for
+
+    return config_for(vira) if toy_cap is None else config_for(toy_cap=toy_cap)
+
+
+def score_dir(checkpoints, vira, score, toy_cap=None) -> Path:
+    """Where the re-solve of ``vira`` at ``score`` keeps its files."""
+    from ..solver.fullgame.solver import checkpoint_path
+
+    points = checkpoint_path(checkpoints, _config(vira, toy_cap))
+    return Path(checkpoints) / "score" / points.name / f"{score[0]}-{score[1]}"
+
+
+def finished(checkpoints, vira, score, toy_cap=None) -> dict | None:
+    """The rows of a finished re-solve ({"row", "hands"}), or None."""
+    path = score_dir(checkpoints, vira, score, toy_cap) / "result.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def nearest_start(checkpoints, vira, score, toy_cap=None) -> tuple | None:
+    """The nearest finished re-solve of ``vira`` within NEAR points of ``score``, or None."""
+    base = score_dir(checkpoints, vira, score, toy_cap).parent
+    done = []
+    for d in base.glob("*-*") if base.exists() else ():
+        m, _, p = d.name.partition("-")
+        if (d / "result.json").exists() and m.isdigit() and p.isdigit():
+            s = (int(m), int(p))
+            dist = abs(s[0] - score[0]) + abs(s[1] - score[1])
+            if 0 < dist <= NEAR:
+                done.append((dist, -s[0] - s[1], s))
+    return min(done)[2] if done else None
+
+
+def run_task(task: Task) -> dict:
+    """Run one re-solve (or finish an interrupted one); returns {"row", "hands"}: its
+    ``score_play`` row and ``score_play_hands`` rows. A finished one is read back."""
+    from ..solver.fullgame.solver import FullSolver, checkpoint_path, has_checkpoint
+    from .score import first_moves, measure_leak, resolve, score_payoffs
+    from .score_play import hand_rows, play_row
+
+    here = score_dir(task.checkpoints, task.vira, task.score, task.toy_cap)
+    done = finished(task.checkpoints, task.vira, task.score, task.toy_cap)
+    if done is not None:
+        return done
+    here.mkdir(parents=True, exist_ok=True)
+    me = np.array(task.me, dtype=np.float64)
+    config = _config(task.vira, task.toy_cap)
+    # the points play at the same payoffs: its value, leak and first moves
+    points = FullSolver(config, threads=task.threads).load_checkpoint(
+        checkpoint_path(task.checkpoints, config))
+    leak, before = measure_leak(points, me, task.score), first_moves(points)
+    payoffs = score_payoffs(me, task.score)
+    progress_file, solution = here / "progress.json", here / "solution"
+    progress = json.loads(progress_file.read_text()) if progress_file.exists() else None
+    if progress is not None and (progress["start"] != list(task.start or ()) or
+                                 not np.allclose(progress["payoffs"], payoffs, atol=1e-12)
+                                 or not has_checkpoint(solution)):
+        progress = None      # another sweep's leftovers: start again
+    history = None
+    if progress is not None:
+        solver = points.load_checkpoint(solution)
+        # the progress is written before the checkpoint: a kill between the two leaves it
+        # one check ahead, and the checks the checkpoint does not hold are dropped
+        done = solver.iterations - progress["base"]
+        history = [h for h in progress["history"] if h[0] <= done]
+        if done != (history[-1][0] if history else 0):
+            raise RuntimeError(f"{here}: the checkpoint holds {done} iterations of the "
+                               "re-solve, which no check recorded; delete the folder to "
+                               "start it again")
+    elif task.start is not None:
+        solver = points.load_checkpoint(
+            score_dir(task.checkpoints, task.vira, task.start, task.toy_cap) / "solution")
+    else:
+        solver = points
+    start = "points" if task.start is None else f"{task.start[0]},{task.start[1]}"
+    base = solver.iterations if progress is None else progress["base"]
+
+    def save(s, checks):
+        write_atomic(progress_file, json.dumps({"start": list(task.start or ()),
+                                                "payoffs": [list(p) for p in payoffs],
+                                                "base": base, "history": checks}))
+        s.save_checkpoint(solution)
+
+    rs = resolve(solver, me, task.score, minutes=task.minutes, target=task.target,
+                 check_every=task.check_every, max_iterations=task.max_iterations,
+                 before=before, save=save,
+                 resume=history)
+    result = {"row": play_row(task.vira, leak, rs, solver.outcome_distribution(), payoffs,
+                              start),
+              "hands": hand_rows(task.vira, rs), "checks": [list(h) for h in rs.history]}
+    write_atomic(here / "result.json", json.dumps(result))
+    progress_file.unlink(missing_ok=True)
+    return result
+
+
+def check_row(checkpoints, row: dict, threads: int = 1, toy_cap=None) -> tuple[float, float]:
+    """(mão's value, exploitability), match-win probability, of the re-solve a
+    ``score_play`` row describes, measured again from its checkpoint."""
+    from ..solver.fullgame.solver import FullSolver
+
+    score = (int(row["score_mao"]), int(row["score_pe"]))
+    solver = FullSolver(_config(row["vira"], toy_cap), threads=threads).load_checkpoint(
+        score_dir(checkpoints, row["vira"], score, toy_cap) / "solution")
+    mao0, pe0 = row["pay_mao_1"], row["pay_pe_1"]
+    centre, half_swing = 0.5 * (mao0 + pe0), 0.5 * (mao0 - pe0)
+    best = solver.best_response_values()
+    return centre + solver.value() * half_swing, 0.5 * (best[0] + best[1]) * half_swing
+
+
+# ---------------------------------------------------------------- the sweep
+
+def waves(cells) -> list[list]:
+    """``cells`` ((vira, score, leak) triples) grouped by ``m + p``, highest first; each
+    wave sorted by leak, highest first."""
+    by_total: dict = {}
+    for vira, score, leak in cells:
+        by_total.setdefault(score[0] + score[1], []).append((vira, tuple(score), leak))
+    return [sorted(by_total[t], key=lambda c: (-c[2], RANKS.index(c[0]), c[1]))
+            for t in sorted(by_total, reverse=True)]
+
+
+def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, threads: int = 1,
+          nearest: bool = True, client=None, toy_cap=None, directory=None, say=print,
+          save: bool = True) -> list[dict]:
+    """Re-solve every (vira, score, leak) of ``cells`` wave by wave (see the module doc),
+    writing each finished re-solve to ``score_play`` and rebuilding ``match_equity_mixed``
+    after each (unless ``save`` is False); ``client`` a dask client (None: in this
+    process). Returns the results in the order they finished."""
+    from ..match import equity_array
+    from .score_play import load_plays, mixed_equity, write_mixed_equity, write_plays
+
+    results = []
+    for wave in waves(cells):
+        plays, _ = load_plays(directory)
+        if results and not save:   # nothing on disk: the re-solves of this run
+            import pandas as pd
+            plays = pd.DataFrame([r["row"] for r in results])
+        me = equity_array(mixed_equity(plays, directory))
+        me = tuple(tuple(float(x) for x in row) for row in me)
+        tasks = []
+        for vira, score, leak in wave:
+            start = nearest_start(checkpoints, vira, score, toy_cap) if nearest else None
+            tasks.append(Task(RANKS[vira_rank_of(vira)], score, me, str(checkpoints), start,
+                              target, minutes, threads, toy_cap=toy_cap))
+        total = wave[0][1][0] + wave[0][1][1]
+        say(f"wave {total} points: {len(tasks)} re-solve{'s' if len(tasks) > 1 else ''} "
+            f"({', '.join(f'{t.vira} {t.score[0]}-{t.score[1]}' for t in tasks)})")
+        for task, result in _run(tasks, client):
+            row = result["row"]
+            results.append(result)
+            if save:
+                write_plays([row], result["hands"], directory)
+                write_mixed_equity(directory)
+            say(f"vira {row['vira']} at {row['score_mao']},{row['score_pe']}: "
+                f"{row['iterations']} iterations from {row['start']} in {row['seconds']:.0f} s, "
+                f"exploitability {row['exploitability']:.5f}, mão {row['value_mao']:.4f} "
+                f"(points play {row['points_value_mao']:.4f}, leak {row['points_leak']:.4f}) "
+                "match-win probability")
+    return results
+
+
+def _run(tasks, client):
+    """(task, result) pairs as they finish: dask futures, or in this process in order."""
+    if client is None:
+        for t in tasks:
+            yield t, run_task(t)
+        return
+    from dask.distributed import as_completed
+
+    futures = {client.submit(run_task, t, key=f"score-{t.vira}-{t.score[0]}-{t.score[1]}-"
+                                              f"{time.time_ns()}", pure=False): t
+               for t in tasks}
+    for future in as_completed(futures):
+        yield futures[future], future.result()

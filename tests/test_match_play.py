@@ -1,0 +1,203 @@
+"""Score-aware play across the match: the mixed match equity (lab.match.MixedModel,
+lab.tables.score_play) and the resumable sweep of re-solves (lab.tables.score_sweep), the
+sweep on a reduced deck standing in for the real viras."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lab.match import (FULL_MODEL, MIXED_MODEL, SCORE_AWARE_MODEL, MixedModel, ScoreAwareHand,
+                       equity_array, match_equity)
+from lab.rules import MAO, PE
+from lab.solver.fullgame.game import LADDER
+from lab.solver.fullgame.solver import FullSolver, checkpoint_path, config_for
+from lab.solver.games.payoffs import after_hand
+from lab.tables import load_table
+from lab.tables.score_play import load_plays
+from lab.tables.score_sweep import Task, check_row, run_task, score_dir, sweep, waves
+
+REPO_DATA = Path(__file__).resolve().parents[1] / "data"
+TOY = (2, 2, 2, 1)
+NORMAL = [(m, p) for m in range(11) for p in range(11)]
+
+
+@pytest.fixture(scope="module")
+def points():
+    return (load_table("match_equity", directory=REPO_DATA),
+            load_table("full_summary", directory=REPO_DATA))
+
+
+def made_up_hand(rng, me, score, exploitability=0.001):
+    """A score-aware hand with a made-up outcome distribution, solved with ``me``'s payoffs
+    shifted a little (so that the drift is not zero)."""
+    dist = rng.dirichlet(np.ones(2 * len(LADDER)))
+    pay = [np.array([after_hand(me, score, seat, v) for v in LADDER]) + 0.003
+           for seat in (MAO, PE)]
+    return ScoreAwareHand(dist[:len(LADDER)], dist[len(LADDER):], exploitability, *pay)
+
+
+def test_without_re_solves_the_mixed_table_is_the_points_table(points):
+    table, full = points
+    mixed = match_equity(MixedModel(full, table, {}))
+    assert (mixed["model"] == table["model"]).all()
+    assert np.abs(mixed["p_mao"] - table["p_mao"]).max() < 1e-12
+
+
+def test_the_mixed_backward_induction_holds_at_every_score(points):
+    """Each normal score's value is the mean over viras of the played distribution
+    (score-aware where given, else points) priced at the mixed table's own payoffs; the
+    end games are the points table's rows; the exploitability widens by the drift."""
+    table, full = points
+    rng = np.random.default_rng(7)
+    me0 = equity_array(table)
+    viras = list(full["vira"])
+    aware = {(v, (9, 10)): made_up_hand(rng, me0, (9, 10)) for v in viras}
+    aware[("4", (10, 10))] = made_up_hand(rng, me0, (10, 10))
+    aware[("K", (3, 2))] = made_up_hand(rng, me0, (3, 2))
+    leak = {(v, s): 0.01 for v in viras for s in NORMAL}
+    mixed = match_equity(MixedModel(full, table, aware, leak))
+    me = equity_array(mixed)
+    by_score = mixed.set_index(["score_mao", "score_pe"])
+    fs = full.set_index("vira")
+    for s in NORMAL:
+        pay = [np.array([after_hand(me, s, seat, v) for v in LADDER]) for seat in (MAO, PE)]
+        values = []
+        for v in viras:
+            hand = aware.get((v, s))
+            dist = (hand.p_mao, hand.p_pe) if hand else (
+                fs.loc[v, [f"p_mao_{k}" for k in LADDER]].to_numpy(float),
+                fs.loc[v, [f"p_pe_{k}" for k in LADDER]].to_numpy(float))
+            values.append(dist[0] @ pay[0] + dist[1] @ pay[1])
+        assert by_score.loc[s, "p_mao"] == pytest.approx(np.mean(values), abs=1e-12)
+    assert by_score.loc[(9, 10), "model"] == SCORE_AWARE_MODEL
+    assert by_score.loc[(10, 10), "model"] == by_score.loc[(3, 2), "model"] == MIXED_MODEL
+    assert by_score.loc[(0, 0), "model"] == FULL_MODEL
+    eleven = table[(table["score_mao"] == 11) | (table["score_pe"] == 11)].set_index(
+        ["score_mao", "score_pe"])
+    assert len(eleven) == 23
+    assert (by_score.loc[eleven.index, ["p_mao", "model"]] == eleven[["p_mao", "model"]]).all(
+        axis=None)
+    # 9-10 re-solved everywhere at payoffs 0.003 above the mixed ones (its successors
+    # 10-10 and the mão de onze rows moved only where 10-10 did): 0.001 + 2 x drift
+    assert by_score.loc[(9, 10), "exploitability"] >= 0.001 + 2 * 0.003 - 1e-12
+    # points play: its leak, and twice the drift of its payoffs from the points table's
+    drift = max(abs(after_hand(me, (0, 0), seat, v) - after_hand(me0, (0, 0), seat, v))
+                for seat in (MAO, PE) for v in LADDER)
+    assert drift > 0
+    assert by_score.loc[(0, 0), "exploitability"] == pytest.approx(0.01 + 2 * drift, abs=1e-12)
+
+
+def test_waves_run_from_the_end_of_the_match_down_highest_leak_first():
+    cells = [("4", (9, 9), 0.03), ("K", (10, 10), 0.05), ("4", (10, 9), 0.02),
+             ("4", (9, 10), 0.06), ("4", (10, 10), 0.05)]
+    assert [[(v, s) for v, s, _ in w] for w in waves(cells)] == [
+        [("4", (10, 10)), ("K", (10, 10))], [("4", (9, 10)), ("4", (10, 9))], [("4", (9, 9))]]
+
+
+@pytest.fixture
+def toy_root(tmp_path, monkeypatch):
+    """A points solution of the reduced deck (300 iterations) where `lab solve full
+    --checkpoints ROOT` keeps vira 4's, and a copy of the repository's tables as data."""
+    root = tmp_path / "ck"
+    solver = FullSolver(config_for(toy_cap=TOY)).allocate()
+    solver.iterate(300)
+    solver.save_checkpoint(checkpoint_path(root, config_for(toy_cap=TOY)))
+    data = tmp_path / "data"
+    shutil.copytree(REPO_DATA, data, ignore=shutil.ignore_patterns("full_policy*"))
+    monkeypatch.setenv("LAB_DATA_DIR", str(data))
+    return root, data
+
+
+def test_a_sweep_writes_each_re_solve_and_warm_starts_from_the_nearest(toy_root):
+    root, data = toy_root
+    lines = []
+    results = sweep([("4", (9, 10), 0.05), ("4", (10, 10), 0.05)], root, target=0.5,
+                    toy_cap=TOY, directory=data, say=lines.append)
+    rows = [r["row"] for r in results]
+    assert [(r["score_mao"], r["score_pe"]) for r in rows] == [(10, 10), (9, 10)]
+    assert [r["start"] for r in rows] == ["points", "10,10"]
+    assert lines[0].startswith("wave 20 points: 1 re-solve (4 10-10)")
+    plays, hands = load_plays(data)
+    assert len(plays) == 2 and len(hands) == 2 * hands["hand"].nunique()
+    for r in rows:
+        assert r["exploitability"] <= 0.5 and r["iterations"] == 10
+        outcome = sum(r[f"p_{seat}_{v}"] for seat in ("mao", "pe") for v in LADDER)
+        assert outcome == pytest.approx(1.0, abs=1e-9)
+        # the table's row is reproduced from the re-solve's checkpoint
+        value, expl = check_row(root, r, toy_cap=TOY)
+        assert value == pytest.approx(r["value_mao"], abs=1e-9)
+        assert expl == pytest.approx(r["exploitability"], abs=1e-9)
+    # 9-10's payoffs came from the match equity with 10-10 re-solved for vira 4
+    mixed = load_table("match_equity_mixed", directory=data).set_index(["score_mao", "score_pe"])
+    assert mixed.loc[(10, 10), "model"] == MIXED_MODEL
+    assert mixed.loc[(10, 10), "score_aware_viras"] == 1
+    nine_ten = plays[plays["score_mao"] == 9].iloc[0]
+    me = equity_array(mixed.reset_index())
+    assert nine_ten["pay_mao_1"] == pytest.approx(after_hand(me, (9, 10), MAO, 1), abs=1e-12)
+    assert mixed.loc[(9, 10), "difference"] != 0
+    # a second sweep finds both finished and re-solves nothing
+    again = sweep([("4", (9, 10), 0.05), ("4", (10, 10), 0.05)], root, target=0.5,
+                  toy_cap=TOY, directory=data, say=lines.append)
+    assert [r["row"] for r in again] == rows
+
+
+def test_a_killed_re_solve_resumes_with_the_same_iterates(toy_root, monkeypatch):
+    root, data = toy_root
+    me = tuple(map(tuple, equity_array(load_table("match_equity", directory=data))))
+    whole = run_task(Task("4", (9, 9), me, str(root), target=1e-9, max_iterations=30,
+                          toy_cap=TOY))
+    shutil.rmtree(score_dir(root, "4", (9, 9), TOY))
+
+    real_save = FullSolver.save_checkpoint
+    calls = []
+
+    def die_at_second_save(self, directory):
+        calls.append(directory)
+        if len(calls) == 2:
+            raise KeyboardInterrupt   # killed while saving the check at 20 iterations
+        return real_save(self, directory)
+
+    monkeypatch.setattr(FullSolver, "save_checkpoint", die_at_second_save)
+    with pytest.raises(KeyboardInterrupt):
+        run_task(Task("4", (9, 9), me, str(root), target=1e-9, max_iterations=30, toy_cap=TOY))
+    progress = json.loads((score_dir(root, "4", (9, 9), TOY) / "progress.json").read_text())
+    assert [h[0] for h in progress["history"]] == [10, 20]   # one check ahead of the
+    assert progress["base"] == 300                             # checkpoint (10 iterations)
+    monkeypatch.setattr(FullSolver, "save_checkpoint", real_save)
+    resumed = run_task(Task("4", (9, 9), me, str(root), target=1e-9, max_iterations=30,
+                            toy_cap=TOY))
+    assert [(c[0], c[2]) for c in resumed["checks"]] == [(c[0], c[2]) for c in whole["checks"]]
+    for key in ("value_mao", "exploitability", "iterations", "p_mao_3", "truco_mao"):
+        assert resumed["row"][key] == whole["row"][key]
+
+
+def lab(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "lab", *args], capture_output=True, text=True,
+                          env=env)
+
+
+def test_lab_solve_match_play_names_the_missing_points_solution(tmp_path):
+    out = lab("solve", "match-play", "--vira", "K", "--checkpoints", str(tmp_path))
+    assert out.returncode == 2 and out.stdout == ""
+    assert f"lab solve full --vira K --checkpoints {tmp_path}" in out.stderr
+    out = lab("solve", "match-play", "--checkpoints", str(tmp_path), "--minutes", "0")
+    assert out.returncode == 2 and "--minutes 0" in out.stderr
+
+
+def test_lab_solve_match_play_tables_only_rebuilds_the_mixed_table(toy_root):
+    import os
+
+    _, data = toy_root
+    out = lab("solve", "match-play", "--tables-only", env={**os.environ})
+    assert out.returncode == 0, out.stderr
+    mixed = load_table("match_equity_mixed", directory=data)
+    points = load_table("match_equity", directory=data)
+    assert (mixed["score_aware_viras"] == 0).all() and (mixed["difference"].abs() < 1e-12).all()
+    assert (mixed["p_mao_points"] == points["p_mao"]).all()
