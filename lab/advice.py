@@ -43,7 +43,13 @@ Models and units, by the score before the hand:
   policy's (points per hand). The policy plays for points, the same at every normal
   score; ``points_play_leak`` says what that costs at this score: the points play's leak
   in **match-win probability** (what a player who plays for the match could win from it,
-  from the ``score_leak`` table), or null where the table does not hold it.
+  from the ``score_leak`` table), or null where the table does not hold it. Where ``lab
+  solve match-play`` re-solved the vira's hand at this score with match-win payoffs,
+  ``score_aware`` gives what that re-solve does with this hand class at the first decisions
+  (``truco_mao``: the mão opens with a truco; ``run_pe``: the pé runs from it; each beside
+  its ``_points`` play, probability), the seat's match-win probability under it and its
+  exploitability (match-win probability); null where it did not (the advice is then the
+  points play's, and the leak above says what that costs).
 - mão de onze (exactly one player at 11): model ``mao-de-onze-exact``, the game of
   :func:`lab.solver.games.eleven.solve_eleven` with the match payoffs of the ``match_equity``
   table, solved now to the target of the ``mao_de_onze`` table (its accept
@@ -69,7 +75,7 @@ import numpy as np
 
 from .cards import DECK, Card, CardError, check_distinct, level
 from .classes import hand_classes
-from .rules import (ACCEPT, COVER, ELEVEN, ELEVEN_ELEVEN, NORMAL, PLAY, RUN, SEAT_NAMES,
+from .rules import (ACCEPT, COVER, ELEVEN, ELEVEN_ELEVEN, MAO, NORMAL, PLAY, RUN, SEAT_NAMES,
                     SURRENDER, Action, HandState, IllegalAction, new_hand, parse_action,
                     parse_score)
 from .errors import InputError
@@ -209,6 +215,7 @@ class Advice:
     unit: str
     exploitability: float
     leak: float | None = None   # points play's leak at the score (match-win probability)
+    score_aware: dict | None = None   # the score-aware re-solve's first moves (see above)
 
     @property
     def best(self) -> int:
@@ -223,7 +230,8 @@ class Advice:
                 "ev": dict(zip(tokens, self.ev)), "on_path": self.on_path,
                 "model": self.model, "unit": self.unit,
                 "exploitability": self.exploitability,
-                **({"points_play_leak": self.leak} if self.model == FULL_MODEL else {})}
+                **({"points_play_leak": self.leak, "score_aware": self.score_aware}
+                   if self.model == FULL_MODEL else {})}
 
 
 def advise(position: Position, progress=None) -> dict:
@@ -360,7 +368,29 @@ def _full_game(position: Position, progress) -> Advice:
     advice = _assemble(position, legal_moves(state), lambda a: strategy.get(move(a), 0.0),
                        lambda a: value.get(move(a)), -state.value, on_path, FULL_MODEL,
                        POINTS, policy.exploitability)
-    return replace(advice, leak=points_play_leak(vira, position.score))
+    return replace(advice, leak=points_play_leak(vira, position.score),
+                   score_aware=score_aware_moves(vira, position.score, seat, position.hand))
+
+
+def score_aware_moves(vira: Card, score, seat: int, hand) -> dict | None:
+    """What the score-aware re-solve of ``vira`` at ``score`` does with ``hand``'s class
+    (see the module docstring), or None where there is none."""
+    import pandas as pd
+
+    from .tables.score_play import score_aware_hand
+
+    classes = hand_classes(vira)
+    label = classes.labels[classes.class_of_cards(list(hand), vira)]
+    found = score_aware_hand(vira, score, label)
+    if found is None:
+        return None
+    play, row = found
+    value = float(play["value_mao"]) if seat == MAO else 1 - float(play["value_mao"])
+    out = {"hand": label, "exploitability": float(play["exploitability"]),
+           "iterations": int(play["iterations"]), "match_win_probability": value}
+    for key in ("truco_mao", "truco_mao_points", "run_pe", "run_pe_points"):
+        out[key] = None if pd.isna(row[key]) else float(row[key])
+    return out
 
 
 # ---------------------------------------------------------------- mão de onze and 11 x 11

@@ -57,7 +57,7 @@ def ok(*args) -> dict:
 
 def check_shape(got: dict, model="full-game-points", unit="points per hand") -> None:
     assert list(got) == ["to_act", "legal", "strategy", "ev", "on_path", "model", "unit",
-                         "exploitability"] + (["points_play_leak"]
+                         "exploitability"] + (["points_play_leak", "score_aware"]
                                               if model == "full-game-points" else [])
     assert list(got["strategy"]) == got["legal"] and list(got["ev"]) == got["legal"]
     assert all(p >= 0 for p in got["strategy"].values())

@@ -515,3 +515,35 @@ def test_after_this_hand_lists_only_what_can_happen_at_the_score():
     assert text.count("<tr>") == 3   # body rows: mão plays and wins 3, pé wins 3, mão runs
     assert dashboard.details_html((11, 11)).count("<tr>") == 2
     assert "hand won" in dashboard.details_html((3, 4))
+
+
+def test_the_score_aware_view_puts_both_plays_side_by_side(monkeypatch):
+    points = synthetic_match_equity()
+    mixed = points.assign(model="full-game-points", exploitability=0.01, score_aware_viras=0,
+                          p_mao_points=points["p_mao"], difference=0.0)
+    at = (mixed["score_mao"] == 9) & (mixed["score_pe"] == 10)
+    mixed.loc[at, ["model", "score_aware_viras"]] = ["full-game-mixed", 3]
+    mixed.loc[at, "p_mao"] = mixed.loc[at, "p_mao_points"] + 0.0123
+    mixed.loc[at, "difference"] = 0.0123
+    tables = {"match_equity": points, "match_equity_mixed": mixed}
+
+    def load(name, solved_only=False):
+        if name in tables:
+            return tables[name]
+        raise widgets.TableMissing(name, "not built")
+
+    monkeypatch.setattr(widgets, "load", load)
+    monkeypatch.setattr(match_equity, "load", load)
+    dashboard = match_equity.MatchEquity()
+    equity = dashboard.image.value
+    dashboard.view.value = "score-aware play"
+    assert dashboard.image.value[:4] == b"\x89PNG" and dashboard.image.value != equity
+    assert "played for points on every vira here" in dashboard.details.value
+    dashboard.score_mao.value, dashboard.score_pe.value = 9, 10
+    p = float(points.loc[at, "p_mao"].iloc[0])
+    assert (f"<b>{p:.4f}</b> under points play, <b>{p + 0.0123:.4f}</b> with score-aware "
+            "play (+0.0123); re-solved for the match on 3 of 10 viras") in dashboard.details.value
+    del tables["match_equity_mixed"]
+    dashboard.score_mao.value = 8
+    assert "lab solve match-play --tables-only" in dashboard.details.value
+    assert dashboard.image.layout.visibility == "hidden"

@@ -15,6 +15,7 @@ import pytest
 
 from lab.match import (FULL_MODEL, MIXED_MODEL, SCORE_AWARE_MODEL, MixedModel, ScoreAwareHand,
                        equity_array, match_equity)
+from lab.cards import parse_card, parse_cards
 from lab.rules import MAO, PE
 from lab.solver.fullgame.game import LADDER
 from lab.solver.fullgame.solver import FullSolver, checkpoint_path, config_for
@@ -201,3 +202,70 @@ def test_lab_solve_match_play_tables_only_rebuilds_the_mixed_table(toy_root):
     points = load_table("match_equity", directory=data)
     assert (mixed["score_aware_viras"] == 0).all() and (mixed["difference"].abs() < 1e-12).all()
     assert (mixed["p_mao_points"] == points["p_mao"]).all()
+
+
+# ---------------------------------------------------------------- advice that knows the score
+
+@pytest.fixture
+def plays_data(tmp_path, monkeypatch):
+    """The repository's tables (the stored policies linked, not copied) plus made-up
+    re-solves of vira 4 at 9-10 (not solved: the advice's plumbing is under test)."""
+    from lab.classes import hand_classes
+    from lab.tables.score import PointsLeak, Resolve
+    from lab.tables.score_play import hand_rows, play_row, write_plays
+
+    data = tmp_path / "data"
+    shutil.copytree(REPO_DATA, data, ignore=shutil.ignore_patterns("full_policy"))
+    (data / "full_policy").symlink_to(REPO_DATA / "full_policy")
+    monkeypatch.setenv("LAB_DATA_DIR", str(data))
+    n = len(hand_classes("4").labels)
+    moves = {"truco_mao": 0.3, "accept_pe": 0.2, "run_pe": 0.7, "raise_pe": 0.1,
+             "by_class_truco_mao": {c: 0.25 for c in range(n)},
+             "by_class_run_pe": {c: 0.75 for c in range(n)}}
+    points = {**moves, "truco_mao": 0.1, "run_pe": 0.5,
+              "by_class_truco_mao": {c: 0.05 for c in range(n)},
+              "by_class_run_pe": {c: 0.5 for c in range(n)}}
+    rs = Resolve((9, 10), 40, 277.0, 0.0019, 0.4124, points, moves)
+    outcome = {(seat, v): 0.1 for seat in ("mao", "pe") for v in LADDER}
+    pay = (np.linspace(0.5, 1, 5), np.linspace(0.3, 0, 5))
+    write_plays([play_row("4", PointsLeak((9, 10), 0.42, 0.05, 0.06), rs, outcome, pay,
+                          "10,10")], hand_rows("4", rs), data)
+    return data
+
+
+def test_the_hand_measures_and_the_explorer_show_the_score_aware_play(plays_data):
+    from lab.dashboards.hand_explorer import sections_html
+    from lab.tables.tidy import hand_measures
+
+    m = hand_measures("4c", "5c,3h,Kd", "mao", (9, 10)).set_index("measure")
+    assert m.loc["score-aware first: truco", "value"] == 0.25
+    assert m.loc["score-aware first: truco", "model"] == SCORE_AWARE_MODEL
+    assert m.loc["score_aware_match_equity", "value"] == pytest.approx(0.4124)
+    assert m.loc["score_aware_match_equity", "exploitability"] == pytest.approx(0.0019)
+    pe = hand_measures("4c", "5c,3h,Kd", "pe", (9, 10)).set_index("measure")
+    assert pe.loc["score-aware vs truco: run", "value"] == 0.75
+    assert pe.loc["score_aware_match_equity", "value"] == pytest.approx(1 - 0.4124)
+    assert not hand_measures("4c", "5c,3h,Kd", "mao", (9, 9))["measure"].str.startswith(
+        "score").any()
+    page = sections_html(parse_card("4c"), parse_cards("5c,3h,Kd"), "mao", (9, 10))
+    assert "Played for the match at this score" in page
+    assert "opens with a truco 25.0% of the time instead of" in page
+    assert "falls back to points play" in sections_html(parse_card("4c"),
+                                                        parse_cards("5c,3h,Kd"), "mao", (9, 9))
+
+
+def test_the_advice_and_the_coach_say_what_the_score_aware_play_does(plays_data):
+    from lab.advice import build_position, score_aware_moves
+    from lab.commands.play import score_aware_words
+
+    vira, hand = parse_card("4c"), parse_cards("5c,3h,Kd")
+    aware = score_aware_moves(vira, (9, 10), MAO, hand)
+    assert aware["truco_mao"] == 0.25 and aware["truco_mao_points"] == 0.05
+    assert aware["exploitability"] == pytest.approx(0.0019) and aware["iterations"] == 40
+    assert score_aware_moves(vira, (9, 9), MAO, hand) is None
+    assert score_aware_moves(parse_card("Kc"), (9, 10), MAO, parse_cards("5c,3h,Qd")) is None
+    words = score_aware_words(aware, MAO, (9, 10))
+    assert words.startswith("re-solved for the match at 9-10 (exploitability 0.0019 "
+                            "match-win probability), a ")
+    assert "opens with a truco 25% of the time instead of 5% under points play" in words
+    assert build_position(vira, hand, MAO, (9, 10), []).score == (9, 10)

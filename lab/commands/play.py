@@ -29,7 +29,7 @@ import random
 import sys
 
 from ..cards import DECK, RANKS, card_name, manilha_rank
-from ..rules import (ACCEPT, COVER, DEFAULT_RULES, PLAY, RAISE, RUN, SURRENDER, TARGET,
+from ..rules import (ACCEPT, COVER, DEFAULT_RULES, MAO, PLAY, RAISE, RUN, SURRENDER, TARGET,
                      MatchState, RuleSet, next_value, parse_action)
 from ..sim.bots import BOT_NAMES, check_bot_name, decide
 from ..sim.match import stream_seed
@@ -208,6 +208,8 @@ class Coach:
                     "that knows the score")
             say(f"coach: the solver plays this hand for points, the same at every normal "
                 f"score; at {m}-{p} (mão-pé) {leak}")
+            if advice.score_aware is not None:
+                say("coach: " + score_aware_words(advice.score_aware, seat, (m, p)))
         fmt = (lambda v: f"{v:+.2f}") if points else (lambda v: f"{v:.3f}")
         unit = "points" if points else "match-win probability"
         moves = ", ".join(f"{a} {p:.0%} ({fmt(v)})" for a, p, v
@@ -389,3 +391,16 @@ def run(args, stdin=None, stdout=None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 
+
+def score_aware_words(aware: dict, seat: int, score) -> str:
+    """One line: what the score-aware re-solve at ``score`` does with the hand's class."""
+    def pct(x):
+        return "n/a" if x is None else f"{x:.0%}"
+
+    key = "truco_mao" if seat == MAO else "run_pe"
+    what = "opens with a truco" if seat == MAO else "runs from a truco"
+    return (f"re-solved for the match at {score[0]}-{score[1]} (exploitability "
+            f"{aware['exploitability']:.4f} match-win probability), a {aware['hand']} hand "
+            f"{what} {pct(aware[key])} of the time instead of {pct(aware[key + '_points'])} "
+            f"under points play; your match-win probability there is "
+            f"{aware['match_win_probability']:.3f}")

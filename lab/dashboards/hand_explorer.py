@@ -209,9 +209,42 @@ def sections_html(vira: Card, cards, seat: str, score: tuple[int, int]) -> str:
         for prefix, what in DECISIONS[seat]:
             parts.append(section(f"Solved strategy: {what}",
                                  strategy_html(measures, prefix)))
-        parts.append("<p><small>This advice plays each hand for points, the same at "
-                     f"every normal score; {html.escape(leak_text(score))}.</small></p>")
+        aware = [m for m in measures.index if m.startswith("score-aware")
+                 or m == "score_aware_match_equity"]
+        if aware:
+            parts.append(section(
+                "Played for the match at this score (a score-aware re-solve)",
+                rows_html(measures, [(m, SCORE_AWARE_WORDS.get(m, m)) for m in aware])
+                + compare_html(measures)))
+            parts.append("<p><small>The solved strategy above plays for points; at this "
+                         "score and vira the hand was also re-solved with match-win payoffs "
+                         f"(`lab solve match-play`); {html.escape(leak_text(score))}."
+                         "</small></p>")
+        else:
+            parts.append("<p><small>This advice plays each hand for points, the same at "
+                         "every normal score (no score-aware re-solve of this vira here, so "
+                         f"it falls back to points play); {html.escape(leak_text(score))}."
+                         "</small></p>")
     return TABLE_STYLE + "".join(parts)
+
+
+SCORE_AWARE_WORDS = {"score-aware first: truco": "how often the mão opens with a truco",
+                     "score-aware vs truco: run": "how often the pé runs from the mão's truco",
+                     "score_aware_match_equity": "the seat's chance to win the match, "
+                                                 "both playing for the match"}
+
+
+def compare_html(measures: pd.DataFrame) -> str:
+    """The score-aware decision beside the points play's, in words."""
+    pairs = [("score-aware first: truco", "first: truco", "opens with a truco"),
+             ("score-aware vs truco: run", "vs truco: run", "runs from a truco")]
+    said = []
+    for aware, points, what in pairs:
+        if aware in measures.index:
+            before = measures["value"].get(points, 0.0)
+            said.append(f"{what} {100 * measures.loc[aware, 'value']:.1f}% of the time "
+                        f"instead of {100 * before:.1f}% under points play")
+    return f"<p>With this hand it {'; '.join(said)}.</p>" if said else ""
 
 
 def section(title: str, body: str) -> str:

@@ -27,6 +27,9 @@ WHAT = {
     "full_summary": "the mão's points per hand and the bluff rates per vira",
     "full_outcomes": "how often a hand ends 1, 3, 6, 9 or 12 points to each player",
     "score_leak": "what playing for points instead of the match costs at each score",
+    "score_play": "how a hand is played for the match at a score, and what that changes",
+    "score_play_hands": "each hand's first decision when played for the match at a score",
+    "match_equity_mixed": "the chance of winning the match with score-aware play where solved",
     "bot_ranking": "how far each bot is from the solved game",
     "whatif": "what a house rule set changes: the mão's value per vira, the mão de onze "
               "decisions",
@@ -40,6 +43,8 @@ UNIT_OF = {
     "full_ev": "points per hand", "full_strategy": "points per hand",
     "full_summary": "points per hand", "full_outcomes": "points per hand",
     "score_leak": "match-win probability", "bot_ranking": "points per hand",
+    "score_play": "match-win probability", "score_play_hands": "match-win probability",
+    "match_equity_mixed": "match-win probability",
     "whatif": "win probability", "whatif_match": "win probability",
 }
 """The unit of each table's exploitability as its manifest records it (the what-if tables

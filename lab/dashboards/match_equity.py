@@ -37,7 +37,9 @@ class MatchEquity(Dashboard):
 
     VIEWS = {"match equity": "the next hand's mão's match-win probability at each score",
              "points play's leak": "how much the full game's points play leaks at each "
-                                   "score, in match-win probability (table score_leak)"}
+                                   "score, in match-win probability (table score_leak)",
+             "score-aware play": "the match equity with hands re-solved for the match where "
+                                 "they are, against points play (table match_equity_mixed)"}
 
     def __init__(self):
         super().__init__()
@@ -89,6 +91,8 @@ class MatchEquity(Dashboard):
         if self.view.value == "match equity":
             self.draw(self.image, (self.model.value, score), lambda: charts.match_equity_heatmap(
                 self.table, self.model.value, score))
+        elif self.view.value == "score-aware play":
+            self.draw_score_aware(score)
         else:
             try:
                 leaks = load("score_leak", solved_only=True)
@@ -100,6 +104,25 @@ class MatchEquity(Dashboard):
             key = ("leak", chosen, len(leaks), float(leaks["leak"].sum()))
             self.draw(self.image, key, lambda: charts.leak_heatmap(leaks, chosen))
         self.redraw_seconds = time.perf_counter() - start
+
+    def draw_score_aware(self, score: tuple[int, int]) -> None:
+        """The change of match equity from points play to score-aware play (heatmap), and
+        both side by side at ``score``."""
+        try:
+            mixed = load("match_equity_mixed")
+        except TableMissing as exc:
+            self.image.layout.visibility = "hidden"
+            self.details.value = missing_html(exc) + self.details.value
+            return
+        self.image.layout.visibility = "visible"
+        aware = mixed[mixed["score_aware_viras"] > 0]
+        title = ("Match equity: score-aware play minus points play (points of %)\n"
+                 + (f"{int(aware['score_aware_viras'].sum())} (vira, score) hands re-solved "
+                    f"for the match at {len(aware)} scores; the rest played for points"
+                    if len(aware) else "no hand re-solved yet: lab solve match-play"))
+        key = ("score-aware", score, float(mixed["difference"].abs().sum()))
+        self.draw(self.image, key, lambda: charts.difference_heatmap(mixed, score, title))
+        self.details.value = score_aware_html(mixed, score) + self.details.value
 
     def details_html(self, score: tuple[int, int]) -> str:
         p = self.p_mao(score)
@@ -133,6 +156,23 @@ class MatchEquity(Dashboard):
                 f"{html.escape(hand_kind_text(score))}</p>"
                 "<p>After this hand (the mão passes to the other player):</p>"
                 + frame_html(frame, "{:.3f}"))
+
+
+def score_aware_html(mixed: pd.DataFrame, score: tuple[int, int]) -> str:
+    """Points play and score-aware play side by side at ``score`` (match_equity_mixed)."""
+    row = mixed[(mixed["score_mao"] == score[0]) & (mixed["score_pe"] == score[1])].iloc[0]
+    n = int(row["score_aware_viras"])
+    how = (f"re-solved for the match on {n} of 10 viras" if n else
+           "played for points on every vira here" if max(score) < 11 else
+           "solved for the match under both (the end games)")
+    expl = "not measured" if pd.isna(row["exploitability"]) else \
+        f"exploitability ≤ {significant(float(row['exploitability']))}"
+    return (TABLE_STYLE + f"<h3>Score-aware play at {score[0]}–{score[1]} (mão–pé)</h3>"
+            f"<p>the mão's match-win probability: <b>{row['p_mao_points']:.4f}</b> under points "
+            f"play, <b>{row['p_mao']:.4f}</b> with score-aware play ({row['difference']:+.4f}); "
+            f"{html.escape(how)}, {expl} match-win probability "
+            f"<small>({html.escape(MODEL_LABELS.get(row['model'], str(row['model'])))})"
+            "</small></p>")
 
 
 def alternative_models(table: pd.DataFrame) -> list:

@@ -123,6 +123,23 @@ def write_plays(rows: list[dict], hands: list[dict], directory=None) -> pd.DataF
     return plays
 
 
+def score_aware_hand(vira, score, hand: str, directory=None):
+    """(``score_play`` row, ``score_play_hands`` row of hand class ``hand``) where
+    ``lab solve match-play`` re-solved ``vira`` at ``score``; None where it did not (or the
+    tables cannot be read: the caller falls back to points play)."""
+    try:
+        plays, hands = load_plays(directory)
+    except TableError:
+        return None
+    if not len(plays):
+        return None
+    v = RANKS[vira_rank_of(vira)]
+    at = (plays["vira"] == v) & (plays["score_mao"] == score[0]) & (plays["score_pe"] == score[1])
+    mine = hands[(hands["vira"] == v) & (hands["score_mao"] == score[0])
+                 & (hands["score_pe"] == score[1]) & (hands["hand"] == hand)]
+    return (plays[at].iloc[0], mine.iloc[0]) if at.any() and len(mine) else None
+
+
 def score_aware_hands(plays: pd.DataFrame) -> dict:
     """{(vira, (m, p)): :class:`lab.match.ScoreAwareHand`} of a ``score_play`` table."""
     from ..match import ScoreAwareHand

@@ -36,8 +36,9 @@ from .. import tables
 from ..cards import RANKS, Card, check_distinct, parse_card, parse_cards
 from ..classes import hand_classes
 from ..errors import InputError
-from ..match import ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL
+from ..match import ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL, SCORE_AWARE_MODEL
 from ..rules import ELEVEN, ELEVEN_ELEVEN, MAO, SEAT_NAMES, check_score, hand_kind
+from .score_play import score_aware_hand
 
 VIRA_TYPE = pd.CategoricalDtype(list(RANKS), ordered=True)
 """The vira's rank as an ordered categorical, weakest (4) to strongest (3)."""
@@ -67,6 +68,20 @@ UNITS = {
                        resolve_exploitability=MATCH, resolve_value_mao=MATCH,
                        truco_mao_points=PROBABILITY, truco_mao_score=PROBABILITY,
                        run_pe_points=PROBABILITY, run_pe_score=PROBABILITY),
+    "score_play": dict(score_mao="points", score_pe="points", value_mao=MATCH,
+                       exploitability=MATCH, iterations="iterations", seconds="seconds",
+                       points_value_mao=MATCH, points_leak=MATCH, value_change=MATCH,
+                       **{f"{m}{w}": PROBABILITY for m in ("truco_mao", "accept_pe", "run_pe",
+                                                           "raise_pe") for w in ("", "_points")},
+                       **{f"p_{s}_{v}": PROBABILITY for s in ("mao", "pe")
+                          for v in (1, 3, 6, 9, 12)},
+                       **{f"pay_{s}_{v}": MATCH for s in ("mao", "pe") for v in (1, 3, 6, 9, 12)}),
+    "score_play_hands": dict(score_mao="points", score_pe="points", weight=PROBABILITY,
+                             truco_mao=PROBABILITY, truco_mao_points=PROBABILITY,
+                             run_pe=PROBABILITY, run_pe_points=PROBABILITY),
+    "match_equity_mixed": dict(score_mao="points", score_pe="points", p_mao=MATCH, p_pe=MATCH,
+                               exploitability=MATCH, score_aware_viras="viras",
+                               p_mao_points=MATCH, difference=MATCH),
     "bot_ranking": dict(exploitability=POINTS, ev_vs_solver=POINTS, ci95_lo=POINTS,
                         ci95_hi=POINTS, hands="hands"),
     "whatif": dict(score_mao="points", score_pe="points",
@@ -200,7 +215,9 @@ def hand_measures(vira, cards: Cards, seat: str = "mao", score=(0, 0)) -> pd.Dat
     first decision's strategy of the full game (``first: <action>`` for the mão,
     ``after a card: <action>`` and ``vs truco: <action>`` for the pé), which plays for
     points, and ``points_play_leak``, what that costs at this score (match-win probability,
-    from ``score_leak``); at a mão de onze the holder's ``accept`` probability and its
+    from ``score_leak``); where ``lab solve match-play`` re-solved the hand at this score
+    for the match, ``score-aware first: truco`` (mão) or ``score-aware vs truco: run`` (pé)
+    and ``score_aware_match_equity`` (the seat's match-win probability under it); at a mão de onze the holder's ``accept`` probability and its
     match-win probability with this hand (``eleven_value``); at 11-11 the match-win
     probability of this hand (its card-play win probability: the hand decides the match).
     """
@@ -241,6 +258,15 @@ def hand_measures(vira, cards: Cards, seat: str = "mao", score=(0, 0)) -> pd.Dat
         leak = _points_leak(rank, score)
         if leak is not None:
             add("points_play_leak", leak, MATCH, np.nan, "full-game-points")
+        aware = score_aware_hand(rank, score, label)
+        if aware is not None:
+            play, hand = aware
+            for measure, column in SCORE_AWARE_MEASURES[seat]:
+                if pd.notna(hand[column]):
+                    add(measure, hand[column], PROBABILITY, play["exploitability"],
+                        SCORE_AWARE_MODEL)
+            add("score_aware_match_equity", play["value_mao"] if seat == "mao"
+                else 1 - play["value_mao"], MATCH, play["exploitability"], SCORE_AWARE_MODEL)
     out = pd.DataFrame(rows, columns=["measure", "value", "unit", "exploitability", "model"])
     out.attrs.update(vira=str(vira), cards=[str(c) for c in cards], hand=label, seat=seat,
                      score=score)
@@ -260,6 +286,11 @@ def _points_leak(rank: str, score) -> float | None:
         return None
     at = leaks[(leaks["score_mao"] == score[0]) & (leaks["score_pe"] == score[1])]
     return float(at["leak"].iloc[0]) if len(at) else None
+
+
+SCORE_AWARE_MEASURES = {"mao": [("score-aware first: truco", "truco_mao")],
+                        "pe": [("score-aware vs truco: run", "run_pe")]}
+"""The first decisions ``score_play_hands`` holds per class, as measures of each seat."""
 
 
 def _row(table: pd.DataFrame, seat: str, label: str) -> pd.Series:
