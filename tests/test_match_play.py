@@ -269,3 +269,24 @@ def test_the_advice_and_the_coach_say_what_the_score_aware_play_does(plays_data)
                             "match-win probability), a ")
     assert "opens with a truco 25% of the time instead of 5% under points play" in words
     assert build_position(vira, hand, MAO, (9, 10), []).score == (9, 10)
+
+
+def test_lab_solve_match_play_plans_the_order_from_the_end_of_the_match(tmp_path):
+    for vira in ("4", "K"):   # stand-ins for `lab solve full --checkpoints` (never loaded)
+        where = checkpoint_path(tmp_path, config_for(vira))
+        where.mkdir(parents=True)
+        (where / "state.json").write_text("{}")
+    out = lab("solve", "match-play", "--checkpoints", str(tmp_path), "--plan", "--score", "9,10",
+              "--score", "10,10", "--score", "0,0")
+    assert out.returncode == 0, out.stderr
+    plan = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [(p["vira"], tuple(p["score"])) for p in plan] == [
+        ("4", (10, 10)), ("K", (10, 10)), ("4", (9, 10)), ("K", (9, 10)), ("4", (0, 0)),
+        ("K", (0, 0))]
+    leaks = load_table("score_leak", directory=REPO_DATA)
+    mean = leaks[(leaks.score_mao == 9) & (leaks.score_pe == 10)]["leak"].mean()
+    assert plan[2]["mean_leak"] == round(mean, 5) and not plan[2]["finished"]
+    default = lab("solve", "match-play", "--checkpoints", str(tmp_path), "--plan")
+    scores = {tuple(json.loads(line)["score"]) for line in default.stdout.splitlines()}
+    at = leaks.groupby(["score_mao", "score_pe"])["leak"].mean()
+    assert scores == {s for s, x in at.items() if x > 0.02}

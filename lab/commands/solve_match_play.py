@@ -11,7 +11,8 @@ task per (vira, score): a local cluster of ``--workers`` processes, or ``--sched
 ADDRESS``. Each finished re-solve is merged into ``score_play`` and ``score_play_hands``
 and ``match_equity_mixed`` is rebuilt; a killed sweep started again resumes where it was.
 ``--plan`` prints the order and exits; ``--tables-only`` rebuilds ``match_equity_mixed``
-from the tables on disk.
+from the tables on disk; ``--check`` measures the stored re-solves again from their
+checkpoints.
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ def add_arguments(parser) -> None:
                         help="print the (vira, score) re-solves in their order and exit")
     parser.add_argument("--tables-only", action="store_true",
                         help="only rebuild match_equity_mixed from the tables on disk")
+    parser.add_argument("--check", action="store_true",
+                        help="measure each score_play row of the chosen viras and scores "
+                             "again from its checkpoint (value and exploitability) and exit")
 
 
 def chosen_cells(args, viras) -> list:
@@ -121,6 +125,8 @@ def run(args) -> int:
                              f"--vira V --checkpoints {args.checkpoints}` first")
     viras = [RANKS[vira_rank_of(v)] for v in viras]
     cells = chosen_cells(args, viras)
+    if args.check:
+        return check_rows(args, cells, say)
     if args.plan:
         for wave in waves(cells):
             for v, s, leak in wave:
@@ -153,3 +159,28 @@ def run(args) -> int:
                     "value_mao": row["value_mao"], "points_value_mao": row["points_value_mao"],
                     "points_leak": row["points_leak"], "checks": r["checks"]})
     return 0
+
+
+def check_rows(args, cells, say) -> int:
+    """``--check``: each stored re-solve of ``cells`` measured again from its checkpoint;
+    one JSON line each (match-win probability); exit 1 if one differs by more than 1e-9."""
+    from ..cli import print_json
+    from ..tables.score_play import load_plays
+    from ..tables.score_sweep import check_row, score_dir
+
+    plays, _ = load_plays()
+    worst = 0.0
+    for v, s, _ in cells:
+        rows = plays[(plays["vira"] == v) & (plays["score_mao"] == s[0])
+                     & (plays["score_pe"] == s[1])] if len(plays) else plays
+        if not len(rows) or not (score_dir(args.checkpoints, v, s) / "solution").exists():
+            continue
+        row = rows.iloc[0].to_dict()
+        say(f"vira {v} at {s[0]},{s[1]}: measuring the re-solve again from its checkpoint")
+        value, expl = check_row(args.checkpoints, row, threads=args.threads)
+        diff = max(abs(value - row["value_mao"]), abs(expl - row["exploitability"]))
+        worst = max(worst, diff)
+        print_json({"vira": v, "score": list(s), "value_mao": value,
+                    "table_value_mao": row["value_mao"], "exploitability": expl,
+                    "table_exploitability": row["exploitability"], "difference": diff})
+    return 0 if worst <= 1e-9 else 1
