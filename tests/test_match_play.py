@@ -27,6 +27,9 @@ from lab.tables.score_sweep import Task, check_row, run_task, score_dir, sweep, 
 REPO_DATA = Path(__file__).resolve().parents[1] / "data"
 TOY = (2, 2, 2, 1)
 NORMAL = [(m, p) for m in range(11) for p in range(11)]
+RE_SOLVED = ("score_play*", "match_equity_mixed*")
+"""The tables of the stored re-solves, left out where a test makes its own."""
+NOT_COPIED = shutil.ignore_patterns("full_policy*", *RE_SOLVED)
 
 
 @pytest.fixture(scope="module")
@@ -102,16 +105,23 @@ def test_waves_run_from_the_end_of_the_match_down_highest_leak_first():
         [("4", (10, 10)), ("K", (10, 10))], [("4", (9, 10)), ("4", (10, 9))], [("4", (9, 9))]]
 
 
-@pytest.fixture
-def toy_root(tmp_path, monkeypatch):
-    """A points solution of the reduced deck (300 iterations) where `lab solve full
-    --checkpoints ROOT` keeps vira 4's, and a copy of the repository's tables as data."""
-    root = tmp_path / "ck"
+@pytest.fixture(scope="module")
+def toy_points(tmp_path_factory):
+    """A points solution of the reduced deck (100 iterations) where `lab solve full
+    --checkpoints ROOT` keeps it; each test re-solves other scores under ROOT."""
+    root = tmp_path_factory.mktemp("ck")
     solver = FullSolver(config_for(toy_cap=TOY)).allocate()
-    solver.iterate(300)
+    solver.iterate(100)
     solver.save_checkpoint(checkpoint_path(root, config_for(toy_cap=TOY)))
+    return root
+
+
+@pytest.fixture
+def toy_root(toy_points, tmp_path, monkeypatch):
+    """The reduced deck's points solution and a copy of the repository's tables as data."""
+    root = toy_points
     data = tmp_path / "data"
-    shutil.copytree(REPO_DATA, data, ignore=shutil.ignore_patterns("full_policy*"))
+    shutil.copytree(REPO_DATA, data, ignore=NOT_COPIED)
     monkeypatch.setenv("LAB_DATA_DIR", str(data))
     return root, data
 
@@ -170,7 +180,7 @@ def test_a_killed_re_solve_resumes_with_the_same_iterates(toy_root, monkeypatch)
         run_task(Task("4", (9, 9), me, str(root), target=1e-9, max_iterations=30, toy_cap=TOY))
     progress = json.loads((score_dir(root, "4", (9, 9), TOY) / "progress.json").read_text())
     assert [h[0] for h in progress["history"]] == [10, 20]   # one check ahead of the
-    assert progress["base"] == 300                             # checkpoint (10 iterations)
+    assert progress["base"] == 100                             # checkpoint (10 iterations)
     monkeypatch.setattr(FullSolver, "save_checkpoint", real_save)
     resumed = run_task(Task("4", (9, 9), me, str(root), target=1e-9, max_iterations=30,
                             toy_cap=TOY))
@@ -192,10 +202,12 @@ def test_lab_solve_match_play_names_the_missing_points_solution(tmp_path):
     assert out.returncode == 2 and "--minutes 0" in out.stderr
 
 
-def test_lab_solve_match_play_tables_only_rebuilds_the_mixed_table(toy_root):
+def test_lab_solve_match_play_tables_only_rebuilds_the_mixed_table(tmp_path, monkeypatch):
     import os
 
-    _, data = toy_root
+    data = tmp_path / "data"
+    shutil.copytree(REPO_DATA, data, ignore=NOT_COPIED)
+    monkeypatch.setenv("LAB_DATA_DIR", str(data))
     out = lab("solve", "match-play", "--tables-only", env={**os.environ})
     assert out.returncode == 0, out.stderr
     mixed = load_table("match_equity_mixed", directory=data)
@@ -215,16 +227,18 @@ def plays_data(tmp_path, monkeypatch):
     from lab.tables.score_play import hand_rows, play_row, write_plays
 
     data = tmp_path / "data"
-    shutil.copytree(REPO_DATA, data, ignore=shutil.ignore_patterns("full_policy"))
+    shutil.copytree(REPO_DATA, data, ignore=shutil.ignore_patterns("full_policy", *RE_SOLVED))
     (data / "full_policy").symlink_to(REPO_DATA / "full_policy")
     monkeypatch.setenv("LAB_DATA_DIR", str(data))
     n = len(hand_classes("4").labels)
-    moves = {"truco_mao": 0.3, "accept_pe": 0.2, "run_pe": 0.7, "raise_pe": 0.1,
-             "by_class_truco_mao": {c: 0.25 for c in range(n)},
-             "by_class_run_pe": {c: 0.75 for c in range(n)}}
-    points = {**moves, "truco_mao": 0.1, "run_pe": 0.5,
-              "by_class_truco_mao": {c: 0.05 for c in range(n)},
-              "by_class_run_pe": {c: 0.5 for c in range(n)}}
+    def by_class(truco, accept, run, total):
+        return {"truco_mao": total, "accept_pe": accept, "run_pe": run,
+                "raise_pe": 1 - accept - run,
+                "by_class_truco_mao": {c: truco for c in range(n)},
+                **{f"by_class_{k}_pe": {c: p for c in range(n)} for k, p in (
+                    ("accept", accept), ("run", run), ("raise", 1 - accept - run))}}
+
+    moves, points = by_class(0.25, 0.2, 0.75, 0.3), by_class(0.05, 0.4, 0.5, 0.1)
     rs = Resolve((9, 10), 40, 277.0, 0.0019, 0.4124, points, moves)
     outcome = {(seat, v): 0.1 for seat in ("mao", "pe") for v in LADDER}
     pay = (np.linspace(0.5, 1, 5), np.linspace(0.3, 0, 5))

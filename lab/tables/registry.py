@@ -59,8 +59,9 @@ SCHEMAS = {
                        run_pe_score="float?"),
     "score_play": None,  # its outcome and payoff columns follow the ladder: see columns_of
     "score_play_hands": dict(vira="str", score_mao="int", score_pe="int", hand="str",
-                             weight="float", truco_mao="float?", truco_mao_points="float?",
-                             run_pe="float?", run_pe_points="float?"),
+                             weight="float", **{f"{m}{w}": "float?" for m in (
+                                 "truco_mao", "accept_pe", "run_pe", "raise_pe")
+                                 for w in ("", "_points")}),
     "match_equity_mixed": dict(score_mao="int", score_pe="int", p_mao="float", p_pe="float",
                                model="str", exploitability="float?",
                                score_aware_viras="int", p_mao_points="float",

@@ -114,7 +114,8 @@ def first_moves(solver) -> dict:
     """Deal-weighted frequencies of the first decisions under the average strategy:
     ``truco_mao`` (the mão opens with a truco), ``accept_pe`` / ``run_pe`` / ``raise_pe``
     (the pé's answer to it, weighted by the deal and the mão's truco), and the per-class
-    tables ``{class: p}`` behind them (``by_class_truco_mao``, ``by_class_run_pe``)."""
+    tables ``{class: p}`` behind them (``by_class_truco_mao``, ``by_class_accept_pe``,
+    ``by_class_run_pe``, ``by_class_raise_pe``)."""
     from .full import first_decisions
     from ..solver.fullgame.policy import FullPolicy
 
@@ -134,7 +135,8 @@ def first_moves(solver) -> dict:
         out[f"{answer}_pe"] = float(sum(reach[c] * d.get(answer, 0.0) for c, d in pe_vs.items())
                                     / total) if total > 0 else float("nan")
     out["by_class_truco_mao"] = truco
-    out["by_class_run_pe"] = {c: d.get("run", 0.0) for c, d in pe_vs.items()}
+    for answer in ("accept", "run", "raise"):
+        out[f"by_class_{answer}_pe"] = {c: d.get(answer, 0.0) for c, d in pe_vs.items()}
     return out
 
 

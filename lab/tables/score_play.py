@@ -60,19 +60,21 @@ def play_row(vira, points_leak, resolved, outcome: dict, payoffs, start: str) ->
 
 
 def hand_rows(vira, resolved) -> list[dict]:
-    """The ``score_play_hands`` rows of one re-solve: per hand class, the mão's truco and
-    the pé's run from a truco under the re-solved and the points play (NaN where the class
-    never meets the decision)."""
+    """The ``score_play_hands`` rows of one re-solve: per hand class, the mão's opening
+    truco and the pé's answers to it (accept, run, raise) under the re-solved and the
+    points play (NaN where the class never meets the decision)."""
     hc = hand_classes(vira)
     nan = float("nan")
     a, b = resolved.after, resolved.before
-    return [{"vira": RANKS[vira_rank_of(vira)], "score_mao": int(resolved.score[0]),
-             "score_pe": int(resolved.score[1]), "hand": label, "weight": float(hc.weight[c]),
-             "truco_mao": a["by_class_truco_mao"].get(c, nan),
-             "truco_mao_points": b["by_class_truco_mao"].get(c, nan),
-             "run_pe": a["by_class_run_pe"].get(c, nan),
-             "run_pe_points": b["by_class_run_pe"].get(c, nan)}
-            for c, label in enumerate(hc.labels)]
+    rows = []
+    for c, label in enumerate(hc.labels):
+        row = {"vira": RANKS[vira_rank_of(vira)], "score_mao": int(resolved.score[0]),
+               "score_pe": int(resolved.score[1]), "hand": label, "weight": float(hc.weight[c])}
+        for move in MOVES:
+            row[move] = a[f"by_class_{move}"].get(c, nan)
+            row[f"{move}_points"] = b[f"by_class_{move}"].get(c, nan)
+        rows.append(row)
+    return rows
 
 
 def load_plays(directory=None) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -116,12 +116,12 @@ def run_task(task: Task) -> dict:
     payoffs = score_payoffs(me, task.score)
     progress_file, solution = here / "progress.json", here / "solution"
     progress = json.loads(progress_file.read_text()) if progress_file.exists() else None
-    if progress is not None and (progress["start"] != list(task.start or ()) or
-                                 not np.allclose(progress["payoffs"], payoffs, atol=1e-12)
+    if progress is not None and (not np.allclose(progress["payoffs"], payoffs, atol=1e-12)
                                  or not has_checkpoint(solution)):
-        progress = None      # another sweep's leftovers: start again
-    history = None
-    if progress is not None:
+        progress = None      # solved with other payoffs (or never saved): start again
+    history, first = None, task.start
+    if progress is not None:   # it goes on from where it started, whatever is nearest now
+        first = tuple(progress["start"]) or None
         solver = points.load_checkpoint(solution)
         # the progress is written before the checkpoint: a kill between the two leaves it
         # one check ahead, and the checks the checkpoint does not hold are dropped
@@ -131,16 +131,16 @@ def run_task(task: Task) -> dict:
             raise RuntimeError(f"{here}: the checkpoint holds {done} iterations of the "
                                "re-solve, which no check recorded; delete the folder to "
                                "start it again")
-    elif task.start is not None:
+    elif first is not None:
         solver = points.load_checkpoint(
-            score_dir(task.checkpoints, task.vira, task.start, task.toy_cap) / "solution")
+            score_dir(task.checkpoints, task.vira, first, task.toy_cap) / "solution")
     else:
         solver = points
-    start = "points" if task.start is None else f"{task.start[0]},{task.start[1]}"
+    start = "points" if first is None else f"{first[0]},{first[1]}"
     base = solver.iterations if progress is None else progress["base"]
 
     def save(s, checks):
-        write_atomic(progress_file, json.dumps({"start": list(task.start or ()),
+        write_atomic(progress_file, json.dumps({"start": list(first or ()),
                                                 "payoffs": [list(p) for p in payoffs],
                                                 "base": base, "history": checks}))
         s.save_checkpoint(solution)

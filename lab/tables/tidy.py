@@ -77,8 +77,9 @@ UNITS = {
                           for v in (1, 3, 6, 9, 12)},
                        **{f"pay_{s}_{v}": MATCH for s in ("mao", "pe") for v in (1, 3, 6, 9, 12)}),
     "score_play_hands": dict(score_mao="points", score_pe="points", weight=PROBABILITY,
-                             truco_mao=PROBABILITY, truco_mao_points=PROBABILITY,
-                             run_pe=PROBABILITY, run_pe_points=PROBABILITY),
+                             **{f"{m}{w}": PROBABILITY for m in ("truco_mao", "accept_pe",
+                                                                 "run_pe", "raise_pe")
+                                for w in ("", "_points")}),
     "match_equity_mixed": dict(score_mao="points", score_pe="points", p_mao=MATCH, p_pe=MATCH,
                                exploitability=MATCH, score_aware_viras="viras",
                                p_mao_points=MATCH, difference=MATCH),
