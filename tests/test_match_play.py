@@ -304,3 +304,42 @@ def test_lab_solve_match_play_plans_the_order_from_the_end_of_the_match(tmp_path
     scores = {tuple(json.loads(line)["score"]) for line in default.stdout.splitlines()}
     at = leaks.groupby(["score_mao", "score_pe"])["leak"].mean()
     assert scores == {s for s, x in at.items() if x > 0.02}
+
+
+def test_the_sweep_runs_its_re_solves_as_dask_tasks_with_the_same_results(toy_root, tmp_path):
+    from dask.distributed import Client
+
+    from lab.cluster import local_cluster
+
+    root, data = toy_root
+    alone = sweep([("4", (8, 10), 0.03)], root, target=0.5, toy_cap=TOY, directory=data,
+                  say=lambda line: None, save=False)
+    shutil.rmtree(score_dir(root, "4", (8, 10), TOY))
+    cluster = local_cluster(1, processes=False)
+    try:
+        with Client(cluster) as client:
+            tasks = sweep([("4", (8, 10), 0.03)], root, target=0.5, toy_cap=TOY,
+                          directory=data, say=lambda line: None, save=False, client=client)
+    finally:
+        cluster.close()
+    assert [r["row"] for r in tasks] == [r["row"] for r in alone]
+
+
+def test_the_watcher_says_each_new_check_once(tmp_path):
+    from lab.tables.score_sweep import CheckWatcher
+
+    task = Task("4", (9, 9), (), str(tmp_path), target=0.002, toy_cap=TOY)
+    where = score_dir(tmp_path, "4", (9, 9), TOY)
+    lines = []
+    watch = CheckWatcher([task], lines.append)
+    watch()                                   # nothing under way yet
+    where.mkdir(parents=True)
+    checks = [[10, 61.0, 0.0196], [20, 120.4, 0.0084]]
+    (where / "progress.json").write_text(json.dumps({"history": checks}))
+    watch()
+    watch()
+    checks.append([30, 181.9, 0.0049])
+    (where / "progress.json").write_text(json.dumps({"history": checks}))
+    watch()
+    assert lines == [f"vira 4 at 9,9: {n} iterations, {s:.0f} s, exploitability {x:.5f} "
+                     "match-win probability (target 0.002)" for n, s, x in checks]

@@ -209,7 +209,8 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
         total = wave[0][1][0] + wave[0][1][1]
         say(f"wave {total} points: {len(tasks)} re-solve{'s' if len(tasks) > 1 else ''} "
             f"({', '.join(f'{t.vira} {t.score[0]}-{t.score[1]}' for t in tasks)})")
-        for task, result in _run(tasks, client):
+        watch = CheckWatcher(tasks, say)
+        for task, result in _run(tasks, client, watch):
             row = result["row"]
             results.append(result)
             if save:
@@ -223,16 +224,47 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
     return results
 
 
-def _run(tasks, client):
-    """(task, result) pairs as they finish: dask futures, or in this process in order."""
+class CheckWatcher:
+    """Says each new check of the re-solves under way (read from their ``progress.json``):
+    a sweep's progress while its tasks run elsewhere."""
+
+    def __init__(self, tasks, say):
+        self.tasks, self.say, self.seen = list(tasks), say, {}
+
+    def __call__(self) -> None:
+        for t in self.tasks:
+            path = score_dir(t.checkpoints, t.vira, t.score, t.toy_cap) / "progress.json"
+            try:
+                checks = json.loads(path.read_text())["history"]
+            except (OSError, ValueError, KeyError):
+                continue
+            key = (t.vira, t.score)
+            for done, seconds, expl in checks[self.seen.get(key, 0):]:
+                self.say(f"vira {t.vira} at {t.score[0]},{t.score[1]}: {done} iterations, "
+                         f"{seconds:.0f} s, exploitability {expl:.5f} match-win probability "
+                         f"(target {t.target})")
+            self.seen[key] = len(checks)
+
+
+def _run(tasks, client, watch=None, every: float = 20.0):
+    """(task, result) pairs as they finish: dask futures (calling ``watch`` every
+    ``every`` seconds while they run), or in this process in order."""
     if client is None:
         for t in tasks:
             yield t, run_task(t)
         return
-    from dask.distributed import as_completed
+    from dask.distributed import wait
 
     futures = {client.submit(run_task, t, key=f"score-{t.vira}-{t.score[0]}-{t.score[1]}-"
                                               f"{time.time_ns()}", pure=False): t
                for t in tasks}
-    for future in as_completed(futures):
-        yield futures[future], future.result()
+    pending = set(futures)
+    while pending:
+        try:
+            done, pending = wait(list(pending), timeout=every, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            done = set()
+        if watch is not None:
+            watch()
+        for future in done:
+            yield futures[future], future.result()
