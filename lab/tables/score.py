@@ -164,6 +164,13 @@ class Resolve:
                 for c in moved]
 
 
+def payoff_scale(mao, pe) -> tuple[float, float]:
+    """(centre, half swing) of the match payoffs of one score (match-win probability):
+    a re-solve plays ``(payoff - centre) / half swing``, "points at this score" where a
+    1-point hand swings 2, so that the payoffs are on the regrets' scale."""
+    return 0.5 * (mao[0] + pe[0]), 0.5 * (mao[0] - pe[0])
+
+
 def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0,
             max_iterations: int | None = None, progress: bool = False,
             target: float | None = None, check_every: int = 10,
@@ -187,16 +194,16 @@ def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0
     reported back in match-win probability. ``solver`` is changed in place.
     """
     mao, pe = score_payoffs(me, score)
-    centre, half_swing = 0.5 * (mao[0] + pe[0]), 0.5 * (mao[0] - pe[0])
+    centre, half_swing = payoff_scale(mao, pe)
+    scaled = ((mao - centre) / half_swing, (pe - centre) / half_swing)
     if not half_swing > 0:
         raise InputError(f"score {score}: winning a point does not help the mão")
     before = first_moves(solver) if before is None else before
     if resume is None:
-        solver.set_payoffs((mao - centre) / half_swing, (pe - centre) / half_swing)
+        solver.set_payoffs(*scaled)
         solver.restart_average()
     elif solver.payoffs is None or not np.allclose(
-            solver.payoffs, ((mao - centre) / half_swing, (pe - centre) / half_swing),
-            rtol=0, atol=1e-12):
+            solver.payoffs, scaled, rtol=0, atol=1e-12):
         raise InputError(f"score {score}: the checkpoint to resume was solved with other payoffs")
     bar = None
     if progress:

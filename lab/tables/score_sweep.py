@@ -161,12 +161,12 @@ def check_row(checkpoints, row: dict, threads: int = 1, toy_cap=None) -> tuple[f
     """(mão's value, exploitability), match-win probability, of the re-solve a
     ``score_play`` row describes, measured again from its checkpoint."""
     from ..solver.fullgame.solver import FullSolver
+    from .score import payoff_scale
 
     score = (int(row["score_mao"]), int(row["score_pe"]))
     solver = FullSolver(_config(row["vira"], toy_cap), threads=threads).load_checkpoint(
         score_dir(checkpoints, row["vira"], score, toy_cap) / "solution")
-    mao0, pe0 = row["pay_mao_1"], row["pay_pe_1"]
-    centre, half_swing = 0.5 * (mao0 + pe0), 0.5 * (mao0 - pe0)
+    centre, half_swing = payoff_scale([row["pay_mao_1"]], [row["pay_pe_1"]])
     best = solver.best_response_values()
     return centre + solver.value() * half_swing, 0.5 * (best[0] + best[1]) * half_swing
 
