@@ -16,7 +16,9 @@ iteration (the same numbers as ``--no-prune``) instead of when they are next rea
 ``--checkpoint DIR`` makes the run resumable (kill it, run the same command
 again); ``--toy 2,2,2,1 --ladder 1,3,6`` runs a reduced configuration;
 ``--schedules dcfr,lcfr,...`` runs each Discounted CFR schedule in turn on the same
-configuration and ends with their exploitabilities side by side.
+configuration and ends with their exploitabilities side by side; ``--storage
+int16,float32`` does the same for each storage (every schedule with every storage), and
+``--plot FILE.png`` draws the runs' exploitability against iterations and solver seconds.
 """
 
 from __future__ import annotations
@@ -24,18 +26,29 @@ from __future__ import annotations
 import json
 import sys
 import time
-from ..options import count, integers, Parser, positive
+from ..options import count, integers, Parser, positive, UsageError
+
+STORAGES = ("int16", "float32")
+
+
+def storages_of(text: str) -> list[str]:
+    """The storages named in ``text``, comma separated, each once (an option's value)."""
+    names = [name.strip() for name in str(text).split(",") if name.strip()]
+    if not names or len(set(names)) != len(names) or not set(names) <= set(STORAGES):
+        raise UsageError(f"--storage {text}: name each of {', '.join(STORAGES)} at most once")
+    return names
 
 
 def iteration_traffic(solver) -> int:
     """Bytes one Discounted CFR iteration must move at least: each of its two walks reads
     every regret entry (both seats' current strategies), and each seat's entries are
     then rewritten once with their strategy sums (read and written); plus the scales
-    of the 16-bit storage."""
+    per public node (float32, read and written: the regrets' and the sums' in 16 bits, the
+    sums' in float32)."""
     L = solver.layout
     wide = solver.config.storage == "float32"
     entry = 4 if wide else 2
-    scales = 0 if wide else 2 * 4 * 2 * L.n_public   # two float32 scales, read and written
+    scales = (1 if wide else 2) * 4 * 2 * L.n_public
     return L.n_slots * entry * (2 + 3) + scales
 
 
@@ -57,7 +70,8 @@ def main(argv) -> int:
                    help="a reduced deck: copies per level, e.g. 2,2,2,1")
     p.add_argument("--ladder", type=integers, default=(1, 3, 6, 9, 12),
                    help="hand values (default 1,3,6,9,12)")
-    p.add_argument("--storage", default="int16", choices=("int16", "float32"))
+    p.add_argument("--storage", default="int16",
+                   help="int16 (default) or float32; comma separated to run each in turn")
     p.add_argument("--target", type=positive, default=0.01, help="points per hand (default 0.01)")
     p.add_argument("--minutes", type=positive, default=30.0, help="time budget (default 30)")
     p.add_argument("--max-iterations", type=count, default=100_000)
@@ -72,6 +86,8 @@ def main(argv) -> int:
                    help="Discounted CFR weights to run one after the other on the same "
                         "configuration, comma separated (" + ", ".join(SCHEDULES) + "; "
                         "default dcfr); with more than one, a side-by-side table ends the run")
+    p.add_argument("--plot", default=None, metavar="FILE.png",
+                   help="draw every run's exploitability against iterations and seconds")
     p.add_argument("--no-prune", action="store_true",
                    help="walk the betting nodes the opponent does not reach too (the same "
                         "numbers, slower: to measure what leaving them out buys)")
@@ -80,29 +96,38 @@ def main(argv) -> int:
                         "(the numbers of --no-prune) instead of when they are next reached")
     args = p.parse_args(argv)
     schedules = schedules_of(args.schedules)
+    storages = storages_of(args.storage)
+    if args.plot is not None and not args.plot.endswith(".png"):
+        raise UsageError(f"--plot {args.plot}: name a .png file")
 
     ladder, toy = args.ladder, args.toy
-    config = config_for(None if toy else args.vira, toy_cap=toy, ladder=ladder,
-                        storage=args.storage)
-    t_compile = time.perf_counter()
-    ensure_compiled(args.threads, args.storage)
-    t_compile = time.perf_counter() - t_compile
     from .cardplay import copy_bandwidth
 
     bandwidth = copy_bandwidth()
     curves = {}
-    for schedule in schedules:
-        checkpoint = args.checkpoint
-        if checkpoint is not None and len(schedules) > 1:
-            checkpoint = f"{checkpoint}_{schedule.name}"
-        solver = FullSolver(config, threads=args.threads, schedule=schedule)
-        solver.prune_dead = not args.no_prune
-        solver.lazy_discount = not args.eager_discount
-        curves[schedule.name] = _run(solver, args, checkpoint, t_compile, bandwidth)
+    for storage in storages:
+        config = config_for(None if toy else args.vira, toy_cap=toy, ladder=ladder,
+                            storage=storage)
+        t_compile = time.perf_counter()
+        ensure_compiled(args.threads, storage)
+        t_compile = time.perf_counter() - t_compile
+        for schedule in schedules:
+            name = schedule.name if len(storages) == 1 else f"{schedule.name}/{storage}"
+            checkpoint = args.checkpoint
+            if checkpoint is not None and len(schedules) * len(storages) > 1:
+                checkpoint = f"{checkpoint}_{name.replace('/', '_')}"
+            solver = FullSolver(config, threads=args.threads, schedule=schedule)
+            solver.prune_dead = not args.no_prune
+            solver.lazy_discount = not args.eager_discount
+            curves[name] = _run(solver, args, checkpoint, t_compile, bandwidth)
     if len(curves) > 1:
         print(json.dumps({"compare": _side_by_side(curves)}), flush=True)
         for line in _side_by_side_text(curves):
             print(line, file=sys.stderr, flush=True)
+    if args.plot is not None:
+        title = config.label if len(storages) == 1 else config.label.rsplit(", ", 1)[0]
+        plot_curves(curves, args.plot, title)
+        print(json.dumps({"plot": args.plot}), flush=True)
     return 0
 
 
@@ -177,8 +202,34 @@ def _side_by_side(curves: dict) -> list:
 def _side_by_side_text(curves: dict) -> list:
     names = list(curves)
     lines = ["exploitability (points per hand) after each check:",
-             f"{'iterations':>10}" + "".join(f"{n:>12}" for n in names)]
+             f"{'iterations':>10}" + "".join(f"{n:>15}" for n in names)]
     for row in _side_by_side(curves):
         lines.append(f"{row['iterations']:>10}" + "".join(
-            f"{row[n]:>12.5f}" if row[n] is not None else f"{'':>12}" for n in names))
+            f"{row[n]:>15.5f}" if row[n] is not None else f"{'':>15}" for n in names))
     return lines
+
+
+def plot_curves(curves: dict, path, title: str) -> None:
+    """Each run's exploitability (points per hand, log scale) against its iterations and
+    against its solver seconds, side by side, saved as a PNG at ``path``."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for name, rows in curves.items():
+        axes[0].plot([r["iterations"] for r in rows], [r["exploitability"] for r in rows],
+                     marker=".", label=name)
+        axes[1].plot([r["seconds"] for r in rows], [r["exploitability"] for r in rows],
+                     marker=".", label=name)
+    axes[0].set_yscale("log")
+    axes[0].set_ylabel("exploitability (points per hand)")
+    axes[0].set_xlabel("iterations")
+    axes[1].set_xlabel("solver seconds")
+    for ax in axes:
+        ax.grid(True, which="both", alpha=0.3)
+    axes[1].legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)

@@ -560,9 +560,8 @@ def _by_key(threshold, quant, keys: Keys, tree, templates, sums, q, mask) -> int
 
 def key_sums(solver, keys: Keys) -> np.ndarray:
     """The solver's average strategy sums added up over each key's public nodes (float)."""
-    wide = solver.config.storage == "float32"
-    cum = solver.cum32 if wide else solver.cum16
-    scale = np.ones(1) if wide else solver.cscale.astype(np.float64)
+    cum = solver.cum32 if solver.config.storage == "float32" else solver.cum16
+    scale = solver.cscale.astype(np.float64)
     sums = np.zeros(keys.n_slots)
     _walk(0, keys, solver.tree, solver.layout, solver.templates, cum, scale, sums)
     _groups(0, keys, solver.tree, solver.templates, sums)

@@ -33,8 +33,10 @@ after his own update of the iteration (:class:`lab.solver.cfr.CFRSolver` with
 Storage: one regret and one strategy-sum entry per (public node, private state
 of its actor, action), in float32 (``wide``) or in 16 bits with one float32
 scale per public node (regrets int16 in ``[-32767, 32767] * scale``, strategy
-sums uint16 in ``[0, 65535] * scale``). Regret matching and averaging only
-need ratios within a node, so they read the raw integers.
+sums uint16 in ``[0, 65535] * scale``). Wide strategy sums have a scale per node too
+(one until a lazy iteration discounts a node it did not update; the node's next update
+folds it in). Regret matching and averaging only need ratios within a node, so they
+read the raw entries.
 
 ``win`` and ``lose`` are arrays over the ladder's values: ``u`` gets ``+win[k] * ladder[k]``
 when he wins a hand worth ``ladder[k]`` and ``-lose[k] * ladder[k]`` when he loses it.
@@ -84,6 +86,7 @@ Tree = namedtuple("Tree", [
 Store = namedtuple("Store", ["wide", "reg32", "reg16", "rscale", "cum32", "cum16", "cscale",
                              "pred32", "pred16", "pscale", "rstamp", "cstamp"])
 """Regrets and strategy sums: float32 (``wide``) or 16 bits with a scale per public node;
+the sums' scales also for float32 (:func:`store_sums`);
 ``pred*``: the regrets regret matching reads (the same arrays as ``reg*``, or for a
 predictive schedule the regrets predicted for the next iteration); per public node the last
 iteration whose update its regrets (``rstamp``) and its strategy sums (``cstamp``) hold
@@ -632,8 +635,8 @@ def caught_up(r, lag, gp, gn):
 
 @njit(cache=True)
 def discount_untouched_sums(cstamp, cscale, it, avg):
-    """After a lazy iteration ``it``: the strategy sums (16 bits) of every public node it did
-    not update are discounted by ``avg`` through the node's scale, as an eager walk would
+    """After a lazy iteration ``it``: the strategy sums of every public node it did not
+    update are discounted by ``avg`` through the node's scale, as an eager walk would
     have (their reach was zero), so that the sums always hold whole iterations."""
     for p in range(cstamp.shape[0]):
         if cstamp[p] != it:
@@ -692,11 +695,13 @@ def store_regrets(ks, m, pub, S, TMP, predictive):
 @njit(cache=True)
 def store_sums(ks, m, pub, S, TMP, it):
     """Write one public node's ``m`` new strategy sums (TMP row 4) from slot ``ks`` on; in
-    16 bits with a new scale for the node; they now hold iteration ``it``."""
+    16 bits with a new scale for the node (float32: with the scale 1); they now hold
+    iteration ``it``."""
     S.cstamp[pub] = it
     if S.wide:
         for q in range(m):
             S.cum32[ks + q] = TMP[4, q]
+        S.cscale[pub] = 1.0
         return 0
     write16(TMP, 4, m, S.cum16, ks, S.cscale, pub, U16)
     return 0
@@ -759,7 +764,7 @@ def _finish(c, d, H, T, S, W, P, K):
         so = KI[d, k, 4]
         pub = KI[d, k, 3]
         rs = 1.0 if wide else np.float64(rscale[pub])
-        cs = 1.0 if wide else np.float64(cscale[pub])
+        cs = np.float64(cscale[pub])
         if t_kind[gid] == T_NODE:
             kq = h0 + t_child_a[gid] if t_child_a[gid] >= 0 else -1
             can_raise = kq >= 0
@@ -779,11 +784,11 @@ def _finish(c, d, H, T, S, W, P, K):
                         ec = pair_edge_count[pa + i]
                         ri = RI[d, ro + k * na + i]
                         for e in range(es, es + ec):
-                            TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e] * cs) * avg
+                            TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e]) * cs * avg
                                          + ri * SIG[d, so + e])
                         if can_raise:
                             e = E + i
-                            TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e] * cs) * avg
+                            TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e]) * cs * avg
                                          + ri * SIG[d, so + e])
                     store_sums(ks, m, pub, S, TMP, P.it)
                 continue
@@ -880,7 +885,7 @@ def _finish(c, d, H, T, S, W, P, K):
                         rj = RI[d, rb + j]
                         for x in range(n_ans):
                             sl = ks + j * n_ans + x
-                            TMP[4, j * n_ans + x] = ((cum32[sl] if wide else cum16[sl] * cs)
+                            TMP[4, j * n_ans + x] = ((cum32[sl] if wide else cum16[sl]) * cs
                                                      * avg + rj * SIG[d, so + 3 * j + x])
                     store_sums(ks, m, pub, S, TMP, P.it)
     # ---------------------------------------------------------- out: each history's root node

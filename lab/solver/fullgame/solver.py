@@ -201,7 +201,7 @@ class FullSolver(Lifecycle):
         self.prune_dead = True
         self.dead_share = 0.0
         # and they do not even discount the dead nodes' regrets until those are next
-        # reached (16-bit storage with a schedule that is not predictive; kernels.catch_up)
+        # reached (a schedule that is not predictive; kernels.catch_up)
         self.lazy_discount = True
         self._factor_rows = (np.ones(1), np.ones(1))   # see _factors
         # the game's shape as the kernels take it (kernels.Tree)
@@ -298,7 +298,8 @@ class FullSolver(Lifecycle):
             self.reg16 = np.zeros(1, dtype=np.int16)
             self.cum16 = np.zeros(1, dtype=np.uint16)
             self.rscale = one32.copy()
-            self.cscale = one32.copy()
+            # the sums' scales: one until a lazy iteration leaves a node out (kernels.Store)
+            self.cscale = np.ones(L.n_public, dtype=np.float32)
         else:
             self.reg32, self.cum32 = one32.copy(), one32.copy()
             self.reg16 = np.zeros(L.n_slots, dtype=np.int16)
@@ -391,7 +392,7 @@ class FullSolver(Lifecycle):
         self.cum32[...] = 0
         return self
 
-    def _seat_payoffs(self, u: int):
+    def seat_payoffs(self, u: int):
         """(ladder, win, lose) of the traversal for seat ``u`` under the current payoffs."""
         if self.payoffs is None:
             return self.ladder, 1.0, 1.0
@@ -409,7 +410,7 @@ class FullSolver(Lifecycle):
         :meth:`set_payoffs` said otherwise)."""
         given = [x is not None for x in (ladder, win, lose)]
         if not any(given):
-            ladder, win, lose = self._seat_payoffs(u)
+            ladder, win, lose = self.seat_payoffs(u)
         elif not all(given):
             raise ValueError("traverse(): give ladder, win and lose together, or none of them")
         lad = np.asarray(ladder, dtype=np.float64)
@@ -458,8 +459,7 @@ class FullSolver(Lifecycle):
 
     def lazy(self) -> bool:
         """Whether the CFR walks discount the dead nodes lazily (see :attr:`lazy_discount`)."""
-        return (self.prune_dead and self.lazy_discount and self.config.storage == "int16"
-                and not self.schedule.predictive)
+        return self.prune_dead and self.lazy_discount and not self.schedule.predictive
 
     def _factors(self, it: int) -> tuple[np.ndarray, np.ndarray]:
         """The positive- and negative-regret factors of iterations 0 to ``it`` (index =
@@ -501,7 +501,7 @@ class FullSolver(Lifecycle):
         for lo in range(0, len(mao), chunk):
             a, b = mao[lo:lo + chunk], pe[lo:lo + chunk]
             if best:
-                for u, (win, lose) in enumerate(((a, -b), (-b, a))):   # as _seat_payoffs
+                for u, (win, lose) in enumerate(((a, -b), (-b, a))):   # as seat_payoffs
                     out[lo:lo + chunk, u] = self._traverse_batch(u, K.BEST, win, lose).sum(axis=0)
             else:
                 value = self._traverse_batch(0, K.AVERAGE, a, -b).sum(axis=0)
@@ -698,7 +698,11 @@ class FullSolver(Lifecycle):
             if name == "rstamp" and not (directory / f"{name}.npy").exists():
                 arr[...] = meta["iterations"]   # written before lazy discounts: all current
                 continue
-            arr[...] = np.load(directory / f"{name}.npy", mmap_mode="r")
+            saved = np.load(directory / f"{name}.npy", mmap_mode="r")
+            if name == "cscale" and saved.shape != arr.shape:
+                arr[...] = 1.0   # float32 sums written before they had scales: all current
+                continue
+            arr[...] = saved
         self.cstamp[...] = meta["iterations"]   # every iteration ends with the sums current
         self.iterations = int(meta["iterations"])
         self.seconds = float(meta["seconds"])
