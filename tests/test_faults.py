@@ -362,16 +362,23 @@ def test_ctrl_c_on_a_local_dask_cluster_is_one_line(tmp_path):
                              stderr=subprocess.PIPE, text=True, start_new_session=True,
                              preexec_fn=default_sigint)
     me = psutil.Process(child.pid)
-    deadline = time.time() + 120
-    workers = []
-    while len(workers) < 2 and time.time() < deadline and child.poll() is None:
-        time.sleep(0.2)
-        workers = [p for p in me.children(recursive=True)
-                   if "spawn_main" in " ".join(p.cmdline())]
-    assert len(workers) == 2, "the local cluster did not start its two workers"
-    time.sleep(3)                           # the workers play their first chunks
-    os.killpg(child.pid, signal.SIGINT)     # what a terminal's Ctrl-C does
-    out, err = child.communicate(timeout=120)
-    assert (child.returncode, out, err) == (130, "", "error: interrupted\n")
-    gone, alive = psutil.wait_procs(workers, timeout=30)
-    assert not alive
+    try:
+        deadline = time.time() + 120
+        workers = []
+        while len(workers) < 2 and time.time() < deadline and child.poll() is None:
+            time.sleep(0.2)
+            workers = [p for p in me.children(recursive=True)
+                       if "spawn_main" in " ".join(p.cmdline())]
+        assert len(workers) == 2, "the local cluster did not start its two workers"
+        time.sleep(3)                           # the workers play their first chunks
+        os.killpg(child.pid, signal.SIGINT)     # what a terminal's Ctrl-C does
+        out, err = child.communicate(timeout=120)
+        assert (child.returncode, out, err) == (130, "", "error: interrupted\n")
+        gone, alive = psutil.wait_procs(workers, timeout=30)
+        assert not alive
+    finally:   # a failed run leaves neither the command nor its workers to the next tests
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        child.wait()
