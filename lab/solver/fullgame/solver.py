@@ -233,12 +233,12 @@ class FullSolver(Lifecycle):
                 "terminals": L.terminal_nodes, "regret_entries": L.n_slots}
 
     def memory_estimate(self) -> dict:
-        """Bytes :meth:`allocate` will take: regrets + strategy sums (+ scales, and two
-        iteration stamps per public node), buffers,
-        and the card tree and layout already held."""
+        """Bytes :meth:`allocate` will take: regrets + strategy sums (+ scales: two per
+        public node in 16 bits, the sums' one in float32; and two iteration stamps per public
+        node), buffers, and the card tree and layout already held."""
         L = self.layout
         per = 8 if self.config.storage == "float32" else 4
-        storage = L.n_slots * per + (0 if per == 8 else L.n_public * 8) + L.n_public * 8
+        storage = L.n_slots * per + L.n_public * (4 if per == 8 else 8) + L.n_public * 8
         if self.schedule.predictive:   # the predicted regrets (and their scales)
             storage += L.n_slots * per // 2 + (0 if per == 8 else L.n_public * 4)
         buffers = self._buffer_bytes()
