@@ -49,7 +49,12 @@ Models and units, by the score before the hand:
   (``truco_mao``: the mão opens with a truco; ``run_pe``: the pé runs from it; each beside
   its ``_points`` play, probability), the seat's match-win probability under it and its
   exploitability (match-win probability); null where it did not (the advice is then the
-  points play's, and the leak above says what that costs).
+  points play's, and the leak above says what that costs). Where that re-solve's policy is
+  stored (:mod:`lab.tables.score_policies`), the advice is that policy's instead, at every
+  decision of the hand: model ``full-game-score-aware``, values in **match-win
+  probability** of the asking seat (exact, against the stored policy, with the re-solve's
+  payoffs), ``exploitability`` the stored policy's (match-win probability), and no
+  ``points_play_leak``.
 - mão de onze (exactly one player at 11): model ``mao-de-onze-exact``, the game of
   :func:`lab.solver.games.eleven.solve_eleven` with the match payoffs of the ``match_equity``
   table, solved now to the target of the ``mao_de_onze`` table (its accept
@@ -320,15 +325,17 @@ def note(text: str, progress=None):
 
 
 def _full_game(position: Position, progress) -> Advice:
-    from .match import FULL_MODEL
+    from .match import FULL_MODEL, SCORE_AWARE_MODEL
     from .tables.policies import load_full_policy
     from .tables.score import points_play_leak
+    from .tables.score_policies import load_score_policy
     from .solver.fullgame.line import follow
     from .solver.policy import PolicyError
 
     vira, seat = position.vira, position.seat
     with note(f"loading the stored full-game policy of vira {vira}", progress):
-        policy = load_full_policy(vira)
+        aware = load_score_policy(vira, position.score)
+        policy = aware if aware is not None else load_full_policy(vira)
     try:
         followed = follow(policy, vira, position.history, {seat: position.hand})
     except PolicyError as exc:
@@ -365,11 +372,22 @@ def _full_game(position: Position, progress) -> Advice:
         return a.kind
 
     state = position.state
+    aware_moves = score_aware_moves(vira, position.score, seat, position.hand)
+    if aware is not None:   # the re-solve's payoffs, as the asking seat's match-win probability
+        info = aware.meta
+        own = info["centre"] if seat == MAO else 1.0 - info["centre"]
+        value = {k: own + v * info["half_swing"] for k, v in value.items()}
+        lost = info["pay_pe"] if seat == MAO else [1.0 - x for x in info["pay_mao"]]
+        surrender = lost[list(policy.ladder).index(state.value)]
+        advice = _assemble(position, legal_moves(state), lambda a: strategy.get(move(a), 0.0),
+                           lambda a: value.get(move(a)), surrender, on_path, SCORE_AWARE_MODEL,
+                           MATCH_WIN, policy.exploitability)
+        return replace(advice, score_aware=aware_moves)
     advice = _assemble(position, legal_moves(state), lambda a: strategy.get(move(a), 0.0),
                        lambda a: value.get(move(a)), -state.value, on_path, FULL_MODEL,
                        POINTS, policy.exploitability)
     return replace(advice, leak=points_play_leak(vira, position.score),
-                   score_aware=score_aware_moves(vira, position.score, seat, position.hand))
+                   score_aware=aware_moves)
 
 
 def score_aware_moves(vira: Card, score, seat: int, hand) -> dict | None:

@@ -113,12 +113,15 @@ def eleven_accept(vira, score, directory=None) -> np.ndarray:
 
 
 def stored_solver_bot(progress: Optional[bool] = None):
-    """The solver bot on the stored data: full-game policies (:mod:`lab.tables.policies`), the
-    mão de onze decisions of the ``mao_de_onze`` table and the ``match_equity`` payoffs."""
+    """The solver bot on the stored data: full-game policies (:mod:`lab.tables.policies`),
+    score-aware where stored (:mod:`lab.tables.score_policies`), the mão de onze decisions of
+    the ``mao_de_onze`` table and the ``match_equity`` payoffs."""
     from .tables.policies import load_full_policy
+    from .tables.score_policies import load_score_policy
     from .sim.solver_bot import solver_bot
 
-    return solver_bot(load_full_policy, eleven_accept, match_equity, progress=progress)
+    return solver_bot(load_full_policy, eleven_accept, match_equity, progress=progress,
+                      score_policies=load_score_policy)
 
 
 def command_bot(name):

@@ -610,7 +610,8 @@ def test_the_landing_page_lists_every_public_table(tmp_path, monkeypatch):
 
     monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))       # nothing built
     status = data_status().set_index("table")
-    assert list(status.index) == [*TABLE_NAMES, "full_policy"]
+    assert list(status.index) == [*TABLE_NAMES, "full_policy", "score_policy"]
+    assert status.loc["score_policy", "status"].startswith("rebuild: lab solve policy")
     for name in ("whatif", "whatif_match"):
         assert status.loc[name, "status"] == f"rebuild: {spec_of(name).rebuild}"
 

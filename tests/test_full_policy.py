@@ -635,6 +635,21 @@ def test_encode_decode_round_trip(toy_policy, toy_solver):
     np.testing.assert_array_equal(P.decode(P.encode(noise, *where), *where), noise)
 
 
+def test_a_policy_stored_as_a_difference_decodes_to_itself(toy_policy):
+    """encode(q, base=b) keeps q - b (modulo 256) and decode with the same base gives q back
+    byte for byte: here the toy policy against the policy of ten more iterations (a
+    score-aware policy is stored against its vira's points policy this way). Where the two
+    agree the difference is zero, so it is smaller than the policy itself."""
+    policy = toy_policy
+    where = (policy.keys, policy.tree, policy.templates)
+    later = stored(solved(TOY, SHORT, iterations=40), 0.01)[0].q
+    assert (later != policy.q).any()
+    blob = P.encode(later, *where, base=policy.q)
+    np.testing.assert_array_equal(P.decode(blob, *where, base=policy.q), later)
+    assert not np.array_equal(P.decode(blob, *where), later)   # the base is needed
+    assert len(blob) < len(P.encode(later, *where))
+
+
 # ---------------------------------------------------------------- the solver's sums, read directly
 # A reader of FullSolver's strategy sums written independently of lab.solver.fullgame.policy: it
 # numbers each card node's public nodes as the kernels do (``self`` is the solver).

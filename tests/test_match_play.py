@@ -29,7 +29,7 @@ TOY = (2, 2, 2, 1)
 NORMAL = [(m, p) for m in range(11) for p in range(11)]
 RE_SOLVED = ("score_play*", "match_equity_mixed*")
 """The tables of the stored re-solves, left out where a test makes its own."""
-NOT_COPIED = shutil.ignore_patterns("full_policy*", *RE_SOLVED)
+NOT_COPIED = shutil.ignore_patterns("full_policy*", "score_policy*", *RE_SOLVED)
 
 
 @pytest.fixture(scope="module")
@@ -227,7 +227,8 @@ def plays_data(tmp_path, monkeypatch):
     from lab.tables.score_play import hand_rows, play_row, write_plays
 
     data = tmp_path / "data"
-    shutil.copytree(REPO_DATA, data, ignore=shutil.ignore_patterns("full_policy", *RE_SOLVED))
+    shutil.copytree(REPO_DATA, data,
+                    ignore=shutil.ignore_patterns("full_policy", "score_policy*", *RE_SOLVED))
     (data / "full_policy").symlink_to(REPO_DATA / "full_policy")
     monkeypatch.setenv("LAB_DATA_DIR", str(data))
     n = len(hand_classes("4").labels)

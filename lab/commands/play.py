@@ -34,6 +34,7 @@ from ..rules import (ACCEPT, COVER, DEFAULT_RULES, MAO, PLAY, RAISE, RUN, SURREN
 from ..sim.bots import BOT_NAMES, check_bot_name, decide
 from ..sim.match import stream_seed
 from ..sim.solver_bot import DESCRIPTION as SOLVER_DESCRIPTION
+from ..match import SCORE_AWARE_MODEL
 from ..sim.view import Table, token
 from ..errors import InputError
 from ..cli import add_rule_options, rules_from
@@ -210,6 +211,12 @@ class Coach:
                 f"score; at {m}-{p} (mão-pé) {leak}")
             if advice.score_aware is not None:
                 say("coach: " + score_aware_words(advice.score_aware, seat, (m, p)))
+        elif advice.model == SCORE_AWARE_MODEL and not self.said_model:
+            self.said_model = True
+            m, p = state.score
+            say(f"coach: at {m}-{p} (mão-pé) the solver plays this hand for the match: its "
+                f"re-solve for this score (exploitability {advice.exploitability:.4f} in "
+                "match-win probability)")
         fmt = (lambda v: f"{v:+.2f}") if points else (lambda v: f"{v:.3f}")
         unit = "points" if points else "match-win probability"
         moves = ", ".join(f"{a} {p:.0%} ({fmt(v)})" for a, p, v

@@ -11,6 +11,11 @@ and its manifest (see :mod:`lab.tables.policies`). About 3-4 minutes per vira on
 weights (viras 2 and 3 do: the vira's own rank is the top plain level in both), after
 checking that they do.
 
+``--score M,P`` (repeatable) stores instead the score-aware policies of the chosen viras at
+those scores, from their re-solves under DIR (``lab solve match-play --checkpoints DIR``):
+each as its difference from the vira's stored points policy where that is smaller than on
+its own, with its exploitability and value at its match payoffs (match-win probability; see :mod:`lab.tables.score_policies`).
+
 :mod:`lab.commands.solve` hands ``lab solve policy`` to this module.
 """
 
@@ -19,6 +24,7 @@ from __future__ import annotations
 import sys
 
 from ..options import count, number, UsageError
+from .solve_score import chosen_scores
 
 
 def add_arguments(parser) -> None:
@@ -34,6 +40,9 @@ def add_arguments(parser) -> None:
                         help="numba threads for the traversals (default 1)")
     parser.add_argument("--same-as", action="append", default=[], metavar="V=W",
                         help="store vira V as vira W's policy (equal deal weights, checked)")
+    parser.add_argument("--score", action="append", default=[], metavar="M,P",
+                        help="store the score-aware policy re-solved at this score (both "
+                             "0..10) instead; repeat for several")
 
 
 def run(args) -> int:
@@ -52,6 +61,11 @@ def run(args) -> int:
         same[v] = w
     viras = chosen_viras(args.vira)
     check_data_writable()
+    if args.score:
+        if same:
+            raise UsageError("--same-as stores points policies: leave out --score")
+        return _store_score_aware(viras, chosen_scores(args.score), args.checkpoints,
+                                  threshold, args.threads)
     for v in viras:
         if v in same:
             info = copy_policy(v, same[v])
@@ -64,4 +78,22 @@ def run(args) -> int:
               f"policy's exploitability {info['exploitability']:.4f} points per hand (the "
               f"solve's {info['solver_exploitability']:.4f} at {info['iterations']} "
               f"iterations), mão's value {info['value_mao']:+.4f}")
+    return 0
+
+
+def _store_score_aware(viras, scores, checkpoints, threshold, threads) -> int:
+    from ..tables.score_policies import build_score_policy
+
+    for v in viras:
+        for score in scores:
+            info = build_score_policy(v, score, checkpoints, threshold, threads=threads,
+                                      progress=lambda msg: print(msg, file=sys.stderr,
+                                                                 flush=True))
+            how = "as the difference from the points policy" if info["difference"] else \
+                "on its own (smaller than as the difference from the points policy)"
+            print(f"vira {v} at {score[0]}-{score[1]}: {info['pairs']:,} pairs, "
+                  f"{info['bytes'] / 1e6:.2f} MB {how}, "
+                  f"stored policy's exploitability {info['exploitability']:.4f} match-win "
+                  f"probability (the re-solve's {info['solver_exploitability']:.4f} at "
+                  f"{info['iterations']} iterations), mão's value {info['value_mao']:.4f}")
     return 0

@@ -14,6 +14,8 @@ import pandas as pd
 from ..tables.tidy import TABLE_NAMES
 from ..cards import RANKS
 from ..tables.policies import policy_info, stored_viras
+from ..tables.score_policies import read_score_policy_manifest
+from ..tables.score_policies import rebuild_command as score_rebuild
 from ..tables import TableError, read_manifest, spec_of, table_status
 from ..charts import significant
 
@@ -79,6 +81,19 @@ def data_status() -> pd.DataFrame:
                      viras=" ".join(policies), exploitability=significant(worst),
                      unit="points per hand", built="", status="ok" if policies else
                      "rebuild: lab solve policy --vira V --checkpoints DIR"))
+    try:
+        aware = list(read_score_policy_manifest()["policies"].values())
+    except TableError as exc:
+        aware, broken = [], str(exc)
+    else:
+        broken = ""
+    rows.append(dict(table="score_policy",
+                     answers="the betting strategy re-solved for the score, where stored",
+                     viras=" ".join(sorted({e["vira"] for e in aware}, key=RANKS.index)),
+                     exploitability=significant(max((float(e["exploitability"]) for e in aware),
+                                                    default=float("nan"))),
+                     unit="match-win probability", built="",
+                     status=broken or ("ok" if aware else f"rebuild: {score_rebuild()}")))
     return pd.DataFrame(rows)
 
 

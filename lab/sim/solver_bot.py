@@ -13,6 +13,11 @@ What it plays, and where each part comes from:
   the strategy of its private state at that public state and samples it.
   A vira without a stored policy is an error (the provider's TableError names the
   command that builds it); there is no fallback.
+- **Score-aware where stored.** Given a second provider ``score_policies(vira, score) ->
+  FullPolicy or None`` (the lab's commands pass
+  :func:`lab.tables.score_policies.load_score_policy`), a normal hand at a score with a
+  stored score-aware policy (the hand re-solved with match-win payoffs) plays that policy
+  instead, the same way; at other scores, the points policy.
 - **Outside the solved game.** Surrender and covering in round 3 are not in the solved
   game (weakly dominated, :mod:`lab.solver.fullgame.game`): the bot never takes them. If the
   opponent surrenders, the hand is over. If the opponent *leads round 3 face down*, any
@@ -78,7 +83,8 @@ ELEVEN_TARGET = 1e-5
 ``match_equity`` table."""
 
 DESCRIPTION = ("solver bot plays the stored full-game policy of each vira (truco, raises, "
-               "answers and cards as solved, in points per hand), the solved mão de onze "
+               "answers and cards as solved, in points per hand, or for the match at the "
+               "scores where a score-aware re-solve is stored), the solved mão de onze "
                "and the card-play equilibrium at 11 x 11, all solved for the default rules; "
                "it never surrenders")
 """The bot in one line (``lab play`` prints it after "The ")."""
@@ -309,6 +315,9 @@ def sure_win(view: View) -> Action:
 FullPolicies = Callable[[object], object]
 """``policies(vira) -> FullPolicy``: the stored full-game policy of a vira (TableError when
 there is none)."""
+ScorePolicies = Callable[[object, tuple], object]
+"""``score_policies(vira, score) -> FullPolicy or None``: the stored score-aware policy of a
+vira at a score (mão's, pé's points), or None where there is none."""
 ElevenAccept = Callable[[object, tuple], np.ndarray]
 """``eleven_accept(vira, score) -> accept[class]``: the mão de onze holder's probability of
 accepting with each hand class (:mod:`lab.classes` order)."""
@@ -325,14 +334,17 @@ class SolverStrategy:
     ``cardplay_target`` / ``eleven_target``: target exploitability of the card-play solves
     (win probability / match-win probability); tests use looser targets.
     ``progress``: solver progress bars on stderr (None: only when stderr is a terminal).
+    ``score_policies``: the score-aware policy provider (None: points play at every score).
     """
 
     def __init__(self, policies: Optional[FullPolicies] = None,
                  eleven_accept: Optional[ElevenAccept] = None,
                  match_equity: Optional[Callable[[], np.ndarray]] = None,
                  cardplay_target: float = CARDPLAY_TARGET, eleven_target: float = ELEVEN_TARGET,
-                 max_iterations: int = 2000, progress: Optional[bool] = None):
+                 max_iterations: int = 2000, progress: Optional[bool] = None,
+                 score_policies: Optional[ScorePolicies] = None):
         self.policies = policies
+        self.score_policies = score_policies
         self.eleven_accept = eleven_accept
         self.match_equity = match_equity
         self.cardplay_target = float(cardplay_target)
@@ -360,7 +372,12 @@ class SolverStrategy:
                              self.max_iterations, self._progress(), equity)
 
     def full_policy(self, view: View):
-        """The stored full-game policy of the view's vira (the provider's error if none)."""
+        """The stored full-game policy of the view's vira at its score: the score-aware one
+        where stored, else the points policy (the provider's error if none)."""
+        if self.score_policies is not None:
+            aware = self.score_policies(view.vira, tuple(view.score))
+            if aware is not None:
+                return aware
         if self.policies is None:
             raise InputError("this solver bot was built without full-game policies, so it "
                              "cannot play a normal hand; build it with "
@@ -431,8 +448,9 @@ def solver_bot(policies: Optional[FullPolicies] = None,
                eleven_accept: Optional[ElevenAccept] = None,
                match_equity: Optional[Callable[[], np.ndarray]] = None,
                cardplay_target: float = CARDPLAY_TARGET, eleven_target: float = ELEVEN_TARGET,
-               max_iterations: int = 2000, progress: Optional[bool] = None) -> SolverBot:
+               max_iterations: int = 2000, progress: Optional[bool] = None,
+               score_policies: Optional[ScorePolicies] = None) -> SolverBot:
     """A :class:`SolverBot` playing :class:`SolverStrategy` (no fallback is ever needed:
     the strategy answers every view or raises)."""
     return SolverBot(SolverStrategy(policies, eleven_accept, match_equity, cardplay_target,
-                                    eleven_target, max_iterations, progress))
+                                    eleven_target, max_iterations, progress, score_policies))

@@ -636,22 +636,31 @@ def compact_policy(solver, threshold: float = 0.01, merge: bool = True,
     return q, keys, kept
 
 
-def encode(q: np.ndarray, keys: Keys, tree, templates, level: int = 9) -> bytes:
+def encode(q: np.ndarray, keys: Keys, tree, templates, level: int = 9,
+           base: np.ndarray | None = None) -> bytes:
     """The bytes of a stored policy: its stored slots (:func:`stored_slots`), compressed
-    (zstd at ``level``)."""
+    (zstd at ``level``). With ``base`` (another policy of the same keys), the bytes of the
+    difference ``q - base`` (modulo 256): where the two agree it is zero, which compresses
+    to almost nothing."""
     import pyarrow as pa
 
-    held = np.ascontiguousarray(q, dtype=np.uint8)[stored_slots(keys, tree, templates)]
+    mask = stored_slots(keys, tree, templates)
+    held = np.ascontiguousarray(q, dtype=np.uint8)[mask]
+    if base is not None:
+        held = held - np.asarray(base, dtype=np.uint8)[mask]   # uint8: modulo 256
     return pa.Codec("zstd", compression_level=level).compress(held, asbytes=True)
 
 
-def decode(blob: bytes, keys: Keys, tree, templates) -> np.ndarray:
-    """Inverse of :func:`encode`: one byte per key slot, writable."""
+def decode(blob: bytes, keys: Keys, tree, templates,
+           base: np.ndarray | None = None) -> np.ndarray:
+    """Inverse of :func:`encode` (given the same ``base``): one byte per key slot, writable."""
     import pyarrow as pa
 
     mask = stored_slots(keys, tree, templates)
     raw = pa.Codec("zstd").decompress(blob, decompressed_size=int(mask.sum()), asbytes=True)
     q = np.zeros(keys.n_slots, dtype=np.uint8)
     q[mask] = np.frombuffer(raw, dtype=np.uint8)
+    if base is not None:
+        q[mask] += np.asarray(base, dtype=np.uint8)[mask]
     _groups(3, keys, tree, templates, q)
     return q

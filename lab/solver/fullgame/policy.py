@@ -59,7 +59,9 @@ class FullPolicy(Policy):
 
     ``q`` is one byte per solver slot (:mod:`lab.solver.fullgame.compact`); ``solver`` a
     :class:`~lab.solver.fullgame.solver.FullSolver` of the same configuration whose strategy is
-    ``q`` (built lazily: values and best responses need it)."""
+    ``q`` (built lazily: values and best responses need it). ``payoffs``: the (mão, pé)
+    payoffs per ladder value the policy was solved for (a score-aware re-solve's, on its
+    solver's scale), None for points; its solver's values are in those payoffs."""
 
     config: object
     q: np.ndarray
@@ -69,6 +71,7 @@ class FullPolicy(Policy):
     meta: dict = field(default_factory=dict)
     game: str = "full"
     unit: str = "points per hand"
+    payoffs: tuple | None = None
 
     def __post_init__(self):
         from .solver import card_game, card_tree, game_layout
@@ -383,6 +386,8 @@ class FullPolicy(Policy):
             full = expand(self.keys, self.tree, self.layout, self.templates, self.q)
             self._solver = FullSolver(replace(self.config, storage="float32"),
                                       threads=threads).use_policy(full)
+            if self.payoffs is not None:
+                self._solver.set_payoffs(*self.payoffs)
         return self._solver
 
 
@@ -531,7 +536,8 @@ class Line:
         actor here) the expected points of each action when ``seat`` plays a best
         response afterwards and the other seat plays the policy, given the public history
         (the other seat's hands weighted by the deal and his reach). Points per hand for
-        that hand; NaN where an action is not the hand's own or the hand cannot be here.
+        that hand (in the policy's :attr:`FullPolicy.payoffs` where it has them); NaN where
+        an action is not the hand's own or the hand cannot be here.
         Exact: one best-response traversal of the subtree by the solver's kernels.
         With ``pair`` (an index into ``seat``'s private states here) only that state's
         values are worked out, walking only the cards it can still play (at the start of
@@ -567,14 +573,16 @@ def _action_values(pol: FullPolicy, line: Line, u: int, pair: Optional[int] = No
     b.ENT[d, h * n0:(h + 1) * n0] = line.entry[0]
     b.ENT[d, H * n0 + h * n1:H * n0 + (h + 1) * n1] = line.entry[1]
     b.ES[d, :H] = pol.entering(c)[:H]
-    lad = np.asarray(pol.ladder, dtype=np.float64)
+    lad, win, lose = solver.seat_payoffs(u)
+    win = np.broadcast_to(np.asarray(win, dtype=np.float64), lad.shape).copy()
+    lose = np.broadcast_to(np.asarray(lose, dtype=np.float64), lad.shape).copy()
     nu = int(t.n[c, u])
     if pair is not None:
         if not 0 <= pair < nu:
             raise PolicyError(f"private state {pair} of seat {u}: there are {nu} here")
         b.MK[d, :nu] = 0
         b.MK[d, pair] = 1
-    step = solver.step(u, K.BEST, ladder=lad, masked=pair is not None)
+    step = solver.step(u, K.BEST, win=win, lose=lose, ladder=lad, masked=pair is not None)
     if c == 0 and pair is None:   # the whole hand: on all the solver's threads (the same values)
         solver.walk(step)
     else:
@@ -597,8 +605,8 @@ def _action_values(pol: FullPolicy, line: Line, u: int, pair: Optional[int] = No
         vals[0] = VI[d, (h0 + int(tm.child_a[gid])) * nu + np.arange(nu)]
         kv = int(tm.value[gid])
         raiser = 1 - int(tm.answerer[gid])
-        sign = 1.0 if raiser == u else -1.0
-        vals[1] = sign * pol.ladder[kv] * norm
+        run = win[kv] * lad[kv] if raiser == u else -lose[kv] * lad[kv]   # u's payoff
+        vals[1] = run * norm
         if n_ans == 3:
             vals[2] = VI[d, (h0 + int(tm.child_b[gid])) * nu + np.arange(nu)]
     else:

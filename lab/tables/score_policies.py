@@ -1,0 +1,257 @@
+"""The stored score-aware policies in ``data/score_policy/``: writing, checking and loading.
+
+A score-aware re-solve (``lab solve match-play``) plays one vira's hand at one score with
+match-win payoffs. Its compact policy has the same keys as the vira's points policy
+(:mod:`lab.tables.policies`), so it can be stored as the difference from that policy
+(:func:`lab.solver.fullgame.compact.encode` with ``base``), zero where the two play alike;
+it is stored that way when that is smaller than the policy on its own, else on its own
+(the entry's ``difference`` says which; both sizes are in the entry). One file per (vira, score),
+``data/score_policy/<V>/<m>-<p>.zst``, and one manifest, ``data/score_policy.json``, with
+per policy: the re-solve it comes from (iterations, its exploitability), the payoffs it
+plays for (the mão's match-win probability after each outcome, and the same on the solver's
+scale: ``centre + scaled * half_swing`` is the match-win probability), the **exploitability of
+the policy as stored** and its value for the mão (exact best response and value at those
+payoffs, match-win probability), its size, the hash of its file and the hash of the points
+policy it was taken against.
+
+A stored policy is read only when its file hash is the one its entry records and, for a
+difference, its points policy is the one it was taken against (otherwise the difference
+would describe another strategy): a stale or damaged one is a :class:`~lab.tables.TableError` naming the command
+that rebuilds it. The policy store (points and score-aware policies together) is kept
+within :data:`BUDGET` bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from ..cards import RANKS
+from ..classes import vira_rank_of
+from ..rules import RULES_VERSION
+from ..store import content_hash, data_lock, write_atomic
+from .manifests import code_hash
+from .policies import SOURCES as POLICY_SOURCES, THRESHOLD, load_full_policy, policy_info
+from .policies import read_policy_manifest
+from .registry import TableError, data_dir
+
+NAME = "score_policy"
+SCHEMA = 1
+BUDGET = 100_000_000
+"""Bytes the policy store may hold, points and score-aware policies together."""
+SOURCES = POLICY_SOURCES + ("lab/tables/score.py", "lab/tables/score_sweep.py",
+                            "lab/tables/score_policies.py")
+
+
+def rebuild_command(vira: str = "V", score=("M", "P")) -> str:
+    return f"lab solve policy --vira {vira} --score {score[0]},{score[1]} --checkpoints DIR"
+
+
+def manifest_path(directory: Optional[Path] = None) -> Path:
+    return (Path(directory) if directory is not None else data_dir()) / f"{NAME}.json"
+
+
+def policy_path(vira: str, score, directory: Optional[Path] = None) -> Path:
+    base = Path(directory) if directory is not None else data_dir()
+    return base / NAME / vira / f"{score[0]}-{score[1]}.zst"
+
+
+def _key(vira: str, score) -> str:
+    return f"{vira} {score[0]}-{score[1]}"
+
+
+def _vira(vira) -> str:
+    return RANKS[vira_rank_of(vira)]
+
+
+def read_score_policy_manifest(directory: Optional[Path] = None) -> dict:
+    """The manifest ({"policies": {"<V> <m>-<p>": entry}}); an empty one when none is stored."""
+    path = manifest_path(directory)
+    if not path.exists():
+        return {"policies": {}}
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise TableError(f"unreadable {path} ({exc}); rebuild the score-aware policies with "
+                         f"`{rebuild_command()}`") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("policies"), dict):
+        raise TableError(f"{path} is not a score-aware policy manifest; rebuild with "
+                         f"`{rebuild_command()}`")
+    if manifest.get("rules_version") != RULES_VERSION or manifest.get("schema") != SCHEMA:
+        raise TableError(f"the stored score-aware policies were built for rules "
+                         f"{manifest.get('rules_version')!r} (schema {manifest.get('schema')}); "
+                         f"rebuild them with `{rebuild_command()}`")
+    return manifest
+
+
+def stored_scores(vira, directory: Optional[Path] = None) -> list[tuple[int, int]]:
+    """The scores (mão, pé) with a stored score-aware policy of ``vira``, sorted."""
+    v = _vira(vira)
+    entries = read_score_policy_manifest(directory)["policies"].values()
+    return sorted(tuple(e["score"]) for e in entries if e.get("vira") == v)
+
+
+def score_policy_info(vira, score, directory: Optional[Path] = None) -> dict | None:
+    """The manifest entry of ``vira`` at ``score`` (mão's, pé's points), or None."""
+    score = (int(score[0]), int(score[1]))
+    return read_score_policy_manifest(directory)["policies"].get(_key(_vira(vira), score))
+
+
+_CACHE: dict = {}
+
+
+def load_score_policy(vira, score, directory: Optional[Path] = None):
+    """The stored score-aware :class:`~lab.solver.fullgame.policy.FullPolicy` of ``vira``
+    at ``score`` (mão's, pé's points before the hand), or None when none is stored there
+    (play falls back to the points policy). Cached per process, one at a time."""
+    from ..solver.fullgame.compact import decode
+    from ..solver.fullgame.policy import FullPolicy
+
+    v = _vira(vira)
+    score = (int(score[0]), int(score[1]))
+    info = score_policy_info(v, score, directory)
+    if info is None:
+        return None
+    key = (v, score, str(manifest_path(directory)), json.dumps(info, sort_keys=True))
+    if key in _CACHE:
+        return _CACHE[key]
+    redo = rebuild_command(v, score)
+    base = load_full_policy(v, directory)   # its keys; and its bytes for a difference
+    difference = bool(info.get("difference", True))
+    if difference and policy_info(v, directory).get("sha256") != info.get("base_sha256"):
+        raise TableError(f"the score-aware policy of vira {v} at {score[0]}-{score[1]} was "
+                         f"stored against another points policy of vira {v}; rebuild it with "
+                         f"`{redo}`")
+    path = policy_path(v, score, directory)
+    try:
+        blob = path.read_bytes()
+    except OSError as exc:
+        raise TableError(f"score-aware policy of vira {v} at {score[0]}-{score[1]}: cannot "
+                         f"read {path} ({exc.strerror}); rebuild it with `{redo}`") from None
+    if content_hash(blob) != info.get("sha256"):
+        raise TableError(f"score-aware policy of vira {v} at {score[0]}-{score[1]}: {path} is "
+                         f"not the file its manifest describes; rebuild it with `{redo}`")
+    try:
+        q = decode(blob, base.keys, base.tree, base.templates,
+                   base=base.q if difference else None)
+    except Exception as exc:  # pyarrow raises several kinds for damaged bytes
+        raise TableError(f"score-aware policy of vira {v} at {score[0]}-{score[1]}: {path} is "
+                         f"damaged ({exc}); rebuild it with `{redo}`") from None
+    policy = FullPolicy(base.config, q, keys=base.keys,
+                        exploitability=float(info["exploitability"]), rules=RULES_VERSION,
+                        meta=dict(info), unit="match-win probability",
+                        payoffs=tuple(np.asarray(info[k]) for k in ("scaled_mao", "scaled_pe")))
+    _CACHE.clear()
+    _CACHE[key] = policy
+    return policy
+
+
+def store_bytes(directory: Optional[Path] = None) -> int:
+    """Bytes of the whole policy store: the points policies and the score-aware ones."""
+    try:
+        points = int(read_policy_manifest(directory).get("bytes", 0))
+    except TableError:
+        points = 0
+    return points + int(read_score_policy_manifest(directory).get("bytes", 0))
+
+
+def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOLD,
+                       threads: int = 1, directory: Optional[Path] = None,
+                       progress=None) -> dict:
+    """Store the score-aware policy of ``vira`` at ``score`` from its re-solve under
+    ``checkpoint_root`` (``lab solve match-play --checkpoints DIR``): thresholded, quantised
+    and pruned as the points policies are, kept as its difference from the vira's stored
+    points policy, with its exploitability and value measured exactly at its payoffs
+    (match-win probability). Returns the manifest entry."""
+    from dataclasses import replace
+
+    from ..solver.fullgame.compact import compact_policy, encode, expand, QUANT
+    from ..solver.fullgame.solver import FullSolver, config_for, has_checkpoint
+    from .score import payoff_scale
+    from .score_sweep import finished, score_dir
+
+    v = _vira(vira)
+    score = (int(score[0]), int(score[1]))
+    say = progress or (lambda msg: None)
+    here = score_dir(checkpoint_root, v, score)
+    done = finished(checkpoint_root, v, score)
+    if done is None or not has_checkpoint(here / "solution"):
+        raise TableError(f"no finished re-solve of vira {v} at {score[0]}-{score[1]} under "
+                         f"{checkpoint_root}; run `lab solve match-play --checkpoints "
+                         f"{checkpoint_root} --vira {v} --score {score[0]},{score[1]}`")
+    base = load_full_policy(v, directory)
+    start = time.perf_counter()
+    config = config_for(v)
+    solver = FullSolver(config, threads=threads).load_checkpoint(here / "solution")
+    if solver.payoffs is None:
+        raise TableError(f"{here / 'solution'} holds no match payoffs: not a re-solve")
+    row = done["row"]   # the re-solve's own iterations and exploitability (match-win)
+    centre, half_swing = payoff_scale([row["pay_mao_1"]], [row["pay_pe_1"]])
+    scaled = tuple(list(map(float, p)) for p in solver.payoffs)
+    say(f"vira {v} at {score[0]}-{score[1]}: re-solve of {row['iterations']} iterations, "
+        f"exploitability {row['exploitability']:.4f} match-win probability")
+    q, keys, kept = compact_policy(solver, threshold, True, threads)
+    if keys.n_slots != base.keys.n_slots:
+        raise TableError(f"vira {v}'s points policy has {base.keys.n_slots} slots, the "
+                         f"re-solve {keys.n_slots}; rebuild the points policy first")
+    tree, layout, templates = solver.tree, solver.layout, solver.templates
+    del solver
+    plain = encode(q, keys, tree, templates)
+    difference = encode(q, keys, tree, templates, base=base.q)
+    blob = difference if len(difference) < len(plain) else plain
+    say(f"vira {v} at {score[0]}-{score[1]}: {kept:,} pairs, {len(plain) / 1e6:.2f} MB on its "
+        f"own, {len(difference) / 1e6:.2f} MB as the difference from the points policy; "
+        "measuring the stored policy's exploitability")
+    held = FullSolver(replace(config, storage="float32"), threads=threads).use_policy(
+        expand(keys, tree, layout, templates, q))
+    held.set_payoffs(*scaled)
+    br = held.best_response_values()
+    info = {"vira": v, "score": list(score), "iterations": int(row["iterations"]),
+            "start": row["start"], "solver_exploitability": float(row["exploitability"]),
+            "exploitability": 0.5 * (br[0] + br[1]) * half_swing,
+            "value_mao": centre + held.value() * half_swing,
+            "pay_mao": [float(row[f"pay_mao_{x}"]) for x in config.ladder],
+            "pay_pe": [float(row[f"pay_pe_{x}"]) for x in config.ladder],
+            "centre": centre, "half_swing": half_swing,
+            "scaled_mao": scaled[0], "scaled_pe": scaled[1],
+            "threshold": float(threshold), "quant": QUANT, "pairs": int(kept),
+            "slots": int(keys.n_slots), "difference": blob is difference,
+            "plain_bytes": len(plain), "difference_bytes": len(difference),
+            "base_sha256": policy_info(v, directory)["sha256"],
+            "seconds": round(time.perf_counter() - start, 1)}
+    return write_score_policy(v, score, blob, info, directory)
+
+
+def write_score_policy(vira, score, blob: bytes, info: dict,
+                       directory: Optional[Path] = None) -> dict:
+    """Store one encoded score-aware policy and its manifest entry (atomic, locked), within
+    the policy store's :data:`BUDGET`; returns the entry."""
+    v = _vira(vira)
+    path = policy_path(v, score, directory)
+    entry = dict(info, sha256=content_hash(blob), bytes=len(blob),
+                 built=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    with data_lock(manifest_path(directory).parent):
+        manifest = read_score_policy_manifest(directory)
+        old = manifest["policies"].get(_key(v, score), {}).get("bytes", 0)
+        total = store_bytes(directory) - old + len(blob)
+        if total > BUDGET:
+            raise TableError(f"the score-aware policy of vira {v} at {score[0]}-{score[1]} "
+                             f"({len(blob) / 1e6:.1f} MB) would take the policy store to "
+                             f"{total / 1e6:.1f} MB, over its {BUDGET / 1e6:.0f} MB")
+        manifest.update({"table": NAME, "schema": SCHEMA, "rules_version": RULES_VERSION,
+                         "code": code_hash(SOURCES), "rebuild": rebuild_command(),
+                         "unit": "match-win probability"})
+        manifest["policies"][_key(v, score)] = entry
+        manifest["policies"] = dict(sorted(
+            manifest["policies"].items(),
+            key=lambda kv: (RANKS.index(kv[1]["vira"]), tuple(kv[1]["score"]))))
+        manifest["bytes"] = sum(e["bytes"] for e in manifest["policies"].values())
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, blob)
+        write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
+    return entry
+

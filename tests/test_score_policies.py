@@ -1,0 +1,195 @@
+"""Stored score-aware policies (lab.tables.score_policies) and the solver bot that plays them.
+
+The tests read vira 4's re-solve at 10-10 (``lab solve policy --vira 4 --score 10,10
+--checkpoints DIR``), kept in the data dir the suite reads as its difference from vira 4's
+points policy. Without it the tests fail and say so.
+
+Runtime: about a minute (the policies load in a few seconds each; 1,000 hands of
+self-play at 10-10, about 30 s).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lab.cards import parse_card
+from lab.tables import TableError
+
+VIRA = "4"
+SCORE = (10, 10)
+"""A stored score: the last normal score of a match, where points play leaks most."""
+REPO_DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+@pytest.fixture(scope="module")
+def aware():
+    from lab.tables.score_policies import load_score_policy, score_policy_info
+
+    try:
+        policy = load_score_policy(VIRA, SCORE)
+    except TableError as exc:
+        pytest.fail(f"these tests need the stored score-aware policies: {exc}")
+    if policy is None:
+        pytest.fail(f"no score-aware policy of vira {VIRA} at {SCORE} is stored; build it with "
+                    f"`lab solve policy --vira {VIRA} --score 10,10 --checkpoints DIR`")
+    return policy, score_policy_info(VIRA, SCORE)
+
+
+def test_the_stored_entries_say_what_they_hold(aware):
+    """Each entry: its score, the re-solve's and the stored policy's exploitability and
+    value in match-win probability, the payoffs it plays for, and the points policy it is
+    a difference from; the store stays within its budget."""
+    from lab.tables.policies import policy_info
+    from lab.tables.score_policies import BUDGET, read_score_policy_manifest, store_bytes
+
+    policy, info = aware
+    assert info["score"] == list(SCORE) and policy.unit == "match-win probability"
+    assert 0 < info["solver_exploitability"] <= info["exploitability"] < 0.05
+    assert 0 < info["value_mao"] < 1
+    pays = info["pay_mao"] + info["pay_pe"]   # the value averages the outcomes' payoffs
+    assert min(pays) <= info["value_mao"] <= max(pays)
+    assert info["centre"] + np.array(info["scaled_mao"]) * info["half_swing"] == pytest.approx(
+        info["pay_mao"], abs=1e-12)
+    assert info["base_sha256"] == policy_info(VIRA)["sha256"]
+    assert info["bytes"] == min(info["plain_bytes"], info["difference_bytes"])
+    assert info["difference"] == (info["difference_bytes"] < info["plain_bytes"])
+    manifest = read_score_policy_manifest()
+    assert manifest["unit"] == "match-win probability"
+    assert manifest["bytes"] == sum(e["bytes"] for e in manifest["policies"].values())
+    assert store_bytes() <= BUDGET
+
+
+def test_no_policy_where_none_was_stored():
+    from lab.tables.score_policies import load_score_policy, stored_scores
+
+    assert SCORE in stored_scores(VIRA)
+    assert load_score_policy(VIRA, (0, 0)) is None
+    assert load_score_policy("7", SCORE) is None   # vira 7 was not re-solved
+
+
+def test_the_bot_plays_the_score_aware_policy_where_stored(aware):
+    """At the stored score the bot's policy is the score-aware one; elsewhere the points
+    policy; and the two differ where the re-solve changed the play (the mão's opening
+    truco with some hand)."""
+    from lab.ranking import eleven_accept, match_equity
+    from lab.rules import new_hand
+    from lab.sim.solver_bot import SolverStrategy
+    from lab.sim.view import Table
+    from lab.tables.policies import load_full_policy
+    from lab.tables.score_policies import load_score_policy
+
+    policy, _ = aware
+    strategy = SolverStrategy(load_full_policy, eleven_accept, match_equity, progress=False,
+                              score_policies=load_score_policy)
+    vira = parse_card("4h")
+    cards = [parse_card(c) for c in ("Ac", "7d", "5s", "Kc", "Qd", "Js")]
+
+    def view_at(score):
+        return Table(new_hand(vira, cards[:3], cards[3:], score)).view(0)
+
+    assert strategy.full_policy(view_at(SCORE)) is policy
+    points = strategy.full_policy(view_at((3, 4)))
+    assert points is load_full_policy(VIRA)
+    root = policy.root()
+    differ = [s for s in range(len(policy.cards.state_class))
+              if _truco(policy, root, s) is not None
+              and abs(_truco(policy, root, s) - _truco(points, root, s)) > 0.05]
+    assert differ, "the score-aware policy opens as the points policy with every hand"
+
+
+def _truco(policy, spot, state):
+    try:
+        return policy.strategy(spot, state).get("raise", 0.0)
+    except Exception:   # a state the mão cannot hold at the root
+        return None
+
+
+def test_self_play_at_the_score_reproduces_the_stored_value(aware):
+    """1,000 hands of vira 4 at 10-10, the score-aware bot on both seats: the mão's mean
+    match-win probability after the hand (the entry's payoffs for each outcome) has a 95%
+    interval that must hold the stored policy's exact value."""
+    from lab.sim.hands import sample_hands
+    from lab.sim.stats import Z95
+    from lab.ranking import stored_solver_bot
+
+    _, info = aware
+    bot = stored_solver_bot(progress=False)
+    frame = sample_hands(bot, bot, 1000, seed=5, vira=parse_card("4h"), score=SCORE)
+    ladder = [1, 3, 6, 9, 12]
+    assert set(frame["winner"]) <= {"mao", "pe"}
+    pay = {("mao", v): x for v, x in zip(ladder, info["pay_mao"])}
+    pay.update({("pe", v): x for v, x in zip(ladder, info["pay_pe"])})
+    won = np.array([pay[(w, int(p))] for w, p in zip(frame["winner"], frame["points"])])
+    half = Z95 * won.std(ddof=1) / np.sqrt(len(won))
+    assert won.mean() - half <= info["value_mao"] <= won.mean() + half, (won.mean(), half)
+    assert half < 0.04
+
+
+def test_the_advice_plays_the_score_aware_policy_in_match_win_probability(aware):
+    """At a stored score `lab advise` follows the score-aware policy: model
+    full-game-score-aware, values in the asking seat's match-win probability (running from
+    the mão's truco leaves the pé the match equity after the mão scores 1), the stored
+    policy's exploitability; at a score without one, points play as before."""
+    from lab.advice import advise, request
+
+    _, info = aware
+    pe = advise(request("4h", "Kc,Qd,Js", "pe", "10,10", ["truco"]))
+    assert pe["model"] == "full-game-score-aware" and pe["unit"] == "match-win probability"
+    assert pe["exploitability"] == info["exploitability"]
+    assert "run" in pe["legal"] and "accept" in pe["legal"]
+    assert pe["ev"]["run"] == pytest.approx(1 - info["pay_mao"][0], abs=1e-12)
+    assert all(0 <= v <= 1 for v in pe["ev"].values())
+    assert sum(pe["strategy"].values()) == pytest.approx(1.0)
+    mao = advise(request("4h", "Ac,7d,5s", "mao", "10,10", []))
+    assert mao["model"] == "full-game-score-aware" and 0 < max(mao["ev"].values()) < 1
+    assert advise(request("4h", "Ac,7d,5s", "mao", "3,4", []))["model"] == "full-game-points"
+
+
+@pytest.fixture
+def copied(tmp_path, monkeypatch):
+    """A data dir holding vira 4's points policy and the score-aware policies."""
+    data = tmp_path / "data"
+    data.mkdir()
+    for name in ("full_policy.json", "score_policy.json"):
+        shutil.copy(REPO_DATA / name, data / name)
+    (data / "full_policy").symlink_to(REPO_DATA / "full_policy")
+    (data / "score_policy").symlink_to(REPO_DATA / "score_policy")
+    monkeypatch.setenv("LAB_DATA_DIR", str(data))
+    return data
+
+
+def test_a_difference_taken_against_another_points_policy_is_refused(copied):
+    from lab.tables.score_policies import load_score_policy
+
+    manifest = json.loads((copied / "score_policy.json").read_text())
+    for entry in manifest["policies"].values():   # as if stored as a difference
+        entry["base_sha256"], entry["difference"] = "0" * 16, True
+    (copied / "score_policy.json").write_text(json.dumps(manifest))
+    with pytest.raises(TableError, match="another points policy.*lab solve policy --vira 4 "
+                                         "--score 10,10"):
+        load_score_policy(VIRA, SCORE)
+
+
+def test_the_store_keeps_its_budget(copied, monkeypatch):
+    from lab.tables import score_policies as S
+
+    monkeypatch.setattr(S, "BUDGET", S.store_bytes() + 10)
+    with pytest.raises(TableError, match="over its"):
+        S.write_score_policy(VIRA, (1, 1), b"x" * 100, {"vira": VIRA, "score": [1, 1]})
+    assert S.score_policy_info(VIRA, (1, 1)) is None
+    assert not S.policy_path(VIRA, (1, 1)).exists()
+
+
+def test_storing_without_a_re_solve_names_the_command(tmp_path, capsys):
+    from lab.cli import main
+
+    assert main(["solve", "policy", "--vira", "4", "--score", "10,10", "--checkpoints",
+                 str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: no finished re-solve of vira 4 at 10-10")
+    assert "lab solve match-play" in err and len(err.strip().splitlines()) == 1
