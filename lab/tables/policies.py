@@ -112,14 +112,8 @@ def load_full_policy(vira, directory: Optional[Path] = None):
     key = (v, str(path), info.get("sha256"))  # viras sharing a file are distinct objects
     if key in _CACHE:
         return _CACHE[key]
-    try:
-        blob = path.read_bytes()
-    except OSError as exc:
-        raise TableError(f"stored policy of vira {v}: cannot read {path} ({exc.strerror}); "
-                         f"rebuild it with `{rebuild_command(v)}`") from None
-    if content_hash(blob) != info.get("sha256"):
-        raise TableError(f"stored policy of vira {v}: {path} is not the file its manifest "
-                         f"describes; rebuild it with `{rebuild_command(v)}`")
+    blob = read_checked(path, info.get("sha256"), f"stored policy of vira {v}",
+                        rebuild_command(v))
     config = config_for(v, ladder=tuple(info["ladder"]), storage="float32")
     keys = policy_keys(config, bool(info.get("merge", True)))
     if keys.n_slots != int(info["slots"]):
@@ -140,6 +134,21 @@ def load_full_policy(vira, directory: Optional[Path] = None):
     _CACHE.clear()  # one vira in memory at a time (about 0.5 GB)
     _CACHE[key] = policy
     return policy
+
+
+def read_checked(path: Path, sha256, what: str, redo: str) -> bytes:
+    """The bytes of a stored policy file whose hash is ``sha256`` (its manifest's); a
+    TableError naming ``what`` and the rebuild command ``redo`` when it cannot be read or is
+    another file."""
+    try:
+        blob = path.read_bytes()
+    except OSError as exc:
+        raise TableError(f"{what}: cannot read {path} ({exc.strerror}); rebuild it with "
+                         f"`{redo}`") from None
+    if content_hash(blob) != sha256:
+        raise TableError(f"{what}: {path} is not the file its manifest describes; rebuild it "
+                         f"with `{redo}`")
+    return blob
 
 
 def write_full_policy(vira, blob: bytes, info: dict, directory: Optional[Path] = None) -> dict:

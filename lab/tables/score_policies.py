@@ -36,7 +36,7 @@ from ..rules import RULES_VERSION
 from ..store import content_hash, data_lock, write_atomic
 from .manifests import code_hash
 from .policies import SOURCES as POLICY_SOURCES, THRESHOLD, load_full_policy, policy_info
-from .policies import read_policy_manifest
+from .policies import read_checked, read_policy_manifest
 from .registry import TableError, data_dir
 
 NAME = "score_policy"
@@ -126,21 +126,14 @@ def load_score_policy(vira, score, directory: Optional[Path] = None):
         raise TableError(f"the score-aware policy of vira {v} at {score[0]}-{score[1]} was "
                          f"stored against another points policy of vira {v}; rebuild it with "
                          f"`{redo}`")
-    path = policy_path(v, score, directory)
-    try:
-        blob = path.read_bytes()
-    except OSError as exc:
-        raise TableError(f"score-aware policy of vira {v} at {score[0]}-{score[1]}: cannot "
-                         f"read {path} ({exc.strerror}); rebuild it with `{redo}`") from None
-    if content_hash(blob) != info.get("sha256"):
-        raise TableError(f"score-aware policy of vira {v} at {score[0]}-{score[1]}: {path} is "
-                         f"not the file its manifest describes; rebuild it with `{redo}`")
+    blob = read_checked(policy_path(v, score, directory), info.get("sha256"),
+                        f"score-aware policy of vira {v} at {score[0]}-{score[1]}", redo)
     try:
         q = decode(blob, base.keys, base.tree, base.templates,
                    base=base.q if difference else None)
     except Exception as exc:  # pyarrow raises several kinds for damaged bytes
-        raise TableError(f"score-aware policy of vira {v} at {score[0]}-{score[1]}: {path} is "
-                         f"damaged ({exc}); rebuild it with `{redo}`") from None
+        raise TableError(f"score-aware policy of vira {v} at {score[0]}-{score[1]} is damaged "
+                         f"({exc}); rebuild it with `{redo}`") from None
     policy = FullPolicy(base.config, q, keys=base.keys,
                         exploitability=float(info["exploitability"]), rules=RULES_VERSION,
                         meta=dict(info), unit="match-win probability",
