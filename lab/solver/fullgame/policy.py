@@ -574,8 +574,6 @@ def _action_values(pol: FullPolicy, line: Line, u: int, pair: Optional[int] = No
     b.ENT[d, H * n0 + h * n1:H * n0 + (h + 1) * n1] = line.entry[1]
     b.ES[d, :H] = pol.entering(c)[:H]
     lad, win, lose = solver.seat_payoffs(u)
-    win = np.broadcast_to(np.asarray(win, dtype=np.float64), lad.shape).copy()
-    lose = np.broadcast_to(np.asarray(lose, dtype=np.float64), lad.shape).copy()
     nu = int(t.n[c, u])
     if pair is not None:
         if not 0 <= pair < nu:

@@ -393,11 +393,12 @@ class FullSolver(Lifecycle):
         return self
 
     def seat_payoffs(self, u: int):
-        """(ladder, win, lose) of the traversal for seat ``u`` under the current payoffs."""
-        if self.payoffs is None:
-            return self.ladder, 1.0, 1.0
-        a, b = self.payoffs
+        """(ladder, win, lose) of the traversal for seat ``u`` under the current payoffs,
+        each an array over the ladder (see :meth:`traverse`)."""
         ones = np.ones_like(self.ladder)
+        if self.payoffs is None:
+            return self.ladder, ones, ones.copy()
+        a, b = self.payoffs
         return (ones, a, -b) if u == 0 else (ones, -b, a)
 
     def traverse(self, u: int, mode: int, pos=0.0, neg=0.0, avg=0.0, ladder=None,
@@ -410,12 +411,13 @@ class FullSolver(Lifecycle):
         :meth:`set_payoffs` said otherwise)."""
         given = [x is not None for x in (ladder, win, lose)]
         if not any(given):
-            ladder, win, lose = self.seat_payoffs(u)
+            lad, win, lose = self.seat_payoffs(u)
         elif not all(given):
             raise ValueError("traverse(): give ladder, win and lose together, or none of them")
-        lad = np.asarray(ladder, dtype=np.float64)
-        win = np.broadcast_to(np.asarray(win, dtype=np.float64), lad.shape).copy()
-        lose = np.broadcast_to(np.asarray(lose, dtype=np.float64), lad.shape).copy()
+        else:
+            lad = np.asarray(ladder, dtype=np.float64)
+            win = np.broadcast_to(np.asarray(win, dtype=np.float64), lad.shape).copy()
+            lose = np.broadcast_to(np.asarray(lose, dtype=np.float64), lad.shape).copy()
         return self.walk(self.step(u, mode, pos, neg, avg, win, lose, lad, iteration))
 
     def walk(self, step: K.Step) -> np.ndarray:
