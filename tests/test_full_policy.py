@@ -21,6 +21,7 @@ from lab.solver.fullgame.solver import FullSolver, config_for
 from lab.solver.fullgame.tree import LAST, T_NODE
 from lab.solver.fullgame.game import FullGame
 from lab.solver.fullgame.policy import FullPolicy, Spot, Terminal
+from lab.errors import InputError
 from lab.solver.policy import PolicyError
 
 TOY = (2, 2, 2, 1)
@@ -648,6 +649,43 @@ def test_a_policy_stored_as_a_difference_decodes_to_itself(toy_policy):
     np.testing.assert_array_equal(P.decode(blob, *where, base=policy.q), later)
     assert not np.array_equal(P.decode(blob, *where), later)   # the base is needed
     assert len(blob) < len(P.encode(later, *where))
+
+
+@pytest.mark.parametrize("tolerance", [0.0, 0.1, 0.3])
+def test_snapping_keeps_a_pair_s_own_strategy_only_where_it_moved(toy_policy, tolerance):
+    """snap_to(q, base, tolerance): at every decision and private state, a pair ``q``
+    stores keeps its own strategy where it is more than ``tolerance`` (total variation)
+    from ``base``'s, and takes ``base``'s otherwise, as does every pair ``q`` does not
+    store; read back through FullPolicy, decision by decision."""
+    base = toy_policy
+    where = (base.keys, base.tree, base.templates)
+    later = stored(solved(TOY, SHORT, iterations=40), 0.01)[0]
+    snapped = later.q.copy()
+    own = P.snap_to(snapped, base.q, *where, tolerance)
+    result = FullPolicy(base.config, snapped, keys=base.keys)
+    kept = moved = seen = 0
+    for spot, _, _, d in every_spot(result):
+        dq, db = later.decision(spot), base.decision(spot)
+        for i in range(d.strategy.shape[1]):
+            seen += 1
+            if not dq.stored[i]:
+                want = db
+            else:
+                tv = (0.5 * np.nansum(np.abs(dq.strategy[:, i] - db.strategy[:, i]))
+                      if db.stored[i] else 1.0)
+                want = dq if tv > tolerance + 1e-9 else db
+                kept += want is dq
+                moved += tv > 0
+            np.testing.assert_array_equal(d.strategy[:, i], want.strategy[:, i])
+            assert d.stored[i] == want.stored[i]
+    assert seen > 100 and kept > 0 and (kept < moved or tolerance == 0)
+    assert 0 < own <= int((snapped != base.q).sum())
+    full_q = later.q.copy()
+    assert P.snap_to(full_q, base.q, *where, 1.0) == 0 and np.array_equal(full_q, base.q)
+    with pytest.raises(InputError):
+        P.snap_to(later.q.copy(), base.q, *where, 1.5)
+    blob = P.encode(snapped, *where, base=base.q)
+    np.testing.assert_array_equal(P.decode(blob, *where, base=base.q), snapped)
 
 
 # ---------------------------------------------------------------- the solver's sums, read directly

@@ -471,16 +471,56 @@ def _quantise_group(x, m, threshold, quant, out):
     return 0
 
 
+QUANTISE, MASK, NEAR = 0, 1, 2
+"""Jobs of :func:`_pair_pass`."""
+
+
+@njit(cache=True, inline="always")
+def _pair_job(job, ix, m, sums, threshold, quant, q_out, other, x, o):
+    """One (key, private state) pair whose slots are ``ix[:m]``; returns 1 when the pair
+    stays stored (job QUANTISE, MASK) or differs from ``other`` (job NEAR)."""
+    if job == QUANTISE:
+        for j in range(m):
+            x[j] = sums[ix[j]]
+        _quantise_group(x, m, threshold, quant, o)
+        for j in range(m):
+            q_out[ix[j]] = o[j]
+        return 1
+    if job == MASK:   # other: the own-reach mask; the first slot tells
+        reached = False
+        for j in range(m):
+            if other[ix[j]] > 0:
+                reached = True
+        if not reached:
+            for j in range(m):
+                q_out[ix[j]] = 0
+        return 1 if reached else 0
+    # NEAR: other is a policy of the same keys; take its bytes where q_out holds nothing
+    # (pruned) or differs by at most ``threshold`` (half the L1 distance, in steps)
+    held = 0
+    moved = 0
+    for j in range(m):
+        held += q_out[ix[j]]
+        moved += abs(np.int64(q_out[ix[j]]) - np.int64(other[ix[j]]))
+    if held > 0 and moved > 2 * threshold:
+        return 1
+    for j in range(m):
+        q_out[ix[j]] = other[ix[j]]
+    return 0
+
+
 @njit(cache=True)
-def _quantise_keys(sums, threshold, quant, q_out, mask, kind, actor, nn, n_edges, pair_start,
-                   pair_edge_start, pair_edge_count, t_kind, t_child_a, t_child_b,
-                   t_answerer, key_start, key_gid, key_slot):
-    """Per key and pair: ``q_out`` from ``sums`` (threshold, quantise); with a ``mask``
-    (length > 1), zero the pairs whose mask is zero instead. Returns the pairs stored."""
+def _pair_pass(job, sums, threshold, quant, q_out, other, kind, actor, nn, n_edges,
+               pair_start, pair_edge_start, pair_edge_count, t_kind, t_child_a, t_child_b,
+               t_answerer, key_start, key_gid, key_slot):
+    """Every (key, private state) pair of a policy's keys, given to :func:`_pair_job`:
+    QUANTISE ``q_out`` from ``sums``; MASK: zero the pairs ``other`` (a mask) does not
+    reach; NEAR: take ``other``'s bytes where ``q_out``'s are near them. Returns the
+    pairs :func:`_pair_job` counts."""
     x = np.empty(64)
     o = np.empty(64, dtype=np.int64)
-    masking = mask.shape[0] > 1
-    stored = 0
+    ix = np.empty(64, dtype=np.int64)
+    counted = 0
     for c in range(kind.shape[0]):
         if kind[c] == END:
             continue
@@ -499,44 +539,23 @@ def _quantise_keys(sums, threshold, quant, q_out, mask, kind, actor, nn, n_edges
                 for i in range(na):
                     es = pair_edge_start[pa + i]
                     ec = pair_edge_count[pa + i]
-                    if masking:
-                        if mask[ks + es] > 0 or (can_raise and mask[ks + E + i] > 0):
-                            stored += 1
-                        else:
-                            for j in range(ec):
-                                q_out[ks + es + j] = 0
-                            if can_raise:
-                                q_out[ks + E + i] = 0
-                        continue
-                    m = ec + (1 if can_raise else 0)
                     for j in range(ec):
-                        x[j] = sums[ks + es + j]
+                        ix[j] = ks + es + j
+                    m = ec
                     if can_raise:
-                        x[ec] = sums[ks + E + i]
-                    _quantise_group(x, m, threshold, quant, o)
-                    for j in range(ec):
-                        q_out[ks + es + j] = o[j]
-                    if can_raise:
-                        q_out[ks + E + i] = o[ec]
-                    stored += 1
+                        ix[m] = ks + E + i
+                        m += 1
+                    counted += _pair_job(job, ix, m, sums, threshold, quant, q_out, other,
+                                         x, o)
             else:
                 nb = nn[c, t_answerer[gid]]
                 n_ans = 3 if t_child_b[gid] >= 0 else 2
                 for i in range(nb):
-                    if masking:
-                        if mask[ks + i * n_ans] > 0:
-                            stored += 1
-                        else:
-                            for j in range(n_ans):
-                                q_out[ks + i * n_ans + j] = 0
-                        continue
                     for j in range(n_ans):
-                        x[j] = sums[ks + i * n_ans + j]
-                    _quantise_group(x, n_ans, threshold, quant, o)
-                    for j in range(n_ans):
-                        q_out[ks + i * n_ans + j] = o[j]
-                    stored += 1
-    return stored
+                        ix[j] = ks + i * n_ans + j
+                    counted += _pair_job(job, ix, n_ans, sums, threshold, quant, q_out,
+                                         other, x, o)
+    return counted
 
 
 # ------------------------------------------------------------------ from a solver to a policy
@@ -550,12 +569,12 @@ def _walk(job, keys: Keys, tree, layout, templates, src, scale, dst):
                  tm.child_a, tm.child_b, tm.answerer, keys.start, keys.code, keys.slot)
 
 
-def _by_key(threshold, quant, keys: Keys, tree, templates, sums, q, mask) -> int:
+def _by_key(job, threshold, quant, keys: Keys, tree, templates, sums, q, other) -> int:
     t, tm = tree, templates
-    return int(_quantise_keys(sums, float(threshold), int(quant), q, mask,
-                              t.kind, t.actor, t.n, t.n_edges, t.pair_start,
-                              t.pair_edge_start, t.pair_edge_count, tm.kind, tm.child_a,
-                              tm.child_b, tm.answerer, keys.start, keys.gid, keys.slot))
+    return int(_pair_pass(job, sums, float(threshold), int(quant), q, other,
+                          t.kind, t.actor, t.n, t.n_edges, t.pair_start,
+                          t.pair_edge_start, t.pair_edge_count, tm.kind, tm.child_a,
+                          tm.child_b, tm.answerer, keys.start, keys.gid, keys.slot))
 
 
 def key_sums(solver, keys: Keys) -> np.ndarray:
@@ -575,7 +594,8 @@ def quantise(sums: np.ndarray, keys: Keys, tree, templates, threshold: float,
     if not 1 <= quant <= 255:
         raise InputError(f"quant {quant}: between 1 and 255 steps")
     q = np.zeros(keys.n_slots, dtype=np.uint8)
-    _by_key(threshold, quant, keys, tree, templates, sums, q, np.zeros(1))
+    _by_key(QUANTISE, threshold, quant, keys, tree, templates, sums, q,
+            np.zeros(1, dtype=np.uint8))
     return q
 
 
@@ -616,7 +636,7 @@ def prune_unreached(config, keys: Keys, q: np.ndarray, threads: int = 1) -> int:
     mask = np.zeros(keys.n_slots, dtype=np.uint8)
     _walk(2, keys, t, L, tm, wide.cum32, np.ones(1), mask)
     _groups(1, keys, t, tm, mask)
-    return _by_key(0.0, QUANT, keys, t, tm, np.zeros(1), q, mask)
+    return _by_key(MASK, 0.0, QUANT, keys, t, tm, np.zeros(1), q, mask)
 
 
 def _wide(config):
@@ -664,3 +684,16 @@ def decode(blob: bytes, keys: Keys, tree, templates,
         q[mask] += np.asarray(base, dtype=np.uint8)[mask]
     _groups(3, keys, tree, templates, q)
     return q
+
+
+def snap_to(q: np.ndarray, base: np.ndarray, keys: Keys, tree, templates,
+            tolerance: float) -> int:
+    """Give, in place, every pair of ``q`` that ``q`` does not hold (pruned) or that plays
+    within ``tolerance`` of ``base`` (another policy of the same keys; total variation,
+    probability) ``base``'s bytes; returns the pairs that keep their own. ``q`` then
+    differs from ``base`` only where it moved by more than ``tolerance``, so its
+    difference from ``base`` (:func:`encode`) is mostly zeros."""
+    if not 0.0 <= tolerance <= 1.0:
+        raise InputError(f"tolerance {tolerance}: a probability between 0 and 1")
+    return _by_key(NEAR, tolerance * QUANT, QUANT, keys, tree, templates, np.zeros(1), q,
+                   np.ascontiguousarray(base, dtype=np.uint8))
