@@ -375,8 +375,7 @@ def _full_game(position: Position, progress) -> Advice:
     aware_moves = score_aware_moves(vira, position.score, seat, position.hand)
     if aware is not None:   # the re-solve's payoffs, as the asking seat's match-win probability
         info = aware.meta
-        own = info["centre"] if seat == MAO else 1.0 - info["centre"]
-        value = {k: own + v * info["half_swing"] for k, v in value.items()}
+        value = {k: aware.seat_value(seat, v) for k, v in value.items()}
         lost = info["pay_pe"] if seat == MAO else [1.0 - x for x in info["pay_mao"]]
         surrender = lost[list(policy.ladder).index(state.value)]
         advice = _assemble(position, legal_moves(state), lambda a: strategy.get(move(a), 0.0),

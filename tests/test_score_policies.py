@@ -150,6 +150,37 @@ def test_the_advice_plays_the_score_aware_policy_in_match_win_probability(aware)
     assert advise(request("4h", "Ac,7d,5s", "mao", "3,4", []))["model"] == "full-game-points"
 
 
+def test_the_hand_explorer_plays_the_score_aware_policy_where_stored(aware):
+    """The hand explorer's play section at the stored score: both sides follow the
+    score-aware policy and each move's value is the mão's chance to win the match (the
+    advice's numbers); at a score without one it says it falls back to points play and
+    what that leaks there, in expected points."""
+    from lab import charts
+    from lab.dashboards.background import Background
+    from lab.dashboards.hand_play import HandPlayer
+    from lab.tables.score import points_play_leak
+
+    policy, _ = aware
+    vira, hand = parse_card("4h"), tuple(parse_card(c) for c in ("Ac", "7d", "5s"))
+    player = HandPlayer(background=Background(threaded=False))
+    player.show(vira, hand, 0, SCORE)
+    assert player.play.policy is policy
+    text = player.stage.children[0].value
+    assert "score-aware" in text and "chance to win the match" in text
+    acts, vals = player.play.line.action_values(0)
+    i = player.play.pair()
+    for _, move, label in player.play.options():
+        shown = charts.percent(float(policy.seat_value(0, vals[list(acts).index(move), i])))
+        assert f">{label}</td>" in text and shown in text
+    assert "expected points" not in text
+    player.show(vira, hand, 0, (3, 4))
+    assert player.play.policy is not policy and player.play.policy.payoffs is None
+    text = player.stage.children[0].value
+    leak = points_play_leak(VIRA, (3, 4))
+    assert "falls back to points play" in text and "expected points" in text
+    assert leak is not None and charts.significant(leak) in text
+
+
 @pytest.fixture
 def copied(tmp_path, monkeypatch):
     """A data dir holding vira 4's points policy and the score-aware policies."""

@@ -11,6 +11,10 @@ policy never gets there with it), the exact expected points of each of its moves
 (:meth:`~lab.solver.fullgame.policy.Line.action_values`, worked out in the background: seconds at
 the start of a hand), and the value of the hand at each of its decisions so far.
 Points are points per hand for the user's side: won positive, lost negative.
+
+At a score where a score-aware policy of the vira is stored (:mod:`lab.tables.score_policies`)
+both sides play it, and the values are the user's side's match-win probability; elsewhere
+they play the points policy, and the step says what points play leaks at that score.
 """
 
 from __future__ import annotations
@@ -278,7 +282,7 @@ def path_values(play: HandPlay) -> list[tuple[str, str]]:
         elif values is None:
             text = "computing…" if step is play else "—"
         else:
-            text = points_text(value_here(strategy, values))
+            text = value_text(play, value_here(strategy, values))
         out.append((where, text))
     return out
 
@@ -298,6 +302,35 @@ def points_text(x: Optional[float]) -> str:
     return "—" if x is None or np.isnan(x) else f"{x:+.2f}"
 
 
+def value_text(play: HandPlay, x: Optional[float]) -> str:
+    """A value of ``play``'s walks for the user's side: expected points (signed), or the
+    chance to win the match under a score-aware policy."""
+    if play.policy.payoffs is None or x is None or np.isnan(x):
+        return points_text(x)
+    return charts.percent(float(play.policy.seat_value(play.seat, x)))
+
+
+def strategy_note_html(policy: FullPolicy, vira: str, score: tuple[int, int]) -> str:
+    """Which solved strategy both sides play at this score, and how exact it is: the
+    score-aware one where stored, else points play with what it leaks here."""
+    from ..charts import significant
+    from ..tables.score import points_play_leak
+
+    at = f"vira {html.escape(vira)} at {score[0]}–{score[1]}"
+    if policy.payoffs is not None:
+        return ("<p class='lab-play-strategy'><small>Both sides play the <b>score-aware</b> "
+                f"strategy of {at}, solved for winning the match (exploitability "
+                f"{significant(policy.exploitability)} match-win probability); values are "
+                "your chance to win the match.</small></p>")
+    leak = points_play_leak(vira, score)
+    said = ("its leak here is not measured" if leak is None else
+            f"here it leaks {significant(leak)} match-win probability")
+    return ("<p class='lab-play-strategy'><small>Both sides play the full game's strategy "
+            f"solved <b>for points</b> (exploitability {significant(policy.exploitability)} "
+            f"points per hand): no score-aware strategy is stored for {at}, so play falls back "
+            f"to points play; {said}. Values are expected points.</small></p>")
+
+
 class HandPlayer(W.VBox):
     """The hand explorer's play section: :class:`HandPlay` with buttons. The whole
     section is replaced at once on every change (never half redrawn)."""
@@ -310,7 +343,7 @@ class HandPlayer(W.VBox):
         self.background = background or Background()
         self.rng = rng or random.Random()
         self.policy: Optional[FullPolicy] = None
-        self.policy_vira: Optional[str] = None
+        self.policy_key: Optional[tuple] = None   # (vira, score of a score-aware policy or None)
         self.play: Optional[HandPlay] = None
         self.pick = None
         self.failures: dict = {}
@@ -334,18 +367,24 @@ class HandPlayer(W.VBox):
                 "truco ladder, played for points) does not apply. The sections below "
                 f"say what the tables know about {what}.</p>")])
             return
+        from ..tables.policies import load_full_policy
+        from ..tables.score_policies import load_score_policy, score_policy_info
+
         v = vira.rank_char
-        if self.policy is not None and self.policy_vira == v:
+        aware = score_policy_info(v, score) is not None
+        key = (v, tuple(score) if aware else None)
+        if self.policy is not None and self.policy_key == key:
             self._start(self.policy)
             return
-        from ..tables.policies import load_full_policy
-
-        self.policy = None   # one vira in memory at a time: let the old one go first
-        self._replace([W.HTML(LOADING.format(
-            f"loading the solved strategy of vira {html.escape(v)}…"))])
+        self.policy = None   # one policy in memory at a time: let the old one go first
+        what = (f"the score-aware strategy of vira {html.escape(v)} at {score[0]}–{score[1]}"
+                if aware else f"the solved strategy of vira {html.escape(v)}")
+        self._replace([W.HTML(LOADING.format(f"loading {what}…"))])
         pick = self.pick
-        self.background.submit("load", lambda: load_full_policy(v),
-                               lambda policy: pick == self.pick and self._start(policy, v),
+        self.background.submit("load",
+                               (lambda: load_score_policy(v, score)) if aware
+                               else (lambda: load_full_policy(v)),
+                               lambda policy: pick == self.pick and self._start(policy, key),
                                lambda exc: pick == self.pick and self._missing(exc))
 
     def _missing(self, exc: Exception) -> None:
@@ -354,9 +393,9 @@ class HandPlayer(W.VBox):
         vira = self.pick[0].rank_char
         self._replace([W.HTML(policy_missing_html(exc, rebuild_command(vira)))])
 
-    def _start(self, policy: FullPolicy, vira: Optional[str] = None) -> None:
+    def _start(self, policy: FullPolicy, key: Optional[tuple] = None) -> None:
         self.policy = policy
-        self.policy_vira = vira or self.policy_vira   # viras dealt alike share a policy
+        self.policy_key = key or self.policy_key
         self.failures.clear()
         vira, hand, seat, _ = self.pick
         self.play = HandPlay(policy, vira, hand, seat)
@@ -412,7 +451,9 @@ class HandPlayer(W.VBox):
         who = "your" if play.your_turn else "his"
         row = W.HBox([W.Label(f"{who} move:" if not play.over else ""), *buttons, choose],
                      layout=W.Layout(flex_flow="row wrap", align_items="center"))
-        self._replace([W.HTML(step_html(play, self.failures.get(key))), row,
+        vira, score = self.pick[0].rank_char, self.pick[3]
+        self._replace([W.HTML(strategy_note_html(play.policy, vira, score)
+                              + step_html(play, self.failures.get(key))), row,
                        W.HBox([back, restart])])
 
     def _values_failed(self, play: HandPlay, exc: Exception) -> None:
@@ -478,7 +519,7 @@ def your_table(play: HandPlay, failure: Optional[str]) -> str:
         p = "—" if strategy is None else charts.percent(strategy.get(move, 0.0))
         if values is not None:
             v = values.get(move)
-            shown = points_text(v)
+            shown = value_text(play, v)
             if v is not None and best is not None and v >= best - 1e-9:
                 shown = f"<b>{shown}</b>"
         elif failure:
@@ -494,13 +535,18 @@ def your_table(play: HandPlay, failure: Optional[str]) -> str:
                 "values still hold.</i></p>")
     if failure:
         note += f"<p style='color:#a00'>values failed: {html.escape(failure)}</p>"
+    if play.policy.payoffs is None:
+        column, what = "expected points", ("Expected points: what the hand scores on average "
+                                           "(won +, lost −)")
+    else:
+        column, what = "chance to win the match", ("Chance to win the match: your side's "
+                                                   "match-win probability")
     return ("<table class='lab-table lab-strategy'><tr><th style='text-align:left'>your move"
-            "</th><th>the strategy plays it</th><th>expected points</th></tr>"
+            f"</th><th>the strategy plays it</th><th>{column}</th></tr>"
             + "".join(rows) + "</table>" + note +
-            "<p><small>Expected points: what the hand scores on average (won +, lost −) "
-            "after this move, playing its best from then on while the other side plays "
-            "the solved strategy; his hands weighted by how likely he holds each given your "
-            "cards and his moves so far. Exact.</small></p>")
+            f"<p><small>{what} after this move, playing its best from then on while the other "
+            "side plays the solved strategy; his hands weighted by how likely he holds each "
+            "given your cards and his moves so far. Exact.</small></p>")
 
 
 def opponent_table(play: HandPlay) -> str:
@@ -523,8 +569,10 @@ def path_html(play: HandPlay) -> str:
     if not values:
         return ""
     items = " · ".join(f"{html.escape(where)} {text}" for where, text in values)
-    return (f"<p class='lab-play-value'>Value so far (expected points of your hand under "
-            f"the solved strategy at each of your moves): {items}</p>")
+    what = ("expected points of your hand" if play.policy.payoffs is None
+            else "your chance to win the match")
+    return (f"<p class='lab-play-value'>Value so far ({what} under the solved strategy at "
+            f"each of your moves): {items}</p>")
 
 
 def charts_style() -> str:

@@ -123,6 +123,16 @@ class FullPolicy(Policy):
                    exploitability=float(solver.final_exploitability),
                    meta={"iterations": int(solver.iterations)})
 
+    def seat_value(self, seat: int, value):
+        """A value of this policy's walks for ``seat`` (0 mão, 1 pé) in the policy's
+        :attr:`unit`: points per hand as they are; for a score-aware policy (solved on its
+        solver's scale, ``meta``'s ``centre`` and ``half_swing``) the seat's match-win
+        probability. A number or an array."""
+        if self.payoffs is None:
+            return value
+        own = self.meta["centre"] if seat == 0 else 1.0 - self.meta["centre"]
+        return own + value * self.meta["half_swing"]
+
     def solver_weights(self, seat: int) -> np.ndarray:
         """Deal weights ``W[own class, other class]`` of ``seat`` (joint probability)."""
         w = np.asarray(self.cards.deal_weights(), dtype=np.float64)
