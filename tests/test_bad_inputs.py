@@ -99,6 +99,12 @@ def sweep() -> list[list[str]]:
     vary(["solve", "policy", "--vira", "4", "--checkpoints", "nowhere"], "--threads",
          BAD_INTEGERS[:3] + BAD_COUNTS)
     vary(["solve", "policy", "--checkpoints", "nowhere"], "--same-as", ["4", "4=z", "=2"])
+    vary(["solve", "policy", "--vira", "4", "--score", "10,10", "--checkpoints", "nowhere"],
+         "--tolerance", BAD_NUMBERS[:4] + ["1.5", "-0.1"])
+    cases.append(["solve", "policy", "--vira", "4", "--checkpoints", "nowhere",
+                  "--tolerance", "0.1"])   # a tolerance without --score
+    cases.append(["solve", "policy", "--vira", "4"])   # no checkpoints, no --repack
+    cases.append(["solve", "policy", "--repack", "--vira", "4"])
     # output paths
     for out in ("OUTDIR", "OUTDIR/" + "x" * 300 + ".csv", "OUTDIR/a file/x.csv", "x.txt", ""):
         cases.append([*simulate, "--out", out])

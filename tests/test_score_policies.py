@@ -224,3 +224,39 @@ def test_storing_without_a_re_solve_names_the_command(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: no finished re-solve of vira 4 at 10-10")
     assert "lab solve match-play" in err and len(err.strip().splitlines()) == 1
+
+
+def test_repacking_keeps_every_policy_byte_for_byte(tmp_path, monkeypatch):
+    """`lab solve policy --repack` writes vira 4's points policy and its score-aware policy
+    again at another compression: new files and hashes, the same bytes per key slot, and
+    the score-aware policy still loads against its repacked points policy."""
+    from lab.cli import main
+    from lab.solver.fullgame import compact
+    from lab.tables.policies import load_full_policy, policy_info
+    from lab.tables.score_policies import load_score_policy, score_policy_info
+
+    data = tmp_path / "data"
+    (data / "full_policy").mkdir(parents=True)
+    (data / "score_policy" / VIRA).mkdir(parents=True)
+    points = json.loads((REPO_DATA / "full_policy.json").read_text())
+    points["viras"] = {VIRA: points["viras"][VIRA]}
+    (data / "full_policy.json").write_text(json.dumps(points))
+    shutil.copy(REPO_DATA / "full_policy" / f"{VIRA}.zst", data / "full_policy")
+    aware = json.loads((REPO_DATA / "score_policy.json").read_text())
+    aware["policies"] = {k: e for k, e in aware["policies"].items()
+                         if e["vira"] == VIRA and tuple(e["score"]) == SCORE}
+    (data / "score_policy.json").write_text(json.dumps(aware))
+    name = f"{SCORE[0]}-{SCORE[1]}.zst"
+    shutil.copy(REPO_DATA / "score_policy" / VIRA / name, data / "score_policy" / VIRA)
+    monkeypatch.setenv("LAB_DATA_DIR", str(data))
+    before = load_full_policy(VIRA).q.copy(), load_score_policy(VIRA, SCORE).q.copy()
+    hashes = policy_info(VIRA)["sha256"], score_policy_info(VIRA, SCORE)["sha256"]
+    monkeypatch.setattr(compact, "LEVEL", 1)   # fast, and other bytes than the stored ones
+    assert main(["solve", "policy", "--repack"]) == 0
+    after = policy_info(VIRA), score_policy_info(VIRA, SCORE)
+    assert after[0]["sha256"] != hashes[0] and after[1]["sha256"] != hashes[1]
+    assert after[0]["level"] == after[1]["level"] == 1
+    np.testing.assert_array_equal(load_full_policy(VIRA).q, before[0])
+    np.testing.assert_array_equal(load_score_policy(VIRA, SCORE).q, before[1])
+    if after[1]["difference"]:
+        assert after[1]["base_sha256"] == after[0]["sha256"]

@@ -7,14 +7,20 @@ quantises to bytes, prunes what each seat's own play never reaches, measures the
 policy's exploitability by an exact best response (points per hand) and writes the policy
 and its manifest (see :mod:`lab.tables.policies`). About 3-4 minutes per vira on one core.
 
+``--repack`` writes every stored policy (points and score-aware) again at the current
+compression (:data:`lab.solver.fullgame.compact.LEVEL`), the same strategies byte for byte,
+without checkpoints.
+
 ``--same-as 3=2`` stores vira 3's policy as vira 2's when the two decks have the same deal
 weights (viras 2 and 3 do: the vira's own rank is the top plain level in both), after
 checking that they do.
 
 ``--score M,P`` (repeatable) stores instead the score-aware policies of the chosen viras at
 those scores, from their re-solves under DIR (``lab solve match-play --checkpoints DIR``):
-each as its difference from the vira's stored points policy where that is smaller than on
-its own, with its exploitability and value at its match payoffs (match-win probability; see :mod:`lab.tables.score_policies`).
+each given the points policy's strategy wherever it plays within ``--tolerance`` of it
+(total variation; default 0.05, 0 keeps it whole), stored as its difference from the vira's
+points policy where that is smaller than on its own, with its exploitability and value at
+its match payoffs (match-win probability; see :mod:`lab.tables.score_policies`).
 
 :mod:`lab.commands.solve` hands ``lab solve policy`` to this module.
 """
@@ -32,7 +38,7 @@ def add_arguments(parser) -> None:
     which.add_argument("--vira", action="append", metavar="V",
                        help="a vira rank or card (4, Q, 7c ...); repeat for several")
     which.add_argument("--all", action="store_true", help="all ten viras (the default)")
-    parser.add_argument("--checkpoints", required=True, metavar="DIR",
+    parser.add_argument("--checkpoints", metavar="DIR",
                         help="the folder of `lab solve full --checkpoints DIR`")
     parser.add_argument("--threshold", type=number, default=None, metavar="P",
                         help="drop probabilities below P before quantising (default 0.02)")
@@ -43,6 +49,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--score", action="append", default=[], metavar="M,P",
                         help="store the score-aware policy re-solved at this score (both "
                              "0..10) instead; repeat for several")
+    parser.add_argument("--repack", action="store_true",
+                        help="write the stored policies (points and score-aware) again at "
+                             "the current compression, the same strategies byte for byte "
+                             "(no checkpoints needed; about a minute per policy)")
+    parser.add_argument("--tolerance", type=number, default=None, metavar="TV",
+                        help="with --score: play the points policy's strategy where the "
+                             "score-aware one is within TV of it (total variation; default "
+                             "0.05, 0 keeps it whole)")
 
 
 def run(args) -> int:
@@ -61,11 +75,29 @@ def run(args) -> int:
         same[v] = w
     viras = chosen_viras(args.vira)
     check_data_writable()
+    if args.repack:
+        if args.score or same or args.checkpoints or args.vira:
+            raise UsageError("--repack rewrites every stored policy as it is: give it alone")
+        from ..tables.score_policies import repack_policies
+
+        total = repack_policies(progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+        print(f"the policy store holds {total / 1e6:.1f} MB")
+        return 0
+    if not args.checkpoints:
+        raise UsageError("give --checkpoints DIR (the folder of `lab solve full "
+                         "--checkpoints DIR`), or --repack")
+    if args.tolerance is not None and not args.score:
+        raise UsageError("--tolerance is for score-aware policies: give --score M,P")
     if args.score:
+        from ..tables.score_policies import TOLERANCE
+
         if same:
             raise UsageError("--same-as stores points policies: leave out --score")
+        tolerance = TOLERANCE if args.tolerance is None else args.tolerance
+        if not 0 <= tolerance <= 1:
+            raise UsageError(f"--tolerance {args.tolerance}: give a probability in [0, 1]")
         return _store_score_aware(viras, chosen_scores(args.score), args.checkpoints,
-                                  threshold, args.threads)
+                                  threshold, tolerance, args.threads)
     for v in viras:
         if v in same:
             info = copy_policy(v, same[v])
@@ -81,17 +113,19 @@ def run(args) -> int:
     return 0
 
 
-def _store_score_aware(viras, scores, checkpoints, threshold, threads) -> int:
+def _store_score_aware(viras, scores, checkpoints, threshold, tolerance, threads) -> int:
     from ..tables.score_policies import build_score_policy
 
     for v in viras:
         for score in scores:
-            info = build_score_policy(v, score, checkpoints, threshold, threads=threads,
+            info = build_score_policy(v, score, checkpoints, threshold, tolerance,
+                                      threads=threads,
                                       progress=lambda msg: print(msg, file=sys.stderr,
                                                                  flush=True))
             how = "as the difference from the points policy" if info["difference"] else \
                 "on its own (smaller than as the difference from the points policy)"
-            print(f"vira {v} at {score[0]}-{score[1]}: {info['pairs']:,} pairs, "
+            print(f"vira {v} at {score[0]}-{score[1]}: {info['pairs']:,} pairs "
+                  f"({info['own_pairs']:,} more than {tolerance:g} from points play), "
                   f"{info['bytes'] / 1e6:.2f} MB {how}, "
                   f"stored policy's exploitability {info['exploitability']:.4f} match-win "
                   f"probability (the re-solve's {info['solver_exploitability']:.4f} at "

@@ -2,10 +2,13 @@
 
 A score-aware re-solve (``lab solve match-play``) plays one vira's hand at one score with
 match-win payoffs. Its compact policy has the same keys as the vira's points policy
-(:mod:`lab.tables.policies`), so it can be stored as the difference from that policy
-(:func:`lab.solver.fullgame.compact.encode` with ``base``), zero where the two play alike;
-it is stored that way when that is smaller than the policy on its own, else on its own
-(the entry's ``difference`` says which; both sizes are in the entry). One file per (vira, score),
+(:mod:`lab.tables.policies`). Wherever it plays within a tolerance of the points policy
+(total variation; :data:`TOLERANCE`) it is given the points policy's strategy
+(:func:`lab.solver.fullgame.compact.snap_to`), so it keeps its own only where the score
+moved the play, and it is stored as its difference from the points policy
+(:func:`lab.solver.fullgame.compact.encode` with ``base``), zero where the two play alike,
+when that is smaller than the policy on its own (the entry's ``difference`` says which;
+both sizes, the tolerance and the pairs that kept their own are in the entry). One file per (vira, score),
 ``data/score_policy/<V>/<m>-<p>.zst``, and one manifest, ``data/score_policy.json``, with
 per policy: the re-solve it comes from (iterations, its exploitability), the payoffs it
 plays for (the mão's match-win probability after each outcome, and the same on the solver's
@@ -43,6 +46,9 @@ NAME = "score_policy"
 SCHEMA = 1
 BUDGET = 100_000_000
 """Bytes the policy store may hold, points and score-aware policies together."""
+TOLERANCE = 0.05
+"""Total variation (probability) within which a score-aware policy's pair plays the points
+policy's strategy instead of its own (see :func:`build_score_policy`)."""
 SOURCES = POLICY_SOURCES + ("lab/tables/score.py", "lab/tables/score_sweep.py",
                             "lab/tables/score_policies.py")
 
@@ -153,16 +159,18 @@ def store_bytes(directory: Optional[Path] = None) -> int:
 
 
 def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOLD,
-                       threads: int = 1, directory: Optional[Path] = None,
-                       progress=None) -> dict:
+                       tolerance: float = TOLERANCE, threads: int = 1,
+                       directory: Optional[Path] = None, progress=None) -> dict:
     """Store the score-aware policy of ``vira`` at ``score`` from its re-solve under
     ``checkpoint_root`` (``lab solve match-play --checkpoints DIR``): thresholded, quantised
-    and pruned as the points policies are, kept as its difference from the vira's stored
-    points policy, with its exploitability and value measured exactly at its payoffs
-    (match-win probability). Returns the manifest entry."""
+    and pruned as the points policies are, then given the vira's points strategy wherever
+    it plays within ``tolerance`` of it (total variation, probability; 0 keeps it whole),
+    kept as its difference from the points policy (or on its own where that is smaller),
+    with its exploitability and value measured exactly at its payoffs (match-win
+    probability). Returns the manifest entry."""
     from dataclasses import replace
 
-    from ..solver.fullgame.compact import compact_policy, encode, expand, QUANT
+    from ..solver.fullgame.compact import compact_policy, encode, expand, snap_to, QUANT
     from ..solver.fullgame.solver import FullSolver, config_for, has_checkpoint
     from .score import payoff_scale
     from .score_sweep import finished, score_dir
@@ -193,10 +201,12 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
                          f"re-solve {keys.n_slots}; rebuild the points policy first")
     tree, layout, templates = solver.tree, solver.layout, solver.templates
     del solver
+    own = snap_to(q, base.q, keys, tree, templates, tolerance)
     plain = encode(q, keys, tree, templates)
     difference = encode(q, keys, tree, templates, base=base.q)
     blob = difference if len(difference) < len(plain) else plain
-    say(f"vira {v} at {score[0]}-{score[1]}: {kept:,} pairs, {len(plain) / 1e6:.2f} MB on its "
+    say(f"vira {v} at {score[0]}-{score[1]}: {kept:,} pairs, {own:,} of them more than "
+        f"{tolerance:g} from points play, {len(plain) / 1e6:.2f} MB on its "
         f"own, {len(difference) / 1e6:.2f} MB as the difference from the points policy; "
         "measuring the stored policy's exploitability")
     held = FullSolver(replace(config, storage="float32"), threads=threads).use_policy(
@@ -212,6 +222,7 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
             "centre": centre, "half_swing": half_swing,
             "scaled_mao": scaled[0], "scaled_pe": scaled[1],
             "threshold": float(threshold), "quant": QUANT, "pairs": int(kept),
+            "tolerance": float(tolerance), "own_pairs": int(own),
             "slots": int(keys.n_slots), "difference": blob is difference,
             "plain_bytes": len(plain), "difference_bytes": len(difference),
             "base_sha256": policy_info(v, directory)["sha256"],
@@ -248,3 +259,51 @@ def write_score_policy(vira, score, blob: bytes, info: dict,
         write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
     return entry
 
+
+
+def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
+    """Write every stored policy (points and score-aware) again at the current encoding
+    (:data:`lab.solver.fullgame.compact.LEVEL`): the same bytes per key slot, checked by
+    decoding, new files and hashes; a score-aware difference is taken again against its
+    repacked points policy. Returns the bytes of the store after."""
+    from ..solver.fullgame.compact import LEVEL, decode, encode
+    from .policies import copy_policy, write_full_policy
+
+    say = progress or (lambda msg: None)
+    aware = {}
+    for entry in read_score_policy_manifest(directory)["policies"].values():
+        v, score = entry["vira"], tuple(entry["score"])
+        aware[(v, score)] = (load_score_policy(v, score, directory).q.copy(), entry)
+    for v, entry in read_policy_manifest(directory)["viras"].items():
+        if "same_as" in entry:
+            continue
+        policy = load_full_policy(v, directory)
+        where = (policy.keys, policy.tree, policy.templates)
+        blob = encode(policy.q, *where)
+        if not np.array_equal(decode(blob, *where), policy.q):
+            raise TableError(f"vira {v}'s policy does not decode to itself after repacking")
+        keep = {k: x for k, x in entry.items() if k not in ("sha256", "bytes", "built")}
+        write_full_policy(v, blob, dict(keep, level=LEVEL), directory)
+        say(f"vira {v}: {entry['bytes'] / 1e6:.2f} -> {len(blob) / 1e6:.2f} MB")
+    for v, entry in read_policy_manifest(directory)["viras"].items():
+        if "same_as" in entry:
+            copy_policy(v, entry["same_as"], directory)   # its entry names the new file
+    for (v, score), (q, entry) in aware.items():
+        base = load_full_policy(v, directory)
+        where = (base.keys, base.tree, base.templates)
+        plain = encode(q, *where)
+        difference = encode(q, *where, base=base.q)
+        blob = difference if len(difference) < len(plain) else plain
+        if not np.array_equal(decode(blob, *where, base=base.q if blob is difference
+                                     else None), q):
+            raise TableError(f"the score-aware policy of vira {v} at {score[0]}-{score[1]} "
+                             "does not decode to itself after repacking")
+        keep = {k: x for k, x in entry.items() if k not in ("sha256", "bytes", "built")}
+        write_score_policy(v, score, blob, dict(
+            keep, level=LEVEL, difference=blob is difference, plain_bytes=len(plain),
+            difference_bytes=len(difference), base_sha256=policy_info(v, directory)["sha256"]),
+            directory)
+        say(f"vira {v} at {score[0]}-{score[1]}: {entry['bytes'] / 1e6:.2f} -> "
+            f"{len(blob) / 1e6:.2f} MB")
+    _CACHE.clear()
+    return store_bytes(directory)

@@ -656,10 +656,15 @@ def compact_policy(solver, threshold: float = 0.01, merge: bool = True,
     return q, keys, kept
 
 
-def encode(q: np.ndarray, keys: Keys, tree, templates, level: int = 9,
+LEVEL = 19
+"""zstd level of the stored policies: 12 % smaller than level 9 on vira 4's points policy
+(7.9 against 9.0 MB), about 30 s to write one; reading is as fast."""
+
+
+def encode(q: np.ndarray, keys: Keys, tree, templates, level: int | None = None,
            base: np.ndarray | None = None) -> bytes:
     """The bytes of a stored policy: its stored slots (:func:`stored_slots`), compressed
-    (zstd at ``level``). With ``base`` (another policy of the same keys), the bytes of the
+    (zstd at ``level``, by default :data:`LEVEL`). With ``base`` (another policy of the same keys), the bytes of the
     difference ``q - base`` (modulo 256): where the two agree it is zero, which compresses
     to almost nothing."""
     import pyarrow as pa
@@ -668,7 +673,8 @@ def encode(q: np.ndarray, keys: Keys, tree, templates, level: int = 9,
     held = np.ascontiguousarray(q, dtype=np.uint8)[mask]
     if base is not None:
         held = held - np.asarray(base, dtype=np.uint8)[mask]   # uint8: modulo 256
-    return pa.Codec("zstd", compression_level=level).compress(held, asbytes=True)
+    return pa.Codec("zstd", compression_level=LEVEL if level is None else level).compress(
+        held, asbytes=True)
 
 
 def decode(blob: bytes, keys: Keys, tree, templates,
