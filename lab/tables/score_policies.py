@@ -158,6 +158,16 @@ def store_bytes(directory: Optional[Path] = None) -> int:
     return points + int(read_score_policy_manifest(directory).get("bytes", 0))
 
 
+def smaller_encoding(q, base, keys, tree, templates) -> tuple[bytes, bytes, bytes]:
+    """``(the smaller, plain, difference)``: the bytes of the score-aware policy ``q`` on its
+    own and as its difference from the points policy ``base``."""
+    from ..solver.fullgame.compact import encode
+
+    plain = encode(q, keys, tree, templates)
+    difference = encode(q, keys, tree, templates, base=base.q)
+    return (difference if len(difference) < len(plain) else plain), plain, difference
+
+
 def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOLD,
                        tolerance: float = TOLERANCE, threads: int = 1,
                        directory: Optional[Path] = None, progress=None) -> dict:
@@ -170,7 +180,7 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
     probability). Returns the manifest entry."""
     from dataclasses import replace
 
-    from ..solver.fullgame.compact import compact_policy, encode, expand, snap_to, QUANT
+    from ..solver.fullgame.compact import LEVEL, QUANT, compact_policy, expand, snap_to
     from ..solver.fullgame.solver import FullSolver, config_for, has_checkpoint
     from .score import payoff_scale
     from .score_sweep import finished, score_dir
@@ -202,9 +212,7 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
     tree, layout, templates = solver.tree, solver.layout, solver.templates
     del solver
     own = snap_to(q, base.q, keys, tree, templates, tolerance)
-    plain = encode(q, keys, tree, templates)
-    difference = encode(q, keys, tree, templates, base=base.q)
-    blob = difference if len(difference) < len(plain) else plain
+    blob, plain, difference = smaller_encoding(q, base, keys, tree, templates)
     say(f"vira {v} at {score[0]}-{score[1]}: {kept:,} pairs, {own:,} of them more than "
         f"{tolerance:g} from points play, {len(plain) / 1e6:.2f} MB on its "
         f"own, {len(difference) / 1e6:.2f} MB as the difference from the points policy; "
@@ -221,7 +229,7 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
             "pay_pe": [float(row[f"pay_pe_{x}"]) for x in config.ladder],
             "centre": centre, "half_swing": half_swing,
             "scaled_mao": scaled[0], "scaled_pe": scaled[1],
-            "threshold": float(threshold), "quant": QUANT, "pairs": int(kept),
+            "threshold": float(threshold), "quant": QUANT, "level": LEVEL, "pairs": int(kept),
             "tolerance": float(tolerance), "own_pairs": int(own),
             "slots": int(keys.n_slots), "difference": blob is difference,
             "plain_bytes": len(plain), "difference_bytes": len(difference),
@@ -261,6 +269,11 @@ def write_score_policy(vira, score, blob: bytes, info: dict,
 
 
 
+def _content(entry: dict) -> dict:
+    """A manifest entry without what its file's writing sets (hash, size, time)."""
+    return {k: x for k, x in entry.items() if k not in ("sha256", "bytes", "built")}
+
+
 def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
     """Write every stored policy (points and score-aware) again at the current encoding
     (:data:`lab.solver.fullgame.compact.LEVEL`): the same bytes per key slot, checked by
@@ -282,8 +295,7 @@ def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
         blob = encode(policy.q, *where)
         if not np.array_equal(decode(blob, *where), policy.q):
             raise TableError(f"vira {v}'s policy does not decode to itself after repacking")
-        keep = {k: x for k, x in entry.items() if k not in ("sha256", "bytes", "built")}
-        write_full_policy(v, blob, dict(keep, level=LEVEL), directory)
+        write_full_policy(v, blob, dict(_content(entry), level=LEVEL), directory)
         say(f"vira {v}: {entry['bytes'] / 1e6:.2f} -> {len(blob) / 1e6:.2f} MB")
     for v, entry in read_policy_manifest(directory)["viras"].items():
         if "same_as" in entry:
@@ -291,16 +303,13 @@ def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
     for (v, score), (q, entry) in aware.items():
         base = load_full_policy(v, directory)
         where = (base.keys, base.tree, base.templates)
-        plain = encode(q, *where)
-        difference = encode(q, *where, base=base.q)
-        blob = difference if len(difference) < len(plain) else plain
+        blob, plain, difference = smaller_encoding(q, base, *where)
         if not np.array_equal(decode(blob, *where, base=base.q if blob is difference
                                      else None), q):
             raise TableError(f"the score-aware policy of vira {v} at {score[0]}-{score[1]} "
                              "does not decode to itself after repacking")
-        keep = {k: x for k, x in entry.items() if k not in ("sha256", "bytes", "built")}
         write_score_policy(v, score, blob, dict(
-            keep, level=LEVEL, difference=blob is difference, plain_bytes=len(plain),
+            _content(entry), level=LEVEL, difference=blob is difference, plain_bytes=len(plain),
             difference_bytes=len(difference), base_sha256=policy_info(v, directory)["sha256"]),
             directory)
         say(f"vira {v} at {score[0]}-{score[1]}: {entry['bytes'] / 1e6:.2f} -> "
