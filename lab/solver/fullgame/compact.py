@@ -486,7 +486,7 @@ def _pair_job(job, ix, m, sums, threshold, quant, q_out, other, x, o):
         for j in range(m):
             q_out[ix[j]] = o[j]
         return 1
-    if job == MASK:   # other: the own-reach mask; the first slot tells
+    if job == MASK:   # other: the own-reach mark, set on all of a reached pair's slots
         reached = False
         for j in range(m):
             if other[ix[j]] > 0:
