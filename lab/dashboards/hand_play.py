@@ -313,20 +313,19 @@ def value_text(play: HandPlay, x: Optional[float]) -> str:
 def strategy_note_html(policy: FullPolicy, vira: str, score: tuple[int, int]) -> str:
     """Which solved strategy both sides play at this score, and how exact it is: the
     score-aware one where stored, else points play with what it leaks here."""
-    from ..charts import significant
     from ..tables.score import points_play_leak
 
     at = f"vira {html.escape(vira)} at {score[0]}–{score[1]}"
     if policy.payoffs is not None:
         return ("<p class='lab-play-strategy'><small>Both sides play the <b>score-aware</b> "
                 f"strategy of {at}, solved for winning the match (exploitability "
-                f"{significant(policy.exploitability)} match-win probability); values are "
+                f"{charts.significant(policy.exploitability)} match-win probability); values are "
                 "your chance to win the match.</small></p>")
     leak = points_play_leak(vira, score)
     said = ("its leak here is not measured" if leak is None else
-            f"here it leaks {significant(leak)} match-win probability")
+            f"here it leaks {charts.significant(leak)} match-win probability")
     return ("<p class='lab-play-strategy'><small>Both sides play the full game's strategy "
-            f"solved <b>for points</b> (exploitability {significant(policy.exploitability)} "
+            f"solved <b>for points</b> (exploitability {charts.significant(policy.exploitability)} "
             f"points per hand): no score-aware strategy is stored for {at}, so play falls back "
             f"to points play; {said}. Values are expected points.</small></p>")
 

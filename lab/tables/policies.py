@@ -193,7 +193,7 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge
     ``threshold``, quantised, pruned) and measure the stored policy's exploitability
     exactly. Returns the manifest entry."""
     from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for, has_checkpoint
-    from ..solver.fullgame.compact import QUANT, compact_policy, encode, expand
+    from ..solver.fullgame.compact import LEVEL, QUANT, compact_policy, encode, expand
 
     v = RANKS[vira_rank_of(vira)]
     config = config_for(v)
@@ -224,7 +224,7 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge
     info = {"vira": v, "iterations": iterations, "solver_exploitability": solver_expl,
             "exploitability": 0.5 * (br[0] + br[1]),
             "best_response": [float(br[0]), float(br[1])], "value_mao": float(value),
-            "threshold": float(threshold), "quant": QUANT, "merge": bool(merge),
+            "threshold": float(threshold), "quant": QUANT, "level": LEVEL, "merge": bool(merge),
             "pairs": int(kept), "slots": int(keys.n_slots), "ladder": list(config.ladder),
             "seconds": round(time.perf_counter() - start, 1)}
     return write_full_policy(v, blob, info, directory)

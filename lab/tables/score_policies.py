@@ -268,7 +268,6 @@ def write_score_policy(vira, score, blob: bytes, info: dict,
     return entry
 
 
-
 def _content(entry: dict) -> dict:
     """A manifest entry without what its file's writing sets (hash, size, time)."""
     return {k: x for k, x in entry.items() if k not in ("sha256", "bytes", "built")}
