@@ -33,7 +33,7 @@ Batch = namedtuple("Batch", ["WIN", "LOSE", "VB", "EB", "OB", "PAY"])
 (``VB``, ``EB``, ``OB``, see the module docstring) and one column of payoffs (``PAY``)."""
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pay(WIN, LOSE, kv, v, w, u, PAY):
     """PAY[b]: what ``u`` gets per unit of reach for an outcome worth ``ladder[kv] = v``
     that seat ``w`` wins (nothing if ``w`` is neither seat: a hand that scores nothing),
@@ -43,7 +43,7 @@ def _pay(WIN, LOSE, kv, v, w, u, PAY):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _end_values(c, d, TT, T, P, W, X):
     """OB[d + 1] for END card node ``c``, a child of the node at depth ``d`` whose ``TT``
     T nodes are its entering histories: the winner scores the accepted value."""
@@ -74,7 +74,7 @@ def _end_values(c, d, TT, T, P, W, X):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _showdown(c, d, T, W, P, K, TT, X):
     """The round-3 follower's forced last card: showdown values of every T node."""
     actor, showdown, lead, pair_start, nn, pair_level, t_value = (
@@ -129,7 +129,7 @@ def _showdown(c, d, T, W, P, K, TT, X):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _finish(c, d, H, T, W, P, K, X):
     """Betting backward (values only) and the values of the entering histories."""
     (actor, pair_start, nn, n_edges, pair_edge_start, pair_edge_count, t_size, t_kind,
@@ -226,7 +226,7 @@ def _finish(c, d, H, T, W, P, K, X):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _take_child(c, ch, d, TT, T, W, P, X):
     """Gather card child ``ch``'s batched values (``OB[d + 1]``) back to the T nodes of
     node ``c`` at depth ``d``: into ``u``'s card edges when he moves, summed otherwise."""
@@ -255,16 +255,12 @@ def _take_child(c, ch, d, TT, T, W, P, X):
     return 0
 
 
-@njit(cache=True)
-def _visit(c0, d0, H0, T, S, W, P, X):
-    """:func:`kernels._visit` with a vector of values per (node, hand): the same depth-first
-    walk with an explicit stack (so that numba caches it)."""
-    D = W.KI.shape[0]
-    node = np.empty(D, np.int64)
-    hist = np.empty(D, np.int64)
-    nk = np.empty(D, np.int64)
-    nt = np.empty(D, np.int64)
-    nxt = np.empty(D, np.int64)
+@njit(cache=True, _nrt=False)
+def _visit(c0, d0, H0, T, S, W, P, X, stack):
+    """:func:`kernels.depth_first` with a vector of values per (node, hand): the same
+    depth-first walk with an explicit stack (so that numba caches it), compiled without
+    reference counting as that one is."""
+    node, hist, nk, nt, nxt = stack[0], stack[1], stack[2], stack[3], stack[4]
     kind, child_start, child_count, nn = T.kind, T.child_start, T.child_count, T.nn
     VB = X.VB
     B = X.WIN.shape[0]
@@ -321,5 +317,5 @@ def traverse_batch(T, S, W, P, WIN, LOSE, VB, EB, OB):
         W.ENT[0, i] = 1.0
     W.ES[0, 0] = 0
     X = Batch(WIN, LOSE, VB, EB, OB, np.empty(WIN.shape[0]))
-    _visit(0, 0, 1, T, S, W, P, X)
+    _visit(0, 0, 1, T, S, W, P, X, np.empty((5, W.KI.shape[0]), np.int64))
     return OB[0, :nn[0, P.u], :].copy()

@@ -222,7 +222,7 @@ def enter_child_cfr(c, ch, d, K, TT, T, W, Wc, o, prune):
 
 
 # not inline="always": numba 0.68 then wrote one Work record's rows into the other
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def no_values(ch, d, TT, T, P, Wc):
     """Wc.OUT[d + 1]: zero values of ``u`` at card child ``ch`` for each of its ``TT``
     entering histories (a child a lazy walk leaves out)."""
@@ -290,7 +290,7 @@ def take_child_values(c, ch, d, TT, T, P, W, vals):
 
 
 # not inline="always": numba 0.68 then wrote one Work record's rows into the other
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_values(c, d, TT, T, P, W, Wc):
     """Wc.OUT[d + 1] for END card node ``c`` (a child of the node at depth ``d``, whose
     ``TT`` T nodes are its entering histories): the winner scores the accepted value."""
@@ -335,7 +335,7 @@ def traverse(T, S, W, P):
     return W.OUT[0, :nn[0, P.u]].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def prepare_node(c, d, H, T, S, W, P):
     """Enumerate the betting nodes of card node ``c``, their strategies and reach; zero
     the values; gather the deal weights of the two lists. Returns (K nodes, TT T nodes).
@@ -546,7 +546,7 @@ def prepare_node(c, d, H, T, S, W, P):
     return K, TT
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _showdown(c, d, T, W, P, K, TT):
     """The round-3 follower's forced last card: showdown values of every T node."""
     (actor, showdown, lead, pair_start, nn, pair_level, t_value) = (
@@ -633,7 +633,7 @@ def caught_up(r, lag, gp, gn):
     return r
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def discount_untouched_sums(cstamp, cscale, it, avg):
     """After a lazy iteration ``it``: the strategy sums of every public node it did not
     update are discounted by ``avg`` through the node's scale, as an eager walk would
@@ -675,7 +675,7 @@ def write16(TMP, row, m, out, ks, scales, pub, top):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def store_regrets(ks, m, pub, S, TMP, predictive):
     """Write one public node's ``m`` new regrets (TMP row 3) and, for a predictive schedule,
     predicted regrets (row 6) from slot ``ks`` on; in 16 bits each with a new scale for the
@@ -692,7 +692,7 @@ def store_regrets(ks, m, pub, S, TMP, predictive):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def store_sums(ks, m, pub, S, TMP, it):
     """Write one public node's ``m`` new strategy sums (TMP row 4) from slot ``ks`` on; in
     16 bits with a new scale for the node (float32: with the scale 1); they now hold
@@ -707,7 +707,7 @@ def store_sums(ks, m, pub, S, TMP, it):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def discount_dead(ks, m, pub, owner, S, P, TMP):
     """A dead node's update (the opponent does not reach it): the walker's ``m`` regrets
     from slot ``ks`` on are only discounted (their gain is zero), or the opponent's strategy
@@ -729,7 +729,7 @@ def discount_dead(ks, m, pub, owner, S, P, TMP):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _finish(c, d, H, T, S, W, P, K):
     """Betting backward (values, regret and strategy-sum updates) and the values of the
     entering histories."""
@@ -901,16 +901,21 @@ def _finish(c, d, H, T, S, W, P, K):
 def _visit(c0, d0, H0, T, S, W, P):
     """Card node ``c0`` at depth ``d0``, entered by ``H0`` histories with the reach in
     ``W.ENT[d0]``: ``W.OUT[d0]`` gets ``u``'s values per history (updates in ``CFR`` mode).
+    Allocates the walk's stack and runs :func:`depth_first`."""
+    return depth_first(c0, d0, H0, T, S, W, P, np.empty((5, W.KI.shape[0]), np.int64))
 
-    Depth first over the card tree with an explicit stack (a self-recursive function could
-    not be cached by numba, so every process compiled it again, 10-15 s): per depth the
-    card node, its entering histories, its betting and T node counts, and the next child."""
-    D = W.KI.shape[0]
-    node = np.empty(D, np.int64)
-    hist = np.empty(D, np.int64)
-    nk = np.empty(D, np.int64)
-    nt = np.empty(D, np.int64)
-    nxt = np.empty(D, np.int64)
+
+@njit(cache=True, _nrt=False)
+def depth_first(c0, d0, H0, T, S, W, P, stack):
+    """:func:`_visit`'s walk: depth first over the card tree with an explicit stack (a
+    self-recursive function could not be cached by numba, so every process compiled it
+    again, 10-15 s): per depth (the rows of ``stack``) the card node, its entering
+    histories, its betting and T node counts, and the next child.
+
+    The walk and the functions it calls are compiled without numba's reference counting
+    (``_nrt=False``: they allocate nothing): counting the references of the records' arrays
+    at every call took a quarter of an iteration."""
+    node, hist, nk, nt, nxt = stack[0], stack[1], stack[2], stack[3], stack[4]
     kind, child_start, child_count = T.kind, T.child_start, T.child_count
     d = d0
     node[d] = c0
@@ -956,7 +961,7 @@ def _visit(c0, d0, H0, T, S, W, P):
 
 
 # not inline="always": numba 0.68 then wrote one Work record's rows into the other
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def enter_turns(c, d, TT, T, W, Wc):
     """Wc.ES[d + 1]: the betting state each T node of card node ``c`` hands its children."""
     for t in range(TT):
