@@ -56,6 +56,10 @@ Calling convention: every kernel takes four records (namedtuples of arrays, buil
 - ``W`` (:data:`Work`): the working buffers of one walk, one row per depth;
 - ``P`` (:data:`Step`): what this walk does: the seat ``u``, the mode, the Discounted
   CFR factors, the payoffs and ``u``'s deal weights.
+
+The functions the walk calls allocate nothing and are compiled without numba's reference
+counting (``_nrt=False``, an option of the pinned numba): otherwise every call counts a
+reference to each of the records' arrays, which took a quarter of an iteration.
 """
 
 from __future__ import annotations
@@ -910,11 +914,8 @@ def depth_first(c0, d0, H0, T, S, W, P, stack):
     """:func:`_visit`'s walk: depth first over the card tree with an explicit stack (a
     self-recursive function could not be cached by numba, so every process compiled it
     again, 10-15 s): per depth (the rows of ``stack``) the card node, its entering
-    histories, its betting and T node counts, and the next child.
-
-    The walk and the functions it calls are compiled without numba's reference counting
-    (``_nrt=False``: they allocate nothing): counting the references of the records' arrays
-    at every call took a quarter of an iteration."""
+    histories, its betting and T node counts, and the next child. Compiled without
+    reference counting, as the functions it calls (see the module docstring)."""
     node, hist, nk, nt, nxt = stack[0], stack[1], stack[2], stack[3], stack[4]
     kind, child_start, child_count = T.kind, T.child_start, T.child_count
     d = d0
