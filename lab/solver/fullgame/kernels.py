@@ -141,11 +141,14 @@ def deal_sums(WCd, nu, no, x, out):
     """out[i] = sum_j W[i, j] * x[j] for the dense deal weights ``WCd`` (a row of
     :func:`deal_block`'s), summed in the order of ``j``: the loop over ``i`` is innermost
     and contiguous, so it vectorises and every sum is added in the same order as a dot
-    product over ``j`` would."""
+    product over ``j`` would. A zero ``x[j]`` (a pair the opponent never reaches) is left
+    out: adding its zero products would leave every sum as it is, to the bit."""
     for i in range(nu):
         out[i] = 0.0
     for j in range(no):
         xj = x[j]
+        if xj == 0.0:
+            continue
         for i in range(nu):
             out[i] += WCd[j * nu + i] * xj
 
