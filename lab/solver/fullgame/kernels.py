@@ -496,8 +496,7 @@ def prepare_node(c, d, H, T, S, W, P):
             for i in range(na):
                 es = pair_edge_start[pa + i]
                 ec = pair_edge_count[pa + i]
-                # strategy over the state's slots (written out: helper calls with array
-                # arguments cost reference counting in this innermost loop)
+                # strategy over the state's slots
                 nsl = ec + (1 if can_raise else 0)
                 tot = 0.0
                 for q in range(nsl):
