@@ -26,7 +26,7 @@ from numba import njit
 from collections import namedtuple
 
 from .kernels import (AVERAGE, BEST, END, LAST, T_NODE, deal_block, enter_child, enter_turns,
-                      prepare_node, showdown_winner)
+                      prepare_node, showdown_winner, walk_stack)
 
 Batch = namedtuple("Batch", ["WIN", "LOSE", "VB", "EB", "OB", "PAY"])
 """The payoff columns (``WIN``, ``LOSE``: ``[b, ladder index]``), the batched values
@@ -317,5 +317,5 @@ def traverse_batch(T, S, W, P, WIN, LOSE, VB, EB, OB):
         W.ENT[0, i] = 1.0
     W.ES[0, 0] = 0
     X = Batch(WIN, LOSE, VB, EB, OB, np.empty(WIN.shape[0]))
-    _visit(0, 0, 1, T, S, W, P, X, np.empty((5, W.KI.shape[0]), np.int64))
+    _visit(0, 0, 1, T, S, W, P, X, walk_stack(W))
     return OB[0, :nn[0, P.u], :].copy()

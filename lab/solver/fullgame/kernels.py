@@ -908,7 +908,14 @@ def _visit(c0, d0, H0, T, S, W, P):
     """Card node ``c0`` at depth ``d0``, entered by ``H0`` histories with the reach in
     ``W.ENT[d0]``: ``W.OUT[d0]`` gets ``u``'s values per history (updates in ``CFR`` mode).
     Allocates the walk's stack and runs :func:`depth_first`."""
-    return depth_first(c0, d0, H0, T, S, W, P, np.empty((5, W.KI.shape[0]), np.int64))
+    return depth_first(c0, d0, H0, T, S, W, P, walk_stack(W))
+
+
+@njit(cache=True)
+def walk_stack(W):
+    """The stack of a depth-first walk over ``W``'s depths (:func:`depth_first`): rows for the
+    card node, its entering histories, its betting and T node counts, and the next child."""
+    return np.empty((5, W.KI.shape[0]), np.int64)
 
 
 @njit(cache=True, _nrt=False)
