@@ -22,7 +22,10 @@ from lab.solver.fullgame.solver import FullSolver, checkpoint_path, config_for
 from lab.solver.games.payoffs import after_hand
 from lab.tables import load_table
 from lab.tables.score_play import load_plays
-from lab.tables.score_sweep import Task, check_row, run_task, score_dir, sweep, waves
+from lab.tables.score import score_payoffs
+from lab.tables.score_play import write_mixed_equity, write_plays
+from lab.tables.score_sweep import (MIN_DRIFT, Task, check_row, drift, is_stale, run_task,
+                                    score_dir, sweep, waves)
 
 REPO_DATA = Path(__file__).resolve().parents[1] / "data"
 TOY = (2, 2, 2, 1)
@@ -157,6 +160,61 @@ def test_a_sweep_writes_each_re_solve_and_warm_starts_from_the_nearest(toy_root)
     again = sweep([("4", (9, 10), 0.05), ("4", (10, 10), 0.05)], root, target=0.5,
                   toy_cap=TOY, directory=data, say=lines.append)
     assert [r["row"] for r in again] == rows
+
+
+def test_a_re_solve_is_stale_once_its_payoffs_moved_past_its_target(points):
+    me = equity_array(points[0])
+    mao, pe = score_payoffs(me, (9, 10))
+    row = {"score_mao": 9, "score_pe": 10, "exploitability": 0.0015,
+           **{f"pay_mao_{v}": x for v, x in zip(LADDER, mao)},
+           **{f"pay_pe_{v}": x for v, x in zip(LADDER, pe)}}
+    assert drift(row, me) == 0.0 and not is_stale(row, me, 0.002)
+    # the mão scoring 1 at 9-10 leads to 10-10; the pé scoring anything ends the match
+    for moved, stale in ((0.0002, False), (0.0003, True)):
+        now = me.copy()
+        now[10, 10] += moved
+        assert drift(row, now) == pytest.approx(moved, abs=1e-12)
+        assert is_stale(row, now, 0.002) is stale   # 0.0015 + 2 x drift against 0.002
+    # over its target already (a re-solve stopped by its time limit): any drift past
+    # MIN_DRIFT
+    late = {**row, "exploitability": 0.003}
+    for moved, stale in ((MIN_DRIFT / 2, False), (2 * MIN_DRIFT, True)):
+        now = me.copy()
+        now[10, 10] += moved
+        assert is_stale(late, now, 0.002) is stale
+
+
+def test_a_stale_re_solve_is_solved_again_from_its_own_strategies(toy_root):
+    root, data = toy_root
+    cells = [("4", (9, 10), 0.05), ("4", (10, 10), 0.05)]
+    first = {(r["row"]["score_mao"], r["row"]["score_pe"]): r["row"]
+             for r in sweep(cells, root, target=0.5, toy_cap=TOY, directory=data,
+                            say=lambda line: None)}
+    # another vira's 10-10 re-solved afterwards: the match equity at 10-10 moves under 9-10
+    plays, hands = load_plays(data)
+    other = {**first[(10, 10)], "vira": "K"}
+    other["p_mao_1"] += 0.05
+    other["p_pe_1"] -= 0.05
+    write_plays([other], hands[hands["score_mao"] == 10].assign(vira="K").to_dict("records"),
+                data)
+    me = equity_array(write_mixed_equity(data))
+    nine_ten = first[(9, 10)]
+    moved = drift(nine_ten, me)
+    assert moved > MIN_DRIFT
+    target = nine_ten["exploitability"] + moved   # within 2 x drift: may be exceeded now
+    lines = []
+    again = sweep(cells[:1], root, target=target, minutes=0.2, toy_cap=TOY, directory=data,
+                  say=lines.append)
+    row = again[0]["row"]
+    assert row["start"] == "9,10"
+    assert any("9,10: its payoffs moved by" in line for line in lines)
+    # solved with today's payoffs, and so no longer stale
+    assert row["pay_mao_1"] == pytest.approx(after_hand(me, (9, 10), MAO, 1), abs=1e-12)
+    assert drift(row, me) <= 1e-12
+    value, expl = check_row(root, row, toy_cap=TOY)
+    assert value == pytest.approx(row["value_mao"], abs=1e-9)
+    assert sweep(cells[:1], root, target=target, minutes=0.2, toy_cap=TOY, directory=data,
+                 say=lambda line: None)[0]["row"] == row
 
 
 def test_a_killed_re_solve_resumes_with_the_same_iterates(toy_root, monkeypatch):

@@ -9,8 +9,11 @@ equal total points from the end of the match down, each wave's payoffs from the 
 equity of every re-solve so far; warm starts from the nearest re-solved score). One dask
 task per (vira, score): a local cluster of ``--workers`` processes, or ``--scheduler
 ADDRESS``. Each finished re-solve is merged into ``score_play`` and ``score_play_hands``
-and ``match_equity_mixed`` is rebuilt; a killed sweep started again resumes where it was.
-``--plan`` prints the order and exits; ``--tables-only`` rebuilds ``match_equity_mixed``
+and ``match_equity_mixed`` is rebuilt; a killed sweep started again resumes where it was,
+and a finished re-solve whose payoffs have moved since (a score it leads to was re-solved
+after it) so far that its exploitability may exceed ``--target`` is solved again.
+``--plan`` prints the order (with each finished re-solve's payoff drift) and exits;
+``--tables-only`` rebuilds ``match_equity_mixed``
 from the tables on disk; ``--check`` measures the stored re-solves again from their
 checkpoints.
 """
@@ -52,7 +55,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--workers", type=count, default=1, metavar="N",
                         help="worker processes of the local cluster (default 1)")
     parser.add_argument("--plan", action="store_true",
-                        help="print the (vira, score) re-solves in their order and exit")
+                        help="print the (vira, score) re-solves in their order, each finished "
+                             "one with how far its payoffs lie from the match equity now "
+                             "and whether it would be solved again, and exit")
     parser.add_argument("--tables-only", action="store_true",
                         help="only rebuild match_equity_mixed from the tables on disk")
     parser.add_argument("--check", action="store_true",
@@ -94,7 +99,7 @@ def run(args) -> int:
     from ..tables import check_data_writable
     from ..tables.score import has_points_solution
     from ..tables.score_play import write_mixed_equity
-    from ..tables.score_sweep import finished, sweep, waves
+    from ..tables.score_sweep import drift, finished, is_stale, sweep, waves
 
     def say(line: str) -> None:
         tqdm.write(line, file=sys.stderr)
@@ -128,10 +133,19 @@ def run(args) -> int:
     if args.check:
         return check_rows(args, cells, say)
     if args.plan:
+        from ..match import equity_array
+        from ..tables.score_play import load_plays, mixed_equity
+
+        me = equity_array(mixed_equity(load_plays()[0]))
         for wave in waves(cells):
             for v, s, leak in wave:
-                print_json({"vira": v, "score": list(s), "mean_leak": round(leak, 5),
-                            "finished": finished(args.checkpoints, v, s) is not None})
+                done = finished(args.checkpoints, v, s)
+                line = {"vira": v, "score": list(s), "mean_leak": round(leak, 5),
+                        "finished": done is not None}
+                if done is not None:
+                    line["drift"] = round(drift(done["row"], me), 6)
+                    line["stale"] = is_stale(done["row"], me, args.target)
+                print_json(line)
         return 0
     check_data_writable()
     client = cluster = None

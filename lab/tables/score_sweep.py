@@ -14,6 +14,15 @@ one lies within ``NEAR`` points (``|dm| + |dp|``), else from the points solution
 (measured in ``benchmarks/score.md``: 9-10 reached 0.002 1.6x faster from 10-10's
 re-solve than from points play).
 
+**Solved again.** A re-solve is only as good as its payoffs: when a score it leads to is
+re-solved after it (another vira's, in a sweep that did not run all viras wave by wave), the
+match equity moves under it. Every payoff then moves by at most the largest difference
+between the payoffs it was solved with and the current ones (its drift,
+:func:`lab.match.payoff_drift`), so its exploitability grows by at most twice the drift. A
+finished re-solve whose exploitability plus twice its drift exceeds the target (and whose
+drift exceeds :data:`MIN_DRIFT`) is *stale*: the sweep solves it again with the current
+payoffs, warm-started from its own strategies (its ``start`` is then its own score).
+
 **Files.** Under the points solutions' folder ``DIR`` (``lab solve full --checkpoints
 DIR``), each re-solve keeps ``DIR/score/<solve>/<m>-<p>/``: ``solution`` (the checkpoint
 of the re-solved strategies, with their payoffs), ``progress.json`` (the checks so far,
@@ -38,6 +47,10 @@ from ..store import write_atomic
 NEAR = 2
 """A warm start from another score of the vira within this many points (``|dm| + |dp|``)."""
 
+MIN_DRIFT = 1e-4
+"""A finished re-solve is solved again only when its payoffs moved by more than this
+(match-win probability; see the module doc)."""
+
 
 @dataclass(frozen=True)
 class Task:
@@ -59,6 +72,7 @@ class Task:
     check_every: int = 10
     toy_cap: tuple | None = None
     max_iterations: int | None = None
+    again: bool = False
 
 
 def _config(vira, toy_cap):
@@ -81,14 +95,20 @@ def finished(checkpoints, vira, score, toy_cap=None) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def nearest_start(checkpoints, vira, score, toy_cap=None) -> tuple | None:
-    """The nearest finished re-solve of ``vira`` within NEAR points of ``score``, or None."""
+def nearest_start(checkpoints, vira, score, toy_cap=None, skip=()) -> tuple | None:
+    """The nearest finished re-solve of ``vira`` within NEAR points of ``score`` whose
+    strategies are kept, or None; not one of the scores ``skip`` (being solved again)."""
+    from ..solver.fullgame.solver import has_checkpoint
+
     base = score_dir(checkpoints, vira, score, toy_cap).parent
     done = []
     for d in base.glob("*-*") if base.exists() else ():
         m, _, p = d.name.partition("-")
-        if (d / "result.json").exists() and m.isdigit() and p.isdigit():
+        if ((d / "result.json").exists() and has_checkpoint(d / "solution") and m.isdigit()
+                and p.isdigit()):
             s = (int(m), int(p))
+            if s in skip:
+                continue
             dist = abs(s[0] - score[0]) + abs(s[1] - score[1])
             if 0 < dist <= NEAR:
                 done.append((dist, -s[0] - s[1], s))
@@ -103,7 +123,8 @@ def run_task(task: Task) -> dict:
     from .score_play import hand_rows, play_row
 
     here = score_dir(task.checkpoints, task.vira, task.score, task.toy_cap)
-    done = finished(task.checkpoints, task.vira, task.score, task.toy_cap)
+    done = None if task.again else finished(task.checkpoints, task.vira, task.score,
+                                            task.toy_cap)
     if done is not None:
         return done
     here.mkdir(parents=True, exist_ok=True)
@@ -173,6 +194,28 @@ def check_row(checkpoints, row: dict, threads: int = 1, toy_cap=None) -> tuple[f
 
 # ---------------------------------------------------------------- the sweep
 
+def drift(row: dict, me) -> float:
+    """How far (match-win probability) the payoffs a ``score_play`` row was solved with lie
+    from those of the match equity ``me`` ((12, 12)) now (:func:`lab.match.payoff_drift`)."""
+    from ..match import payoff_drift
+    from ..solver.fullgame.game import LADDER
+    from .registry import SEATS
+    from .score import score_payoffs
+
+    now = score_payoffs(np.asarray(me, dtype=np.float64),
+                        (int(row["score_mao"]), int(row["score_pe"])))
+    then = tuple(np.array([float(row[f"pay_{seat}_{v}"]) for v in LADDER]) for seat in SEATS)
+    return payoff_drift(then, now)
+
+
+def is_stale(row: dict, me, target: float) -> bool:
+    """Whether a finished re-solve (its ``score_play`` row) must be solved again under the
+    match equity ``me``: its exploitability may have grown past ``target`` (match-win
+    probability; see the module doc)."""
+    moved = drift(row, me)
+    return moved > MIN_DRIFT and float(row["exploitability"]) + 2 * moved > target
+
+
 def waves(cells) -> list[list]:
     """``cells`` ((vira, score, leak) triples) grouped by ``m + p``, highest first; each
     wave sorted by leak, highest first."""
@@ -191,6 +234,7 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
     after each (unless ``save`` is False); ``client`` a dask client (None: in this
     process). Returns the results in the order they finished."""
     from ..match import equity_array
+    from ..solver.fullgame.solver import has_checkpoint
     from .score_play import load_plays, mixed_equity, write_mixed_equity, write_plays
 
     results = []
@@ -201,11 +245,25 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
             plays = pd.DataFrame([r["row"] for r in results])
         me = equity_array(mixed_equity(plays, directory))
         me = tuple(tuple(float(x) for x in row) for row in me)
+        again = set()
+        for vira, score, leak in wave:
+            done = finished(checkpoints, vira, score, toy_cap)
+            if done is not None and is_stale(done["row"], me, target):
+                again.add((vira, score))
+                say(f"vira {vira} at {score[0]},{score[1]}: its payoffs moved by "
+                    f"{drift(done['row'], me):.5f} match-win probability since it was "
+                    f"re-solved (exploitability {done['row']['exploitability']:.5f}, target "
+                    f"{target}): solving it again")
         tasks = []
         for vira, score, leak in wave:
-            start = nearest_start(checkpoints, vira, score, toy_cap) if nearest else None
+            redo = (vira, score) in again
+            skip = {s for v, s in again if v == vira}
+            if redo and has_checkpoint(score_dir(checkpoints, vira, score, toy_cap) / "solution"):
+                start = score   # from its own strategies
+            else:
+                start = nearest_start(checkpoints, vira, score, toy_cap, skip) if nearest else None
             tasks.append(Task(RANKS[vira_rank_of(vira)], score, me, str(checkpoints), start,
-                              target, minutes, threads, toy_cap=toy_cap))
+                              target, minutes, threads, toy_cap=toy_cap, again=redo))
         total = wave[0][1][0] + wave[0][1][1]
         say(f"wave {total} points: {len(tasks)} re-solve{'s' if len(tasks) > 1 else ''} "
             f"({', '.join(f'{t.vira} {t.score[0]}-{t.score[1]}' for t in tasks)})")
