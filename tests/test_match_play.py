@@ -184,20 +184,29 @@ def test_a_re_solve_is_stale_once_its_payoffs_moved_past_its_target(points):
         assert is_stale(late, now, 0.002) is stale
 
 
-def test_a_stale_re_solve_is_solved_again_from_its_own_strategies(toy_root):
-    root, data = toy_root
+def end_game_then_another_vira(root, data):
+    """Vira 4's 10-10 and 9-10 re-solved (reduced deck), then another vira's 10-10 (made
+    up) merged after them: the match equity at 10-10 moves under 9-10. Returns the first
+    two rows by score and the match equity now."""
     cells = [("4", (9, 10), 0.05), ("4", (10, 10), 0.05)]
+    for _, score, _ in cells:   # re-solved from the start, whatever other tests left
+        shutil.rmtree(score_dir(root, "4", score, TOY), ignore_errors=True)
     first = {(r["row"]["score_mao"], r["row"]["score_pe"]): r["row"]
              for r in sweep(cells, root, target=0.5, toy_cap=TOY, directory=data,
                             say=lambda line: None)}
-    # another vira's 10-10 re-solved afterwards: the match equity at 10-10 moves under 9-10
-    plays, hands = load_plays(data)
+    _, hands = load_plays(data)
     other = {**first[(10, 10)], "vira": "K"}
     other["p_mao_1"] += 0.05
     other["p_pe_1"] -= 0.05
     write_plays([other], hands[hands["score_mao"] == 10].assign(vira="K").to_dict("records"),
                 data)
-    me = equity_array(write_mixed_equity(data))
+    return first, equity_array(write_mixed_equity(data))
+
+
+def test_a_stale_re_solve_is_solved_again_from_its_own_strategies(toy_root):
+    root, data = toy_root
+    cells = [("4", (9, 10), 0.05), ("4", (10, 10), 0.05)]
+    first, me = end_game_then_another_vira(root, data)
     nine_ten = first[(9, 10)]
     moved = drift(nine_ten, me)
     assert moved > MIN_DRIFT
@@ -215,6 +224,25 @@ def test_a_stale_re_solve_is_solved_again_from_its_own_strategies(toy_root):
     assert value == pytest.approx(row["value_mao"], abs=1e-9)
     assert sweep(cells[:1], root, target=target, minutes=0.2, toy_cap=TOY, directory=data,
                  say=lambda line: None)[0]["row"] == row
+
+
+def test_a_re_solve_whose_files_are_gone_is_kept_from_score_play_unless_stale(toy_root):
+    root, data = toy_root
+    cells = [("4", (9, 10), 0.05), ("4", (10, 10), 0.05)]
+    first, me = end_game_then_another_vira(root, data)
+    for score in first:   # the checkpoints were on another machine
+        shutil.rmtree(score_dir(root, "4", score, TOY))
+    lines = []
+    assert sweep(cells, root, target=0.5, toy_cap=TOY, directory=data, say=lines.append) == []
+    assert lines == ["wave 20 points: 0 re-solves; 1 kept as score_play holds it",
+                     "wave 19 points: 0 re-solves; 1 kept as score_play holds it"]
+    nine_ten = first[(9, 10)]
+    target = nine_ten["exploitability"] + drift(nine_ten, me)
+    out = sweep(cells[:1], root, target=target, minutes=0.2, toy_cap=TOY, directory=data,
+                say=lines.append)
+    row = out[0]["row"]
+    assert row["start"] == "points"   # neither its own strategies nor 10-10's are kept
+    assert drift(row, me) <= 1e-12
 
 
 def test_a_killed_re_solve_resumes_with_the_same_iterates(toy_root, monkeypatch):
@@ -358,7 +386,13 @@ def test_lab_solve_match_play_plans_the_order_from_the_end_of_the_match(tmp_path
         ("K", (0, 0))]
     leaks = load_table("score_leak", directory=REPO_DATA)
     mean = leaks[(leaks.score_mao == 9) & (leaks.score_pe == 10)]["leak"].mean()
-    assert plan[2]["mean_leak"] == round(mean, 5) and not plan[2]["finished"]
+    assert plan[2]["mean_leak"] == round(mean, 5)
+    # vira 4's 9-10 is in the bundled score_play (its files are not under tmp_path): finished,
+    # with the drift of its payoffs from today's match equity; K's is not re-solved
+    assert plan[2]["finished"] and not plan[2]["files"] and plan[2]["drift"] >= 0
+    assert plan[2]["stale"] == (plan[2]["drift"] > 1e-4 and plan[2]["exploitability"]
+                                + 2 * plan[2]["drift"] > 0.002)
+    assert not plan[3]["finished"] and "drift" not in plan[3]
     default = lab("solve", "match-play", "--checkpoints", str(tmp_path), "--plan")
     scores = {tuple(json.loads(line)["score"]) for line in default.stdout.splitlines()}
     at = leaks.groupby(["score_mao", "score_pe"])["leak"].mean()

@@ -56,8 +56,9 @@ def add_arguments(parser) -> None:
                         help="worker processes of the local cluster (default 1)")
     parser.add_argument("--plan", action="store_true",
                         help="print the (vira, score) re-solves in their order, each finished "
-                             "one with how far its payoffs lie from the match equity now "
-                             "and whether it would be solved again, and exit")
+                             "one (in DIR or in score_play) with how far its payoffs lie from "
+                             "the match equity now and whether it would be solved again, and "
+                             "exit")
     parser.add_argument("--tables-only", action="store_true",
                         help="only rebuild match_equity_mixed from the tables on disk")
     parser.add_argument("--check", action="store_true",
@@ -99,7 +100,7 @@ def run(args) -> int:
     from ..tables import check_data_writable
     from ..tables.score import has_points_solution
     from ..tables.score_play import write_mixed_equity
-    from ..tables.score_sweep import drift, finished, is_stale, sweep, waves
+    from ..tables.score_sweep import drift, finished, is_stale, sweep, table_row, waves
 
     def say(line: str) -> None:
         tqdm.write(line, file=sys.stderr)
@@ -136,15 +137,18 @@ def run(args) -> int:
         from ..match import equity_array
         from ..tables.score_play import load_plays, mixed_equity
 
-        me = equity_array(mixed_equity(load_plays()[0]))
+        plays = load_plays()[0]
+        me = equity_array(mixed_equity(plays))
         for wave in waves(cells):
             for v, s, leak in wave:
                 done = finished(args.checkpoints, v, s)
+                row = done["row"] if done is not None else table_row(plays, v, s)
                 line = {"vira": v, "score": list(s), "mean_leak": round(leak, 5),
-                        "finished": done is not None}
-                if done is not None:
-                    line["drift"] = round(drift(done["row"], me), 6)
-                    line["stale"] = is_stale(done["row"], me, args.target)
+                        "finished": row is not None, "files": done is not None}
+                if row is not None:
+                    line["exploitability"] = float(row["exploitability"])
+                    line["drift"] = round(drift(row, me), 6)
+                    line["stale"] = is_stale(row, me, args.target)
                 print_json(line)
         return 0
     check_data_writable()

@@ -28,7 +28,8 @@ DIR``), each re-solve keeps ``DIR/score/<solve>/<m>-<p>/``: ``solution`` (the ch
 of the re-solved strategies, with their payoffs), ``progress.json`` (the checks so far,
 for a re-solve under way) and ``result.json`` (the finished rows). A killed sweep started
 again skips finished re-solves and resumes a half-done one from its last check (at most
-``check_every`` iterations are lost).
+``check_every`` iterations are lost). A score that ``score_play`` holds but whose files are
+gone (another machine's checkpoints) counts as finished too, unless stale.
 """
 
 from __future__ import annotations
@@ -208,6 +209,15 @@ def drift(row: dict, me) -> float:
     return payoff_drift(then, now)
 
 
+def table_row(plays, vira, score) -> dict | None:
+    """The ``score_play`` row of ``vira`` at ``score`` in ``plays``, or None."""
+    if not len(plays):
+        return None
+    at = plays[(plays["vira"] == RANKS[vira_rank_of(vira)]) & (plays["score_mao"] == score[0])
+               & (plays["score_pe"] == score[1])]
+    return at.iloc[0].to_dict() if len(at) else None
+
+
 def is_stale(row: dict, me, target: float) -> bool:
     """Whether a finished re-solve (its ``score_play`` row) must be solved again under the
     match equity ``me``: its exploitability may have grown past ``target`` (match-win
@@ -245,17 +255,24 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
             plays = pd.DataFrame([r["row"] for r in results])
         me = equity_array(mixed_equity(plays, directory))
         me = tuple(tuple(float(x) for x in row) for row in me)
-        again = set()
+        again, kept = set(), set()
         for vira, score, leak in wave:
             done = finished(checkpoints, vira, score, toy_cap)
-            if done is not None and is_stale(done["row"], me, target):
+            row = done["row"] if done is not None else table_row(plays, vira, score)
+            if row is None:
+                continue
+            if is_stale(row, me, target):
                 again.add((vira, score))
                 say(f"vira {vira} at {score[0]},{score[1]}: its payoffs moved by "
-                    f"{drift(done['row'], me):.5f} match-win probability since it was "
-                    f"re-solved (exploitability {done['row']['exploitability']:.5f}, target "
-                    f"{target}): solving it again")
+                    f"{drift(row, me):.5f} match-win probability since it was re-solved "
+                    f"(exploitability {row['exploitability']:.5f}, target {target}): "
+                    "solving it again")
+            elif done is None:   # in score_play, but its files are not under checkpoints
+                kept.add((vira, score))
         tasks = []
         for vira, score, leak in wave:
+            if (vira, score) in kept:
+                continue
             redo = (vira, score) in again
             skip = {s for v, s in again if v == vira}
             if redo and has_checkpoint(score_dir(checkpoints, vira, score, toy_cap) / "solution"):
@@ -265,8 +282,11 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
             tasks.append(Task(RANKS[vira_rank_of(vira)], score, me, str(checkpoints), start,
                               target, minutes, threads, toy_cap=toy_cap, again=redo))
         total = wave[0][1][0] + wave[0][1][1]
-        say(f"wave {total} points: {len(tasks)} re-solve{'s' if len(tasks) > 1 else ''} "
-            f"({', '.join(f'{t.vira} {t.score[0]}-{t.score[1]}' for t in tasks)})")
+        say(f"wave {total} points: {len(tasks)} re-solve{'' if len(tasks) == 1 else 's'}"
+            + (f" ({', '.join(f'{t.vira} {t.score[0]}-{t.score[1]}' for t in tasks)})"
+               if tasks else "")
+            + (f"; {len(kept)} kept as score_play holds {'it' if len(kept) == 1 else 'them'}"
+               if kept else ""))
         watch = CheckWatcher(tasks, say)
         for task, result in _run(tasks, client, watch):
             row = result["row"]
