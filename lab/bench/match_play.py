@@ -6,7 +6,9 @@ the points policies, score-aware where a policy is stored, the ``mao_de_onze`` d
 bot A is the mão of the first hand, played at ``--start``, and every hand turns a random
 vira. A's match-win rate, with its 95% interval (mirrored deal pairs as the unit,
 :func:`lab.sim.stats.win_rate_ci95`), is printed beside ``p_mao`` at that score in
-``match_equity_mixed`` (score-aware hands where re-solved, which the bot plays) and in
+``match_equity_mixed`` (score-aware hands where re-solved; the bot plays them where their
+policy is stored, points play at the other re-solved (vira, score), where bot and table
+differ by a tenth of that re-solve's ``value_change``, the vira being one of ten) and in
 ``match_equity`` (points play), and whether each lies inside the interval.
 
 The policies of every vira are kept in memory for the run (about 0.1 GB each beside the
