@@ -5,6 +5,7 @@ sweep on a reduced deck standing in for the real viras."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -289,8 +290,6 @@ def test_lab_solve_match_play_names_the_missing_points_solution(tmp_path):
 
 
 def test_lab_solve_match_play_tables_only_rebuilds_the_mixed_table(tmp_path, monkeypatch):
-    import os
-
     data = tmp_path / "data"
     shutil.copytree(REPO_DATA, data, ignore=NOT_COPIED)
     monkeypatch.setenv("LAB_DATA_DIR", str(data))
@@ -377,8 +376,16 @@ def test_lab_solve_match_play_plans_the_order_from_the_end_of_the_match(tmp_path
         where = checkpoint_path(tmp_path, config_for(vira))
         where.mkdir(parents=True)
         (where / "state.json").write_text("{}")
+    # the tables with one re-solve: the bundled one of vira 4 at 9-10
+    data = tmp_path / "data"
+    shutil.copytree(REPO_DATA, data, ignore=NOT_COPIED)
+    plays, hands = load_plays(REPO_DATA)
+    at = ((plays.vira == "4") & (plays.score_mao == 9) & (plays.score_pe == 10),
+          (hands.vira == "4") & (hands.score_mao == 9) & (hands.score_pe == 10))
+    write_plays(plays[at[0]].to_dict("records"), hands[at[1]].to_dict("records"), data)
+    env = {**os.environ, "LAB_DATA_DIR": str(data)}
     out = lab("solve", "match-play", "--checkpoints", str(tmp_path), "--plan", "--score", "9,10",
-              "--score", "10,10", "--score", "0,0")
+              "--score", "10,10", "--score", "0,0", env=env)
     assert out.returncode == 0, out.stderr
     plan = [json.loads(line) for line in out.stdout.splitlines()]
     assert [(p["vira"], tuple(p["score"])) for p in plan] == [
@@ -387,13 +394,13 @@ def test_lab_solve_match_play_plans_the_order_from_the_end_of_the_match(tmp_path
     leaks = load_table("score_leak", directory=REPO_DATA)
     mean = leaks[(leaks.score_mao == 9) & (leaks.score_pe == 10)]["leak"].mean()
     assert plan[2]["mean_leak"] == round(mean, 5)
-    # vira 4's 9-10 is in the bundled score_play (its files are not under tmp_path): finished,
-    # with the drift of its payoffs from today's match equity; K's is not re-solved
+    # vira 4's 9-10 is in score_play (its files are not under tmp_path): finished, with the
+    # drift of its payoffs from the match equity there; K's is not re-solved
     assert plan[2]["finished"] and not plan[2]["files"] and plan[2]["drift"] >= 0
     assert plan[2]["stale"] == (plan[2]["drift"] > 1e-4 and plan[2]["exploitability"]
                                 + 2 * plan[2]["drift"] > 0.002)
     assert not plan[3]["finished"] and "drift" not in plan[3]
-    default = lab("solve", "match-play", "--checkpoints", str(tmp_path), "--plan")
+    default = lab("solve", "match-play", "--checkpoints", str(tmp_path), "--plan", env=env)
     scores = {tuple(json.loads(line)["score"]) for line in default.stdout.splitlines()}
     at = leaks.groupby(["score_mao", "score_pe"])["leak"].mean()
     assert scores == {s for s, x in at.items() if x > 0.02}

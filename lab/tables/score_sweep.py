@@ -255,37 +255,43 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
             plays = pd.DataFrame([r["row"] for r in results])
         me = equity_array(mixed_equity(plays, directory))
         me = tuple(tuple(float(x) for x in row) for row in me)
-        again, kept = set(), set()
+        # each cell: "new", "finished" (its files say so), "kept" (score_play holds it, its
+        # files are elsewhere) or "again" (stale)
+        state = {}
         for vira, score, leak in wave:
             done = finished(checkpoints, vira, score, toy_cap)
             row = done["row"] if done is not None else table_row(plays, vira, score)
             if row is None:
-                continue
-            if is_stale(row, me, target):
-                again.add((vira, score))
+                state[vira, score] = "new"
+            elif is_stale(row, me, target):
+                state[vira, score] = "again"
                 say(f"vira {vira} at {score[0]},{score[1]}: its payoffs moved by "
                     f"{drift(row, me):.5f} match-win probability since it was re-solved "
                     f"(exploitability {row['exploitability']:.5f}, target {target}): "
                     "solving it again")
-            elif done is None:   # in score_play, but its files are not under checkpoints
-                kept.add((vira, score))
-        tasks = []
+            else:
+                state[vira, score] = "finished" if done is not None else "kept"
+        tasks, names = [], []
         for vira, score, leak in wave:
-            if (vira, score) in kept:
+            how = state[vira, score]
+            if how == "kept":
                 continue
-            redo = (vira, score) in again
-            skip = {s for v, s in again if v == vira}
-            if redo and has_checkpoint(score_dir(checkpoints, vira, score, toy_cap) / "solution"):
+            skip = {s for (v, s), h in state.items() if v == vira and h == "again"}
+            if how == "again" and has_checkpoint(
+                    score_dir(checkpoints, vira, score, toy_cap) / "solution"):
                 start = score   # from its own strategies
             else:
                 start = nearest_start(checkpoints, vira, score, toy_cap, skip) if nearest else None
             tasks.append(Task(RANKS[vira_rank_of(vira)], score, me, str(checkpoints), start,
-                              target, minutes, threads, toy_cap=toy_cap, again=redo))
+                              target, minutes, threads, toy_cap=toy_cap, again=how == "again"))
+            names.append(f"{tasks[-1].vira} {score[0]}-{score[1]}"
+                         + ("" if how == "new" else f" {how}"))
         total = wave[0][1][0] + wave[0][1][1]
-        say(f"wave {total} points: {len(tasks)} re-solve{'' if len(tasks) == 1 else 's'}"
-            + (f" ({', '.join(f'{t.vira} {t.score[0]}-{t.score[1]}' for t in tasks)})"
-               if tasks else "")
-            + (f"; {len(kept)} kept as score_play holds {'it' if len(kept) == 1 else 'them'}"
+        runs = sum(1 for h in state.values() if h in ("new", "again"))
+        kept = sum(1 for h in state.values() if h == "kept")
+        say(f"wave {total} points: {runs} re-solve{'' if runs == 1 else 's'}"
+            + (f" ({', '.join(names)})" if names else "")
+            + (f"; {kept} kept as score_play holds {'it' if kept == 1 else 'them'}"
                if kept else ""))
         watch = CheckWatcher(tasks, say)
         for task, result in _run(tasks, client, watch):
