@@ -13,9 +13,8 @@ and ``match_equity_mixed`` is rebuilt; a killed sweep started again resumes wher
 and a finished re-solve whose payoffs have moved since (a score it leads to was re-solved
 after it) so far that its exploitability may exceed ``--target`` is solved again.
 ``--plan`` prints the order (with each finished re-solve's payoff drift) and exits;
-``--tables-only`` rebuilds ``match_equity_mixed``
-from the tables on disk; ``--check`` measures the stored re-solves again from their
-checkpoints.
+``--tables-only`` rebuilds ``match_equity_mixed`` from the tables on disk; ``--check``
+measures the stored re-solves again from their checkpoints.
 """
 
 from __future__ import annotations
@@ -100,7 +99,7 @@ def run(args) -> int:
     from ..tables import check_data_writable
     from ..tables.score import has_points_solution
     from ..tables.score_play import write_mixed_equity
-    from ..tables.score_sweep import drift, finished, is_stale, sweep, table_row, waves
+    from ..tables.score_sweep import finished, standing, sweep, waves
 
     def say(line: str) -> None:
         tqdm.write(line, file=sys.stderr)
@@ -141,14 +140,14 @@ def run(args) -> int:
         me = equity_array(mixed_equity(plays))
         for wave in waves(cells):
             for v, s, leak in wave:
-                done = finished(args.checkpoints, v, s)
-                row = done["row"] if done is not None else table_row(plays, v, s)
+                how, row, moved = standing(args.checkpoints, plays, v, s, me, args.target)
                 line = {"vira": v, "score": list(s), "mean_leak": round(leak, 5),
-                        "finished": row is not None, "files": done is not None}
+                        "finished": row is not None,
+                        "files": finished(args.checkpoints, v, s) is not None}
                 if row is not None:
                     line["exploitability"] = float(row["exploitability"])
-                    line["drift"] = round(drift(row, me), 6)
-                    line["stale"] = is_stale(row, me, args.target)
+                    line["drift"] = round(moved, 6)
+                    line["stale"] = how == "again"
                 print_json(line)
         return 0
     check_data_writable()

@@ -226,6 +226,21 @@ def is_stale(row: dict, me, target: float) -> bool:
     return moved > MIN_DRIFT and float(row["exploitability"]) + 2 * moved > target
 
 
+def standing(checkpoints, plays, vira, score, me, target: float, toy_cap=None):
+    """(state, row, drift) of ``vira`` at ``score`` before a sweep: state "new" (not
+    re-solved), "finished" (its files under ``checkpoints`` say so), "kept" (``plays``, the
+    ``score_play`` table, holds it; its files are elsewhere) or "again" (stale under the
+    match equity ``me`` for ``target``); its ``score_play`` row and payoff drift (match-win
+    probability) where it is re-solved."""
+    done = finished(checkpoints, vira, score, toy_cap)
+    row = done["row"] if done is not None else table_row(plays, vira, score)
+    if row is None:
+        return "new", None, None
+    if is_stale(row, me, target):
+        return "again", row, drift(row, me)
+    return ("finished" if done is not None else "kept"), row, drift(row, me)
+
+
 def waves(cells) -> list[list]:
     """``cells`` ((vira, score, leak) triples) grouped by ``m + p``, highest first; each
     wave sorted by leak, highest first."""
@@ -255,22 +270,15 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
             plays = pd.DataFrame([r["row"] for r in results])
         me = equity_array(mixed_equity(plays, directory))
         me = tuple(tuple(float(x) for x in row) for row in me)
-        # each cell: "new", "finished" (its files say so), "kept" (score_play holds it, its
-        # files are elsewhere) or "again" (stale)
         state = {}
         for vira, score, leak in wave:
-            done = finished(checkpoints, vira, score, toy_cap)
-            row = done["row"] if done is not None else table_row(plays, vira, score)
-            if row is None:
-                state[vira, score] = "new"
-            elif is_stale(row, me, target):
-                state[vira, score] = "again"
+            how, row, moved = standing(checkpoints, plays, vira, score, me, target, toy_cap)
+            state[vira, score] = how
+            if how == "again":
                 say(f"vira {vira} at {score[0]},{score[1]}: its payoffs moved by "
-                    f"{drift(row, me):.5f} match-win probability since it was re-solved "
+                    f"{moved:.5f} match-win probability since it was re-solved "
                     f"(exploitability {row['exploitability']:.5f}, target {target}): "
                     "solving it again")
-            else:
-                state[vira, score] = "finished" if done is not None else "kept"
         tasks, names = [], []
         for vira, score, leak in wave:
             how = state[vira, score]
