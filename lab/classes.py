@@ -119,6 +119,16 @@ def hand_classes(vira) -> HandClasses:
     return HandClasses(vira_rank, cap, levels, counts_arr, weight, labels)
 
 
+def same_game_vira(vira) -> int:
+    """Rank index of the first vira (in ``RANKS`` order) whose hands play the same game as
+    ``vira``'s: every strength level keeps as many copies. Viras differ only in where their
+    own rank (3 copies left) sits among the plain levels; viras 2 and 3 both put it on top,
+    so vira 3 plays vira 2's game (the same classes, deal weights, strategies and values,
+    with the rank names one step apart); every other vira plays its own."""
+    cap = hand_classes(vira).cap
+    return next(r for r in range(len(RANKS)) if np.array_equal(hand_classes(r).cap, cap))
+
+
 @lru_cache(maxsize=None)
 def deal_weight_matrix(vira) -> np.ndarray:
     """(n, n) probabilities of each (mão class, pé class) deal; sums to 1."""

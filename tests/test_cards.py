@@ -186,3 +186,31 @@ def test_level_names():
 def test_cards_are_values():
     assert C("4c") == Card(0, 3)
     assert hash(C("qh")) == hash(C("Q♥"))
+
+
+# ---------------------------------------------------------------- one game, two viras
+
+
+def test_viras_2_and_3_play_one_game_and_every_other_vira_its_own():
+    from lab.classes import same_game_vira
+
+    # vira 2: manilhas are 3s, plain order 4 5 6 7 Q J K A 2 (the 2s short of the vira);
+    # vira 3: manilhas are 4s, plain order 5 6 7 Q J K A 2 3 (the 3s short): rank by rank
+    # the same places, so each card of one deck has a twin in the other
+    v2, v3 = C("2d"), C("3d")
+    twin = {"4": "5", "5": "6", "6": "7", "7": "Q", "Q": "J", "J": "K", "K": "A", "A": "2",
+            "2": "3", "3": "4"}
+    rest2 = [c for c in DECK if c != v2]
+    image = [C(twin[c.rank_char] + c.suit_char) for c in rest2]
+    assert sorted(image) == sorted(c for c in DECK if c != v3)
+    for a, fa in zip(rest2, image):
+        assert is_manilha(fa, v3) == is_manilha(a, v2)
+        if is_manilha(a, v2):   # the zap's twin is the zap, and so on
+            assert card_name(fa, v3) == card_name(a, v2)
+        for b, fb in zip(rest2, image):
+            assert beats(a, b, v2) == beats(fa, fb, v3)
+    assert same_game_vira("3") == same_game_vira("2") == RANKS_OF["2"]
+    assert [same_game_vira(v) for v in "4567QJKA2"] == [RANKS_OF[v] for v in "4567QJKA2"]
+
+
+RANKS_OF = {r: i for i, r in enumerate("4567QJKA23")}

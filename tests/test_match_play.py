@@ -163,6 +163,36 @@ def test_a_sweep_writes_each_re_solve_and_warm_starts_from_the_nearest(toy_root)
     assert [r["row"] for r in again] == rows
 
 
+def test_vira_3_takes_the_re_solve_of_vira_2_whose_game_it_plays(toy_root, tmp_path):
+    points, data = toy_root
+    # a root of its own: on the reduced deck every vira's re-solves share one folder
+    root = tmp_path / "ck"
+    shutil.copytree(checkpoint_path(points, config_for(toy_cap=TOY)),
+                    checkpoint_path(root, config_for(toy_cap=TOY)))
+    lines = []
+    results = sweep([("3", (10, 10), 0.05)], root, target=0.5, toy_cap=TOY, directory=data,
+                    say=lines.append)
+    two, three = (r["row"] for r in results)
+    assert (two["vira"], two["start"], three["vira"], three["start"]) == ("2", "points",
+                                                                         "3", "vira 2")
+    assert three["seconds"] == 0
+    assert {k: x for k, x in three.items() if k not in ("vira", "start", "seconds")} == \
+        {k: x for k, x in two.items() if k not in ("vira", "start", "seconds")}
+    assert lines[0].startswith("wave 20 points: 1 re-solve (2 10-10)")
+    assert lines[-1].startswith("vira 3 at 10,10: the game of vira 2, its re-solve copied")
+    plays, hands = load_plays(data)
+    assert sorted(plays["vira"]) == ["2", "3"]
+    by_hand = {v: g.set_index("hand") for v, g in hands.groupby("vira")}
+    # the same hand under the other name: two 2s and a 4 with vira 2 are two 3s and a 5
+    # with vira 3 (each the top plain rank twice and the lowest once)
+    assert by_hand["3"].loc["3 3 5"].drop("vira").equals(by_hand["2"].loc["2 2 4"].drop("vira"))
+    mixed = load_table("match_equity_mixed", directory=data).set_index(["score_mao", "score_pe"])
+    assert mixed.loc[(10, 10), "score_aware_viras"] == 2
+    # nothing changed: a second sweep copies nothing
+    assert sweep([("3", (10, 10), 0.05)], root, target=0.5, toy_cap=TOY, directory=data,
+                 say=lines.append)[-1]["row"]["vira"] == "2"
+
+
 def test_a_re_solve_is_stale_once_its_payoffs_moved_past_its_target(points):
     me = equity_array(points[0])
     mao, pe = score_payoffs(me, (9, 10))

@@ -12,6 +12,7 @@ ADDRESS``. Each finished re-solve is merged into ``score_play`` and ``score_play
 and ``match_equity_mixed`` is rebuilt; a killed sweep started again resumes where it was,
 and a finished re-solve whose payoffs have moved since (a score it leads to was re-solved
 after it) so far that its exploitability may exceed ``--target`` is solved again.
+Vira 3 plays vira 2's game and takes its re-solves (it needs vira 2's points solution).
 ``--plan`` prints the order (with each finished re-solve's payoff drift) and exits;
 ``--tables-only`` rebuilds ``match_equity_mixed`` from the tables on disk; ``--check``
 measures the stored re-solves again from their checkpoints.
@@ -94,7 +95,7 @@ def run(args) -> int:
     from tqdm import tqdm
 
     from ..cards import RANKS
-    from ..classes import vira_rank_of
+    from ..classes import same_game_vira, vira_rank_of
     from ..cli import chosen_viras, print_json
     from ..tables import check_data_writable
     from ..tables.score import has_points_solution
@@ -118,13 +119,17 @@ def run(args) -> int:
         raise UsageError(f"--minutes {args.minutes}: give a positive finite number")
     if args.vira:
         viras = chosen_viras(args.vira)
-        missing = [v for v in viras if not has_points_solution(args.checkpoints, v)]
+        # a vira that plays another vira's game (3 plays 2's) takes that vira's re-solves
+        missing = list(dict.fromkeys(
+            RANKS[same_game_vira(v)] for v in viras
+            if not has_points_solution(args.checkpoints, RANKS[same_game_vira(v)])))
         if missing:
             raise UsageError(f"no points solution for vira {', '.join(missing)} in "
                              f"{args.checkpoints}: run `lab solve full --vira {missing[0]} "
                              f"--checkpoints {args.checkpoints}` first")
     else:
-        viras = [v for v in RANKS if has_points_solution(args.checkpoints, v)]
+        viras = [v for v in RANKS
+                 if has_points_solution(args.checkpoints, RANKS[same_game_vira(v)])]
         if not viras:
             raise UsageError(f"no points solution in {args.checkpoints}: run `lab solve full "
                              f"--vira V --checkpoints {args.checkpoints}` first")

@@ -23,6 +23,10 @@ finished re-solve whose exploitability plus twice its drift exceeds the target (
 drift exceeds :data:`MIN_DRIFT`) is *stale*: the sweep solves it again with the current
 payoffs, warm-started from its own strategies (its ``start`` is then its own score).
 
+**One game, two viras.** Vira 3 plays vira 2's game (:func:`lab.classes.same_game_vira`):
+the sweep re-solves vira 2 and copies its rows for vira 3, hands named for vira 3, ``start``
+``vira 2`` and no seconds of their own; asking for vira 3 alone re-solves vira 2 too.
+
 **Files.** Under the points solutions' folder ``DIR`` (``lab solve full --checkpoints
 DIR``), each re-solve keeps ``DIR/score/<solve>/<m>-<p>/``: ``solution`` (the checkpoint
 of the re-solved strategies, with their payoffs), ``progress.json`` (the checks so far,
@@ -42,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from ..cards import RANKS
-from ..classes import vira_rank_of
+from ..classes import hand_classes, same_game_vira, vira_rank_of
 from ..store import write_atomic
 
 NEAR = 2
@@ -264,7 +268,8 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
 
     results = []
     for wave in waves(cells):
-        plays, _ = load_plays(directory)
+        wave, copies = solved_and_copied(wave)
+        plays, hands = load_plays(directory)
         if results and not save:   # nothing on disk: the re-solves of this run
             import pandas as pd
             plays = pd.DataFrame([r["row"] for r in results])
@@ -313,7 +318,60 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
                 f"exploitability {row['exploitability']:.5f}, mão {row['value_mao']:.4f} "
                 f"(points play {row['points_value_mao']:.4f}, leak {row['points_leak']:.4f}) "
                 "match-win probability")
+        for vira, score in copies:
+            first = RANKS[same_game_vira(vira)]
+            source = next((r for r in reversed(results) if r["row"]["vira"] == first
+                           and (r["row"]["score_mao"], r["row"]["score_pe"]) == score), None)
+            source = (source or finished(checkpoints, first, score, toy_cap)
+                      or kept_result(plays, hands, first, score))
+            copy = same_game_result(source, vira)
+            held = table_row(plays, vira, score)
+            if held is not None and all(held[k] == x or x != x and held[k] != held[k]
+                                        for k, x in copy["row"].items()):   # NaN is NaN
+                continue
+            results.append(copy)
+            if save:
+                write_plays([copy["row"]], copy["hands"], directory)
+                write_mixed_equity(directory)
+            say(f"vira {vira} at {score[0]},{score[1]}: the game of vira {first}, its re-solve "
+                f"copied (exploitability {copy['row']['exploitability']:.5f}, "
+                f"mão {copy['row']['value_mao']:.4f} match-win probability)")
     return results
+
+
+def solved_and_copied(wave) -> tuple[list, list]:
+    """(cells to re-solve, (vira, score) to copy) of a wave: a vira that plays another
+    vira's game (:func:`lab.classes.same_game_vira`) takes that vira's re-solve, which is
+    added to the wave when it is not there (with the same leak)."""
+    solved, copies = {}, []
+    for vira, score, leak in wave:
+        first = RANKS[same_game_vira(vira)]
+        if first != vira:
+            copies.append((vira, score))
+        solved.setdefault((first, score), leak)
+    return (sorted(((v, s, leak) for (v, s), leak in solved.items()),
+                   key=lambda c: (-c[2], RANKS.index(c[0]), c[1])), copies)
+
+
+def kept_result(plays, hands, vira, score) -> dict:
+    """{"row", "hands"} of ``vira`` at ``score`` as the ``score_play`` tables hold them."""
+    at = hands[(hands["vira"] == vira) & (hands["score_mao"] == score[0])
+               & (hands["score_pe"] == score[1])]
+    return {"row": table_row(plays, vira, score), "hands": at.to_dict("records"),
+            "checks": []}
+
+
+def same_game_result(source: dict, vira) -> dict:
+    """The rows of a re-solve ``source`` ({"row", "hands"}) for ``vira``, a vira that plays
+    the same game: the same numbers, the hands named for ``vira``, ``start`` naming the
+    vira solved and no seconds of its own."""
+    solved = source["row"]["vira"]
+    names = dict(zip(hand_classes(solved).labels, hand_classes(vira).labels))
+    name = RANKS[vira_rank_of(vira)]
+    row = dict(source["row"], vira=name, seconds=0.0, start=f"vira {solved}")
+    return {"row": row, "hands": [dict(h, vira=name, hand=names[h["hand"]])
+                                  for h in source["hands"]],
+            "checks": source.get("checks", [])}
 
 
 class CheckWatcher:
