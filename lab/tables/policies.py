@@ -231,14 +231,12 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge
 
 
 def copy_policy(vira, same_as, directory: Optional[Path] = None) -> dict:
-    """Store ``vira``'s policy as ``same_as``'s when their decks have the same deal weights
-    (the same game, so the same solution); TableError otherwise."""
-    import numpy as np
-
-    from ..classes import deal_weight_matrix
+    """Store ``vira``'s policy as ``same_as``'s when they play the same game
+    (:func:`lab.classes.same_game_vira`: the same solution); TableError otherwise."""
+    from ..classes import same_game_vira
 
     v, w = RANKS[vira_rank_of(vira)], RANKS[vira_rank_of(same_as)]
-    if not np.array_equal(deal_weight_matrix(vira_rank_of(v)), deal_weight_matrix(vira_rank_of(w))):
+    if same_game_vira(v) != same_game_vira(w):
         raise TableError(f"viras {v} and {w} have different deal weights: solve vira {v} "
                          "itself")
     info = dict(policy_info(w, directory), vira=v, same_as=w,
