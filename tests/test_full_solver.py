@@ -320,6 +320,26 @@ def test_two_tiny_solves_through_a_local_dask_cluster():
             direct["full_summary"]["value_mao"], abs=1e-12)
 
 
+def test_viras_of_one_game_are_solved_once(monkeypatch):
+    settings = {"target_exploitability": 0.05, "time_budget_minutes": 1.0, "storage": "int16",
+                "ladder": [1, 3], "check_every": 10}
+    solves = []
+    solve = FullSolver.solve
+    monkeypatch.setattr(FullSolver, "solve",
+                        lambda self, *a, **k: solves.append(1) or solve(self, *a, **k))
+    results = solve_viras_full(["2", "3"], settings, toy_cap=TOY, local_workers=1,
+                               processes=False)
+    assert len(solves) == 1   # vira 3 plays vira 2's game
+    two, three = results["2"], results["3"]
+    assert three["full_summary"]["vira"] == "3"   # (the reduced deck's own rows say "toy")
+    assert three["seconds"] == three["full_summary"]["seconds"] == 0 < two["seconds"]
+    for name in ("full_ev", "full_strategy"):
+        assert set(three[name]["vira"]) == {"3"}
+        assert three[name].drop(columns="vira").equals(two[name].drop(columns="vira"))
+    same = {k: x for k, x in three["full_summary"].items() if k not in ("vira", "seconds")}
+    assert same == {k: x for k, x in two["full_summary"].items() if k in same}
+
+
 @pytest.mark.parametrize("storage", ["int16", "float32"])
 def test_two_and_three_threads_give_the_same_iterates_bit_for_bit(storage):
     """The threads walk disjoint subtrees and their values are added in the children's

@@ -21,8 +21,9 @@ Three tidy tables, written with :func:`lab.tables.write_table` (parquet + manife
     frequencies ``bluff_mao`` / ``bluff_pe``: the probability of a truco at the seat's
     first decision for a class whose EV is below the seat's median (by deal weight).
 
-The solves run one task per vira, locally or on a dask.distributed cluster
-(:func:`solve_viras_full`). A solve saves checkpoints so that an interrupted run
+The solves run one task per game, locally or on a dask.distributed cluster
+(:func:`solve_viras_full`): vira 3 plays vira 2's game, so asked together they are solved
+once, the second vira's rows the same numbers under its own names. A solve saves checkpoints so that an interrupted run
 resumes; only these summary tables, never the regrets, go to ``data/``.
 """
 
@@ -35,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..cards import RANKS, level_name
-from ..classes import hand_classes, vira_rank_of
+from ..classes import hand_classes, same_game_vira, vira_rank_of
 from ..rules import DEFAULT_RULES
 from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for
 from ..solver.fullgame.game import LADDER
@@ -55,15 +56,16 @@ def _name(action, vira_rank) -> str:
     return f"{'play' if kind == 'card' else 'cover'} {label}"
 
 
-def first_decisions(policy):
+def first_decisions(policy, vira=None):
     """The strategy of a :class:`~lab.solver.fullgame.policy.FullPolicy` at the first decisions, per
-    class.
+    class; cards named for ``vira`` (default: the policy's own), a vira of the same game.
 
     Returns ``(mao_first, pe_vs_truco, pe_first)``: dicts class -> {action: p}. ``pe_first``
     averages the pé's first move over the mão's opening cards, each weighted by the
     probability (deal and the mão's strategy) of reaching it with that class.
     """
-    rank = vira_rank_of(policy.config.vira) if policy.config.vira else None
+    vira = vira or policy.config.vira
+    rank = vira_rank_of(vira) if vira else None
     root = policy.root()
     first = policy.decision(root)
     mao_first = {int(first.hands[i]): {_name(a, rank): p for a, p in first.of_hand(i).items()}
@@ -96,17 +98,19 @@ def first_decisions(policy):
     return mao_first, pe_vs, pe_first
 
 
-def summarise(solver: FullSolver, seconds: float) -> dict:
+def summarise(solver: FullSolver, seconds: float, vira=None) -> dict:
     """The table rows of one solved vira: ``{"full_ev": df, "full_strategy": df,
-    "full_summary": row dict}``."""
+    "full_summary": row dict}``; ``vira``: rows for another vira of the same game
+    (:func:`lab.classes.same_game_vira`), its hands and cards named for it."""
     cfg = solver.config
-    if cfg.vira is not None:
-        hc = hand_classes(cfg.vira)
+    named = None if cfg.vira is None else vira or cfg.vira   # whose names the cards take
+    if named is not None:
+        hc = hand_classes(named)
         labels, weights = hc.labels, hc.weight
     else:
         labels = solver.cards.labels
         weights = solver.weights[0].sum(axis=1)
-    vira = cfg.vira or "toy"
+    vira = RANKS[vira_rank_of(vira)] if vira else cfg.vira or "toy"
     expl = float(solver.final_exploitability)
     ev = solver.hand_values()
     rows = []
@@ -115,7 +119,7 @@ def summarise(solver: FullSolver, seconds: float) -> dict:
             rows.append({"vira": vira, "seat": seat, "hand": label, "weight": float(weights[c]),
                          "ev": float(ev[s, c]), "exploitability": expl})
     ev_df = pd.DataFrame(rows)
-    mao_first, pe_vs, pe_first = first_decisions(FullPolicy.average_of(solver))
+    mao_first, pe_vs, pe_first = first_decisions(FullPolicy.average_of(solver), named)
     srows = []
     for seat, situation, table in (("mao", "first", mao_first), ("pe", "vs_truco", pe_vs),
                                    ("pe", "first_after_card", pe_first)):
@@ -163,8 +167,19 @@ def solve_vira_full(vira, settings: Optional[dict] = None, checkpoint_root=None,
     three tied rounds do not go to the mão.
     ``threads``: numba threads of the solve (the same iterates, faster on idle cores).
     """
+    return solve_game_full([vira], settings, checkpoint_root, progress, toy_cap, log,
+                           threads)[vira]
+
+
+def solve_game_full(viras: list, settings: Optional[dict] = None, checkpoint_root=None,
+                    progress: bool = False, toy_cap=None, log=None, threads: int = 1) -> dict:
+    """Solve the game of ``viras`` (viras that play one game,
+    :func:`lab.classes.same_game_vira`) once, as the first of them (see
+    :func:`solve_vira_full`); returns ``{vira: rows}``, the others' rows the same numbers
+    with their own names and no seconds of their own."""
     s = dict(FULL_SETTINGS if settings is None else settings)
-    cfg = config_for(None if toy_cap is not None else vira, toy_cap=toy_cap,
+    first = viras[0]
+    cfg = config_for(None if toy_cap is not None else first, toy_cap=toy_cap,
                      ladder=tuple(s.get("ladder", LADDER)), storage=s.get("storage", "int16"),
                      three_ties=s.get("three_ties", DEFAULT_RULES.three_ties))
     start = time.perf_counter()
@@ -176,8 +191,11 @@ def solve_vira_full(vira, settings: Optional[dict] = None, checkpoint_root=None,
                  checkpoint_dir=ck,
                  checkpoint_seconds=60.0 * float(s.get("checkpoint_minutes", 10)),
                  log=log)
-    out = summarise(solver, time.perf_counter() - start)
-    out["seconds"] = solver.seconds
+    out = {first: summarise(solver, time.perf_counter() - start)}
+    out[first]["seconds"] = solver.seconds
+    for v in viras[1:]:
+        out[v] = summarise(solver, 0.0, vira=v)
+        out[v]["seconds"] = 0.0
     return out
 
 
@@ -185,7 +203,8 @@ def solve_viras_full(viras: Iterable, settings: Optional[dict] = None,
                      scheduler: Optional[str] = None,
                      checkpoint_root=None, toy_cap=None, local_workers: int = 1,
                      processes: bool = True, threads: int = 1) -> dict:
-    """Solve several viras, one dask task each; returns ``{vira: rows}``.
+    """Solve several viras, one dask task per game (vira 3 plays vira 2's game, solved
+    once for both: :func:`solve_game_full`); returns ``{vira: rows}``.
 
     ``scheduler``: the address of a dask.distributed scheduler; without it a local
     cluster is started (``local_workers`` workers of one dask thread, processes unless
@@ -195,7 +214,9 @@ def solve_viras_full(viras: Iterable, settings: Optional[dict] = None,
 
     from ..cluster import connect, local_cluster
 
-    viras = list(viras)
+    games: dict = {}
+    for v in viras:
+        games.setdefault(same_game_vira(v), []).append(v)
     cluster = None
     if scheduler is None:
         cluster = local_cluster(local_workers, processes=processes)
@@ -203,10 +224,14 @@ def solve_viras_full(viras: Iterable, settings: Optional[dict] = None,
     else:
         client = connect(scheduler)
     try:
-        futures = {v: client.submit(solve_vira_full, v, settings, checkpoint_root, False, toy_cap,
-                                    None, threads, key=f"full-{v}-{time.time_ns()}", pure=False)
-                   for v in viras}
-        return {v: f.result() for v, f in futures.items()}
+        futures = [client.submit(solve_game_full, group, settings, checkpoint_root, False,
+                                 toy_cap, None, threads,
+                                 key=f"full-{'-'.join(group)}-{time.time_ns()}", pure=False)
+                   for group in games.values()]
+        out = {}
+        for f in futures:
+            out.update(f.result())
+        return {v: out[v] for v in viras}
     finally:
         client.close()
         if cluster is not None:
