@@ -78,3 +78,16 @@ def test_lab_solve_full_refuses_fewer_than_one(option):
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:")
     assert f"{option}: '0': give at least 1" in lines[0]
+
+
+def test_the_stored_solves_of_viras_2_and_3_are_one_game_under_two_names():
+    # solved separately, vira 2's and vira 3's rows hold the same numbers, hand by hand:
+    # two 2s and a 4 with vira 2 are two 3s and a 5 with vira 3
+    summary = pd.read_parquet(data_dir() / "full_summary.parquet").set_index("vira")
+    numbers = summary.columns.drop("seconds")
+    assert summary.loc["2", numbers].equals(summary.loc["3", numbers])
+    ev = pd.read_parquet(data_dir() / "full_ev.parquet").set_index(["vira", "seat", "hand"])
+    assert ev.loc[("3", "mao", "3 3 5")].equals(ev.loc[("2", "mao", "2 2 4")])
+    rename = dict(zip(hand_classes("2").labels, hand_classes("3").labels))
+    two = ev.loc["2"].rename(index=rename, level="hand")
+    assert two.sort_index().equals(ev.loc["3"].sort_index())
