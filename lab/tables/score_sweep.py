@@ -251,8 +251,13 @@ def waves(cells) -> list[list]:
     by_total: dict = {}
     for vira, score, leak in cells:
         by_total.setdefault(score[0] + score[1], []).append((vira, tuple(score), leak))
-    return [sorted(by_total[t], key=lambda c: (-c[2], RANKS.index(c[0]), c[1]))
-            for t in sorted(by_total, reverse=True)]
+    return [sorted(by_total[t], key=leak_order) for t in sorted(by_total, reverse=True)]
+
+
+def leak_order(cell) -> tuple:
+    """The order of the cells of a wave: highest leak first, then by vira and score."""
+    vira, score, leak = cell
+    return -leak, RANKS.index(vira), score
 
 
 def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, threads: int = 1,
@@ -349,8 +354,7 @@ def solved_and_copied(wave) -> tuple[list, list]:
         if first != vira:
             copies.append((vira, score))
         solved.setdefault((first, score), leak)
-    return (sorted(((v, s, leak) for (v, s), leak in solved.items()),
-                   key=lambda c: (-c[2], RANKS.index(c[0]), c[1])), copies)
+    return sorted(((v, s, leak) for (v, s), leak in solved.items()), key=leak_order), copies
 
 
 def kept_result(plays, hands, vira, score) -> dict:
