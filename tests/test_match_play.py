@@ -163,12 +163,17 @@ def test_a_sweep_writes_each_re_solve_and_warm_starts_from_the_nearest(toy_root)
     assert [r["row"] for r in again] == rows
 
 
-def test_vira_3_takes_the_re_solve_of_vira_2_whose_game_it_plays(toy_root, tmp_path):
-    points, data = toy_root
-    # a root of its own: on the reduced deck every vira's re-solves share one folder
+def own_root(points, tmp_path):
+    """A checkpoints folder holding the reduced deck's points solution and no re-solves."""
     root = tmp_path / "ck"
     shutil.copytree(checkpoint_path(points, config_for(toy_cap=TOY)),
                     checkpoint_path(root, config_for(toy_cap=TOY)))
+    return root
+
+
+def test_vira_3_takes_the_re_solve_of_vira_2_whose_game_it_plays(toy_root, tmp_path):
+    points, data = toy_root
+    root = own_root(points, tmp_path)
     lines = []
     results = sweep([("3", (10, 10), 0.05)], root, target=0.5, toy_cap=TOY, directory=data,
                     say=lines.append)
@@ -191,6 +196,28 @@ def test_vira_3_takes_the_re_solve_of_vira_2_whose_game_it_plays(toy_root, tmp_p
     # nothing changed: a second sweep copies nothing
     assert sweep([("3", (10, 10), 0.05)], root, target=0.5, toy_cap=TOY, directory=data,
                  say=lines.append)[-1]["row"]["vira"] == "2"
+
+
+def test_a_vira_starts_from_another_viras_re_solve_of_the_same_score(toy_root, tmp_path):
+    points, data = toy_root
+    root = own_root(points, tmp_path)
+    lines = []
+    cells = [("5", (10, 10), 0.05), ("4", (10, 10), 0.05), ("4", (9, 10), 0.05)]
+    rows = [r["row"] for r in sweep(cells, root, target=0.5, toy_cap=TOY, directory=data,
+                                    say=lines.append)]
+    assert [(r["vira"], r["score_mao"], r["start"]) for r in rows] == [
+        ("4", 10, "points"), ("5", 10, "4 10,10"), ("4", 9, "10,10")]
+    assert lines[0].startswith("wave 20 points: 2 re-solves (4 10-10, then 5 10-10 from "
+                               "another vira's re-solve of the same score)")
+    assert any(line.startswith("wave 20 points, then: 5 10-10 from 4's") for line in lines)
+    # its own checkpoint reproduces its row
+    value, expl = check_row(root, rows[1], toy_cap=TOY)
+    assert value == pytest.approx(rows[1]["value_mao"], abs=1e-9)
+    assert expl == pytest.approx(rows[1]["exploitability"], abs=1e-9)
+    # a vira new at 9-10 now starts from vira 4's 9-10 rather than its own 10-10
+    more = sweep([("5", (9, 10), 0.05)], root, target=0.5, toy_cap=TOY, directory=data,
+                 say=lines.append)
+    assert more[0]["row"]["start"] == "4 9,10"
 
 
 def test_a_re_solve_is_stale_once_its_payoffs_moved_past_its_target(points):

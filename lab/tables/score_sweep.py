@@ -61,7 +61,8 @@ MIN_DRIFT = 1e-4
 class Task:
     """One re-solve: ``vira`` at ``score`` with payoffs from the match equity ``me``
     ((12, 12) nested lists, match-win probability), warm-started from the re-solve of
-    ``start`` (a score of the same vira) or, when None, from the points solution in
+    ``start`` (a score of the same vira, or of ``start_vira`` when given) or, when None,
+    from the points solution in
     ``checkpoints``; until ``target`` match-win probability (checked every
     ``check_every`` iterations), ``minutes`` or ``max_iterations``; on ``threads`` numba
     threads. ``toy_cap``: a reduced deck (tests)."""
@@ -78,6 +79,7 @@ class Task:
     toy_cap: tuple | None = None
     max_iterations: int | None = None
     again: bool = False
+    start_vira: str | None = None
 
 
 def _config(vira, toy_cap):
@@ -91,7 +93,10 @@ def score_dir(checkpoints, vira, score, toy_cap=None) -> Path:
     from ..solver.fullgame.solver import checkpoint_path
 
     points = checkpoint_path(checkpoints, _config(vira, toy_cap))
-    return Path(checkpoints) / "score" / points.name / f"{score[0]}-{score[1]}"
+    # the reduced deck stands in for every vira, each with its own re-solves
+    base = Path(checkpoints) / "score" / points.name
+    return (base if toy_cap is None else base / RANKS[vira_rank_of(vira)]) / \
+        f"{score[0]}-{score[1]}"
 
 
 def finished(checkpoints, vira, score, toy_cap=None) -> dict | None:
@@ -120,6 +125,21 @@ def nearest_start(checkpoints, vira, score, toy_cap=None, skip=()) -> tuple | No
     return min(done)[2] if done else None
 
 
+def other_vira_start(checkpoints, vira, score, toy_cap=None, skip=()) -> str | None:
+    """Another vira whose finished re-solve of ``score`` keeps its strategies (the nearest
+    in rank order), or None; not one of the viras ``skip`` (being solved now). Measured in
+    ``benchmarks/score.md``: a re-solve from another vira's at the same score needs about
+    half the iterations of one from the nearest score of its own vira."""
+    from ..solver.fullgame.solver import has_checkpoint
+
+    here = RANKS.index(RANKS[vira_rank_of(vira)])
+    found = [(abs(RANKS.index(v) - here), RANKS.index(v), v) for v in RANKS
+             if v != RANKS[here] and v not in skip and same_game_vira(v) == RANKS.index(v)
+             and finished(checkpoints, v, score, toy_cap) is not None
+             and has_checkpoint(score_dir(checkpoints, v, score, toy_cap) / "solution")]
+    return min(found)[2] if found else None
+
+
 def run_task(task: Task) -> dict:
     """Run one re-solve (or finish an interrupted one); returns {"row", "hands"}: its
     ``score_play`` row and ``score_play_hands`` rows. A finished one is read back."""
@@ -145,9 +165,10 @@ def run_task(task: Task) -> dict:
     if progress is not None and (not np.allclose(progress["payoffs"], payoffs, atol=1e-12)
                                  or not has_checkpoint(solution)):
         progress = None      # solved with other payoffs (or never saved): start again
-    history, first = None, task.start
+    history, first, source = None, task.start, task.start_vira or task.vira
     if progress is not None:   # it goes on from where it started, whatever is nearest now
         first = tuple(progress["start"]) or None
+        source = progress.get("start_vira") or task.vira
         solver = points.load_checkpoint(solution)
         # the progress is written before the checkpoint: a kill between the two leaves it
         # one check ahead, and the checks the checkpoint does not hold are dropped
@@ -159,14 +180,18 @@ def run_task(task: Task) -> dict:
                                "start it again")
     elif first is not None:
         solver = points.load_checkpoint(
-            score_dir(task.checkpoints, task.vira, first, task.toy_cap) / "solution")
+            score_dir(task.checkpoints, source, first, task.toy_cap) / "solution",
+            any_vira=True)
     else:
         solver = points
     start = "points" if first is None else f"{first[0]},{first[1]}"
+    if first is not None and source != task.vira:
+        start = f"{source} {start}"   # another vira's re-solve
     base = solver.iterations if progress is None else progress["base"]
 
     def save(s, checks):
         write_atomic(progress_file, json.dumps({"start": list(first or ()),
+                                                "start_vira": source,
                                                 "payoffs": [list(p) for p in payoffs],
                                                 "base": base, "history": checks}))
         s.save_checkpoint(solution)
@@ -289,40 +314,66 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
                     f"{moved:.5f} match-win probability since it was re-solved "
                     f"(exploitability {row['exploitability']:.5f}, target {target}): "
                     "solving it again")
-        tasks, names = [], []
-        for vira, score, leak in wave:
+        def task(vira, score, start, source=None):
+            return Task(RANKS[vira_rank_of(vira)], score, me, str(checkpoints), start, target,
+                        minutes, threads, toy_cap=toy_cap, again=state[vira, score] == "again",
+                        start_vira=source)
+
+        def name(t):
+            how = state[t.vira, t.score]
+            return (f"{t.vira} {t.score[0]}-{t.score[1]}" + ("" if how == "new" else f" {how}")
+                    + (f" from {t.start_vira}'s" if t.start_vira else ""))
+
+        runs = [c for c in wave if state[c[0], c[1]] != "kept"]
+        solving = {(v, s) for v, s, _ in runs if state[v, s] in ("new", "again")}
+        first, later = [], []
+        for vira, score, leak in runs:
             how = state[vira, score]
-            if how == "kept":
-                continue
             skip = {s for (v, s), h in state.items() if v == vira and h == "again"}
+            others = {v for v, s in solving if s == score and v != vira}
             if how == "again" and has_checkpoint(
                     score_dir(checkpoints, vira, score, toy_cap) / "solution"):
-                start = score   # from its own strategies
+                first.append(task(vira, score, score))   # from its own strategies
+            elif not nearest or how == "finished":
+                first.append(task(vira, score, None))
+            elif (source := other_vira_start(checkpoints, vira, score, toy_cap,
+                                             others)) is not None:
+                first.append(task(vira, score, score, source))
+            elif others & {t.vira for t in first if t.score == score}:
+                later.append((vira, score))   # from another vira's re-solve of this wave
             else:
-                start = nearest_start(checkpoints, vira, score, toy_cap, skip) if nearest else None
-            tasks.append(Task(RANKS[vira_rank_of(vira)], score, me, str(checkpoints), start,
-                              target, minutes, threads, toy_cap=toy_cap, again=how == "again"))
-            names.append(f"{tasks[-1].vira} {score[0]}-{score[1]}"
-                         + ("" if how == "new" else f" {how}"))
+                first.append(task(vira, score,
+                                  nearest_start(checkpoints, vira, score, toy_cap, skip)))
         total = wave[0][1][0] + wave[0][1][1]
-        runs = sum(1 for h in state.values() if h in ("new", "again"))
         kept = sum(1 for h in state.values() if h == "kept")
-        say(f"wave {total} points: {runs} re-solve{'' if runs == 1 else 's'}"
-            + (f" ({', '.join(names)})" if names else "")
+        parts = [name(t) for t in first]
+        if later:
+            parts.append(f"then {', '.join(f'{v} {s[0]}-{s[1]}' for v, s in later)} from "
+                         "another vira's re-solve of the same score")
+        say(f"wave {total} points: {len(solving)} re-solve{'' if len(solving) == 1 else 's'}"
+            + (f" ({', '.join(parts)})" if parts else "")
             + (f"; {kept} kept as score_play holds {'it' if kept == 1 else 'them'}"
                if kept else ""))
-        watch = CheckWatcher(tasks, say)
-        for task, result in _run(tasks, client, watch):
-            row = result["row"]
-            results.append(result)
-            if save:
-                write_plays([row], result["hands"], directory)
-                write_mixed_equity(directory)
-            say(f"vira {row['vira']} at {row['score_mao']},{row['score_pe']}: "
-                f"{row['iterations']} iterations from {row['start']} in {row['seconds']:.0f} s, "
-                f"exploitability {row['exploitability']:.5f}, mão {row['value_mao']:.4f} "
-                f"(points play {row['points_value_mao']:.4f}, leak {row['points_leak']:.4f}) "
-                "match-win probability")
+        for tasks in (first, None):
+            if tasks is None:   # the second stage: starts from the first stage's re-solves
+                tasks = []
+                for v, s in later:
+                    source = other_vira_start(checkpoints, v, s, toy_cap)
+                    tasks.append(task(v, s, s, source) if source is not None else
+                                 task(v, s, nearest_start(checkpoints, v, s, toy_cap)))
+                if tasks:
+                    say(f"wave {total} points, then: {', '.join(map(name, tasks))}")
+            for _, result in _run(tasks, client, CheckWatcher(tasks, say)):
+                row = result["row"]
+                results.append(result)
+                if save:
+                    write_plays([row], result["hands"], directory)
+                    write_mixed_equity(directory)
+                say(f"vira {row['vira']} at {row['score_mao']},{row['score_pe']}: "
+                    f"{row['iterations']} iterations from {row['start']} in "
+                    f"{row['seconds']:.0f} s, exploitability {row['exploitability']:.5f}, "
+                    f"mão {row['value_mao']:.4f} (points play {row['points_value_mao']:.4f}, "
+                    f"leak {row['points_leak']:.4f}) match-win probability")
         for vira, score in copies:
             first = RANKS[same_game_vira(vira)]
             source = next((r for r in reversed(results) if r["row"]["vira"] == first

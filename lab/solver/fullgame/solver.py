@@ -677,8 +677,9 @@ class FullSolver(Lifecycle):
             shutil.rmtree(old)
         return directory
 
-    def load_checkpoint(self, directory) -> "FullSolver":
-        """Resume from a checkpoint of the same configuration."""
+    def load_checkpoint(self, directory, any_vira: bool = False) -> "FullSolver":
+        """Resume from a checkpoint of the same configuration; ``any_vira``: or of another
+        vira's (the same card tree and layout: a warm start from another vira's strategies)."""
         directory = Path(directory)
         if not (directory / "state.json").exists():
             old = directory.with_name(directory.name + ".old")
@@ -687,7 +688,10 @@ class FullSolver(Lifecycle):
             else:
                 raise FileNotFoundError(f"{directory}: no checkpoint there")
         meta = json.loads((directory / "state.json").read_text())
-        if meta["config"] != self.config.as_dict() or meta["n_slots"] != self.layout.n_slots:
+        mine, theirs = self.config.as_dict(), dict(meta["config"])
+        if any_vira and mine["vira"] is not None and theirs["vira"] is not None:
+            theirs["vira"] = mine["vira"]
+        if theirs != mine or meta["n_slots"] != self.layout.n_slots:
             raise InputError(f"{directory}: checkpoint of another configuration "
                              f"({meta['config']})")
         schedule = meta.get("schedule", "dcfr")   # checkpoints before schedules were dcfr
