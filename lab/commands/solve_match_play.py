@@ -120,9 +120,8 @@ def run(args) -> int:
     if args.vira:
         viras = chosen_viras(args.vira)
         # a vira that plays another vira's game (3 plays 2's) takes that vira's re-solves
-        missing = list(dict.fromkeys(
-            RANKS[same_game_vira(v)] for v in viras
-            if not has_points_solution(args.checkpoints, RANKS[same_game_vira(v)])))
+        games = dict.fromkeys(RANKS[same_game_vira(v)] for v in viras)
+        missing = [g for g in games if not has_points_solution(args.checkpoints, g)]
         if missing:
             raise UsageError(f"no points solution for vira {', '.join(missing)} in "
                              f"{args.checkpoints}: run `lab solve full --vira {missing[0]} "

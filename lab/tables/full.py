@@ -23,8 +23,9 @@ Three tidy tables, written with :func:`lab.tables.write_table` (parquet + manife
 
 The solves run one task per game, locally or on a dask.distributed cluster
 (:func:`solve_viras_full`): vira 3 plays vira 2's game, so asked together they are solved
-once, the second vira's rows the same numbers under its own names. A solve saves checkpoints so that an interrupted run
-resumes; only these summary tables, never the regrets, go to ``data/``.
+once, the second vira's rows the same numbers under its own names. A solve saves
+checkpoints so that an interrupted run resumes; only these summary tables, never the
+regrets, go to ``data/``.
 """
 
 from __future__ import annotations

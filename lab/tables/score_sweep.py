@@ -132,7 +132,7 @@ def other_vira_start(checkpoints, vira, score, toy_cap=None, skip=()) -> str | N
     half the iterations of one from the nearest score of its own vira."""
     from ..solver.fullgame.solver import has_checkpoint
 
-    here = RANKS.index(RANKS[vira_rank_of(vira)])
+    here = vira_rank_of(vira)
     found = [(abs(RANKS.index(v) - here), RANKS.index(v), v) for v in RANKS
              if v != RANKS[here] and v not in skip and same_game_vira(v) == RANKS.index(v)
              and finished(checkpoints, v, score, toy_cap) is not None
@@ -314,6 +314,7 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
                     f"{moved:.5f} match-win probability since it was re-solved "
                     f"(exploitability {row['exploitability']:.5f}, target {target}): "
                     "solving it again")
+
         def task(vira, score, start, source=None):
             return Task(RANKS[vira_rank_of(vira)], score, me, str(checkpoints), start, target,
                         minutes, threads, toy_cap=toy_cap, again=state[vira, score] == "again",
@@ -375,11 +376,11 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
                     f"mão {row['value_mao']:.4f} (points play {row['points_value_mao']:.4f}, "
                     f"leak {row['points_leak']:.4f}) match-win probability")
         for vira, score in copies:
-            first = RANKS[same_game_vira(vira)]
-            source = next((r for r in reversed(results) if r["row"]["vira"] == first
+            solved = RANKS[same_game_vira(vira)]
+            source = next((r for r in reversed(results) if r["row"]["vira"] == solved
                            and (r["row"]["score_mao"], r["row"]["score_pe"]) == score), None)
-            source = (source or finished(checkpoints, first, score, toy_cap)
-                      or kept_result(plays, hands, first, score))
+            source = (source or finished(checkpoints, solved, score, toy_cap)
+                      or kept_result(plays, hands, solved, score))
             copy = same_game_result(source, vira)
             held = table_row(plays, vira, score)
             if held is not None and all(held[k] == x or x != x and held[k] != held[k]
@@ -389,7 +390,7 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
             if save:
                 write_plays([copy["row"]], copy["hands"], directory)
                 write_mixed_equity(directory)
-            say(f"vira {vira} at {score[0]},{score[1]}: the game of vira {first}, its re-solve "
+            say(f"vira {vira} at {score[0]},{score[1]}: the game of vira {solved}, its re-solve "
                 f"copied (exploitability {copy['row']['exploitability']:.5f}, "
                 f"mão {copy['row']['value_mao']:.4f} match-win probability)")
     return results
