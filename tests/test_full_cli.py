@@ -80,6 +80,25 @@ def test_lab_solve_full_refuses_fewer_than_one(option):
     assert f"{option}: '0': give at least 1" in lines[0]
 
 
+@pytest.mark.parametrize("extra, words", [
+    ([], ["--from needs --checkpoints DIR", "vira 7"]),
+    (["--checkpoints", "CK"], ["--from 7:", "holds no solve of vira 7",
+                               "`lab solve full --vira 7 --checkpoints CK`"]),
+])
+def test_lab_solve_full_from_a_vira_without_its_solve_says_how_to_get_one(tmp_path, extra,
+                                                                            words):
+    ck = tmp_path / "ck"
+    extra = [str(ck) if x == "CK" else x for x in extra]
+    out = lab("solve", "full", "--vira", "6", "--from", "7c", *extra,
+              env={"LAB_DATA_DIR": str(tmp_path / "data")})
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:")
+    for word in words:
+        assert word.replace("CK", str(ck)) in lines[0]
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())
+
+
 def test_the_stored_solves_of_viras_2_and_3_are_one_game_under_two_names():
     # solved separately, vira 2's and vira 3's rows hold the same numbers, hand by hand:
     # two 2s and a 4 with vira 2 are two 3s and a 5 with vira 3

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 from lab.solver.cfr import SCHEDULES, CFRSolver, schedule_of
-from lab.solver.fullgame.solver import FullSolver, MemoryLimitError, SolverStateError, config_for
+from lab.solver.fullgame.solver import (FullSolver, MemoryLimitError, SolverStateError,
+                                        checkpoint_path, config_for)
 from lab.solver.fullgame.game import FullGame
-from lab.tables.full import solve_vira_full, solve_viras_full, summarise
+from lab.tables.full import solve_game_full, solve_vira_full, solve_viras_full, summarise
 from lab.solver.tree import build_tree
 from conftest import assert_same_first_iterates
 
@@ -338,6 +339,41 @@ def test_viras_of_one_game_are_solved_once(monkeypatch):
         assert three[name].drop(columns="vira").equals(two[name].drop(columns="vira"))
     same = {k: x for k, x in three["full_summary"].items() if k not in ("vira", "seconds")}
     assert same == {k: x for k, x in two["full_summary"].items() if k in same}
+
+
+def test_a_solve_started_from_another_solve_counts_its_own_iterations(tmp_path):
+    settings = {"target_exploitability": 0.02, "time_budget_minutes": 1.0, "storage": "int16",
+                "ladder": [1, 3], "check_every": 5}
+    scratch = solve_game_full([None], settings, tmp_path / "a", toy_cap=TOY)[None]
+    assert scratch["start"] is None
+    source = checkpoint_path(tmp_path / "a", config_for(toy_cap=TOY, ladder=(1, 3)))
+    warm = solve_game_full([None], settings, tmp_path / "b", toy_cap=TOY, start=source)[None]
+    done = scratch["full_summary"]["iterations"]
+    assert warm["start"] == {"vira": None, "iterations": done,
+                             "exploitability": scratch["full_summary"]["exploitability"]}
+    # the regrets of a solved game: its average, restarted, is good again in fewer
+    assert 0 < warm["full_summary"]["iterations"] < done
+    assert warm["full_summary"]["exploitability"] <= 0.02
+    assert warm["full_summary"]["seconds"] > 0
+
+
+def test_a_warm_started_solve_resumes_bit_exactly_with_its_start(tmp_path):
+    config = config_for(toy_cap=TOY, ladder=(1, 3))
+    FullSolver(config).solve(0.0, 12, check_every=6, checkpoint_dir=tmp_path / "a")
+    whole = FullSolver(config).warm_start(tmp_path / "a")
+    assert whole.iterations == 12 and whole.own_iterations == 0 and whole.history == []
+    assert not whole.cum16.any() and not whole.cum32.any()   # the average restarts
+    whole.solve(0.0, 10, check_every=5)
+    half = FullSolver(config).warm_start(tmp_path / "a")
+    half.solve(0.0, 5, check_every=5, checkpoint_dir=tmp_path / "b")
+    resumed = FullSolver(config).solve(0.0, 10, check_every=5, checkpoint_dir=tmp_path / "b")
+    assert resumed.start == whole.start == {"vira": None, "iterations": 12,
+                                            "exploitability": whole.start["exploitability"]}
+    assert resumed.own_iterations == whole.own_iterations == 10
+    assert resumed.iterations == 22
+    for name, arr in whole._arrays().items():
+        assert np.array_equal(arr, resumed._arrays()[name]), name
+    assert [h[0] for h in resumed.history] == [17, 22]
 
 
 @pytest.mark.parametrize("storage", ["int16", "float32"])

@@ -1,13 +1,15 @@
 """Solve the full hand game (truco ladder) per vira and write its tables to ``data/``.
 
 ``lab solve full [--vira V ... | --all] [--scheduler ADDRESS] [--minutes 30] [--target 0.01]
-[--threads N] [--schedule NAME]``
+[--threads N] [--schedule NAME] [--checkpoints DIR [--from V]]``
 sends one task per vira to a dask.distributed cluster (a local one when no address
 is given), each an epsilon-Nash solve of the hand game with betting that stops at
 the target exploitability (points per hand) or the time budget, and writes the
 ``full_ev``, ``full_strategy`` and ``full_summary`` tables (see
 :mod:`lab.tables.full`). With ``--checkpoints DIR`` every solve saves its
-state there, so that running the same command again resumes it.
+state there, so that running the same command again resumes it. ``--from V`` starts
+every other vira from vira V's solve there (its regrets, the average restarted): about a
+third of the iterations of a solve from scratch.
 
 ``--rules NAME`` / ``--rule KEY=VALUE``: a house rule set whose normal hands differ (three
 tied rounds that score nothing or go to the pé) solves the full game under it, with the
@@ -47,6 +49,11 @@ def add_arguments(parser) -> None:
                              "machine 2 threads take vira 4 to 0.01 in about 10 minutes)")
     parser.add_argument("--checkpoints", default=None, metavar="DIR",
                         help="save and resume each solve's state under DIR")
+    parser.add_argument("--from", dest="start_vira", default=None, metavar="V",
+                        help="start every other vira without a checkpoint of its own from "
+                             "vira V's solve under --checkpoints (solved first when V is "
+                             "asked for too): vira 6 from vira 7's reached 0.01 in 30 "
+                             "iterations against 80-100 from scratch")
     parser.add_argument("--schedule", default=None, metavar="NAME",
                         help="Discounted CFR weights: dcfr (the default, the stored solves'), "
                              "dcfr+ (measured fastest), dcfr-g3, dcfr-floor, lcfr, pcfr+ or "
@@ -85,6 +92,7 @@ def run(args) -> int:
         check_writable(args.checkpoints, "--checkpoints")
     if args.scheduler is not None:
         check_scheduler(args.scheduler)
+    start_vira = start_of(args, viras, settings, rules)
     print(f"solving the full game for vira {', '.join(viras)} "
           f"({'scheduler ' + args.scheduler if args.scheduler else 'local cluster'})",
           file=sys.stderr)
@@ -93,17 +101,42 @@ def run(args) -> int:
     start = time.time()
     results = solve_viras_full(viras, settings, scheduler=args.scheduler,
                                checkpoint_root=args.checkpoints, local_workers=args.workers,
-                               threads=args.threads)
+                               threads=args.threads, start_vira=start_vira)
     if rules is not None:
         return record_house_rules(rules, viras, results, time.time() - start)
     tables = write_full_tables(results, settings)
     for v in viras:
-        s = results[v]["full_summary"]
+        s, source = results[v]["full_summary"], results[v].get("start")
         print(f"vira {v}: mão EV {s['value_mao']:+.4f} points, exploitability "
-              f"{s['exploitability']:.4f} points, {s['iterations']} iterations", file=sys.stderr)
+              f"{s['exploitability']:.4f} points, {s['iterations']} iterations"
+              + (f" from vira {source['vira']}'s solve" if source else ""), file=sys.stderr)
     print(", ".join(f"data/{n}.parquet ({len(df)} rows)" for n, df in tables.items()))
     note_match_model()
     return 0
+
+
+def start_of(args, viras, settings: dict, rules):
+    """The vira of ``--from`` (rank character), or None; InputError without
+    ``--checkpoints``, or when that vira's solve is neither there nor asked for."""
+    from ..cli import chosen_viras
+    from ..errors import InputError
+    from ..solver.fullgame.solver import checkpoint_path, has_checkpoint
+    from ..tables.full import solve_config
+
+    if args.start_vira is None:
+        return None
+    (start,) = chosen_viras([args.start_vira])
+    if args.checkpoints is None:
+        raise InputError("--from needs --checkpoints DIR: the folder that holds (or will "
+                         f"hold) vira {start}'s solve")
+    if rules is not None:
+        settings = dict(settings, three_ties=rules.three_ties)
+    source = checkpoint_path(args.checkpoints, solve_config(start, settings))
+    if start not in viras and not has_checkpoint(source):
+        raise InputError(f"--from {start}: {source} holds no solve of vira {start}; "
+                         f"`lab solve full --vira {start} --checkpoints {args.checkpoints}` "
+                         "writes one (or add --vira " + start + " to solve it first)")
+    return start
 
 
 def house_rules(args):

@@ -39,7 +39,7 @@ import pandas as pd
 from ..cards import RANKS, level_name
 from ..classes import hand_classes, same_game_vira, vira_rank_of
 from ..rules import DEFAULT_RULES
-from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for
+from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for, has_checkpoint
 from ..solver.fullgame.game import LADDER
 from ..solver.fullgame.policy import FullPolicy
 from .registry import FULL_SETTINGS
@@ -131,7 +131,7 @@ def summarise(solver: FullSolver, seconds: float, vira=None) -> dict:
     strat_df = pd.DataFrame(srows)
     dist = solver.outcome_distribution()
     summary = {"vira": vira, "value_mao": solver.value(), "exploitability": expl,
-               "iterations": int(solver.iterations), "seconds": float(seconds),
+               "iterations": int(solver.own_iterations), "seconds": float(seconds),
                "storage": cfg.storage}
     for (seat, v), p in dist.items():
         summary[f"p_{seat}_{v}"] = p
@@ -172,44 +172,64 @@ def solve_vira_full(vira, settings: Optional[dict] = None, checkpoint_root=None,
                            threads)[vira]
 
 
+def solve_config(vira, settings: dict, toy_cap=None):
+    """The solver configuration of ``vira`` (or of a toy deck) under ``settings``."""
+    return config_for(None if toy_cap is not None else vira, toy_cap=toy_cap,
+                      ladder=tuple(settings.get("ladder", LADDER)),
+                      storage=settings.get("storage", "int16"),
+                      three_ties=settings.get("three_ties", DEFAULT_RULES.three_ties))
+
+
 def solve_game_full(viras: list, settings: Optional[dict] = None, checkpoint_root=None,
-                    progress: bool = False, toy_cap=None, log=None, threads: int = 1) -> dict:
+                    progress: bool = False, toy_cap=None, log=None, threads: int = 1,
+                    start=None) -> dict:
     """Solve the game of ``viras`` (viras that play one game,
     :func:`lab.classes.same_game_vira`) once, as the first of them (see
     :func:`solve_vira_full`); returns ``{vira: rows}``, the others' rows the same numbers
-    with their own names and no seconds of their own."""
+    with their own names and no seconds of their own.
+
+    ``start``: the checkpoint folder of another vira's solve to start from
+    (:meth:`FullSolver.warm_start`) unless this solve has a checkpoint of its own to
+    resume; the rows then count this solve's iterations and seconds only, and
+    ``rows["start"]`` names the source (vira, iterations, exploitability)."""
     s = dict(FULL_SETTINGS if settings is None else settings)
     first = viras[0]
-    cfg = config_for(None if toy_cap is not None else first, toy_cap=toy_cap,
-                     ladder=tuple(s.get("ladder", LADDER)), storage=s.get("storage", "int16"),
-                     three_ties=s.get("three_ties", DEFAULT_RULES.three_ties))
-    start = time.perf_counter()
+    cfg = solve_config(first, s, toy_cap)
+    began = time.perf_counter()
     solver = FullSolver(cfg, threads=threads, schedule=s.get("schedule", "dcfr"))
     ck = None if checkpoint_root is None else checkpoint_path(checkpoint_root, cfg)
+    if start is not None and not (ck is not None and has_checkpoint(ck)):
+        solver.warm_start(start)
     solver.solve(s["target_exploitability"], int(s.get("max_iterations", 1_000_000)),
                  time_budget=60.0 * float(s["time_budget_minutes"]),
                  check_every=int(s.get("check_every", 10)), progress=progress,
                  checkpoint_dir=ck,
                  checkpoint_seconds=60.0 * float(s.get("checkpoint_minutes", 10)),
                  log=log)
-    out = {first: summarise(solver, time.perf_counter() - start)}
+    out = {first: summarise(solver, time.perf_counter() - began)}
     out[first]["seconds"] = solver.seconds
     for v in viras[1:]:
         out[v] = summarise(solver, 0.0, vira=v)
         out[v]["seconds"] = 0.0
+    for v in viras:
+        out[v]["start"] = solver.start
     return out
 
 
 def solve_viras_full(viras: Iterable, settings: Optional[dict] = None,
                      scheduler: Optional[str] = None,
                      checkpoint_root=None, toy_cap=None, local_workers: int = 1,
-                     processes: bool = True, threads: int = 1) -> dict:
+                     processes: bool = True, threads: int = 1,
+                     start_vira: Optional[str] = None) -> dict:
     """Solve several viras, one dask task per game (vira 3 plays vira 2's game, solved
     once for both: :func:`solve_game_full`); returns ``{vira: rows}``.
 
     ``scheduler``: the address of a dask.distributed scheduler; without it a local
     cluster is started (``local_workers`` workers of one dask thread, processes unless
     ``processes=False``); each solve runs on ``threads`` numba threads.
+    ``start_vira``: every other game without a checkpoint of its own starts from this
+    vira's solve under ``checkpoint_root`` (:meth:`FullSolver.warm_start`); when it is one
+    of ``viras`` its game is solved first.
     """
     from dask.distributed import Client
 
@@ -224,14 +244,25 @@ def solve_viras_full(viras: Iterable, settings: Optional[dict] = None,
         client = Client(cluster)
     else:
         client = connect(scheduler)
+    stages, source = [list(games.values())], None
+    if start_vira is not None:
+        if toy_cap is not None or checkpoint_root is None:
+            raise ValueError("start_vira needs the checkpoints of real viras")
+        source_game = same_game_vira(start_vira)
+        stages = [[g for k, g in games.items() if k == source_game],
+                  [g for k, g in games.items() if k != source_game]]
+        source = checkpoint_path(checkpoint_root, solve_config(
+            start_vira, dict(FULL_SETTINGS if settings is None else settings)))
     try:
-        futures = [client.submit(solve_game_full, group, settings, checkpoint_root, False,
-                                 toy_cap, None, threads,
-                                 key=f"full-{'-'.join(group)}-{time.time_ns()}", pure=False)
-                   for group in games.values()]
         out = {}
-        for f in futures:
-            out.update(f.result())
+        for stage, start in zip(stages, (None, source)):
+            futures = [client.submit(solve_game_full, group, settings, checkpoint_root, False,
+                                     toy_cap, None, threads, start,
+                                     key=f"full-{'-'.join(group)}-{time.time_ns()}",
+                                     pure=False)
+                       for group in stage]
+            for f in futures:
+                out.update(f.result())
         return {v: out[v] for v in viras}
     finally:
         client.close()
@@ -247,7 +278,8 @@ def write_full_tables(results: dict, settings: Optional[dict] = None, directory=
     per_vira = {RANKS[vira_rank_of(v)]: {"iterations": r["full_summary"]["iterations"],
                                          "exploitability": r["full_summary"]["exploitability"],
                                          "seconds": r["full_summary"]["seconds"],
-                                         "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+                                         "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                                         **({"start": r["start"]} if r.get("start") else {})}
                 for v, r in results.items()}
     fresh = {"full_ev": pd.concat([r["full_ev"] for r in results.values()], ignore_index=True),
              "full_strategy": pd.concat([r["full_strategy"] for r in results.values()],
