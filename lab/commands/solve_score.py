@@ -107,7 +107,7 @@ def run(args) -> int:
     for v in bar:
         say(f"vira {v}: loading the points solution")
         solver = load_points_solution(args.checkpoints, v, threads=args.threads)
-        points_expl, points_its = solver.final_exploitability, solver.iterations
+        points_expl, points_its = solver.final_exploitability, solver.own_iterations
         say(f"vira {v}: best responses at {len(scores)} score{'s' if len(scores) > 1 else ''}"
             " (batched: one best-response traversal per seat for all of them)")
         leaks = measure_leaks(solver, me, scores)

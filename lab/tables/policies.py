@@ -3,7 +3,8 @@
 One file per vira, ``data/full_policy/<V>.zst`` (the bytes of
 :mod:`lab.solver.fullgame.compact`, zstd-compressed), and one manifest,
 ``data/full_policy.json``, with per vira: the solve it comes from (iterations, the
-solver's own exploitability), how it was stored (threshold, quantisation), the
+solver's own exploitability, and ``start`` where it started from another vira's solve),
+how it was stored (threshold, quantisation), the
 **exploitability of the policy as stored** (exact best response, points per hand), its
 value for the mão, its size and the hash of its file; and for all: the rules version, the
 layout's slot count and the code hash.
@@ -205,12 +206,12 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge
     say = progress or (lambda msg: None)
     solver = FullSolver(config, threads=threads)
     solver.load_checkpoint(ck)
-    say(f"vira {v}: checkpoint at {solver.iterations} iterations, exploitability "
+    say(f"vira {v}: checkpoint at {solver.own_iterations} iterations, exploitability "
         f"{solver.final_exploitability:.4f} points per hand")
     q, keys, kept = compact_policy(solver, threshold, merge, threads)
     tree, layout, templates = solver.tree, solver.layout, solver.templates
     solver_expl = float(solver.final_exploitability)
-    iterations = int(solver.iterations)
+    iterations, source = int(solver.own_iterations), solver.start
     del solver
     blob = encode(q, keys, tree, templates)
     say(f"vira {v}: {kept:,} pairs stored, {len(blob) / 1e6:.2f} MB; measuring the stored "
@@ -226,7 +227,8 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge
             "best_response": [float(br[0]), float(br[1])], "value_mao": float(value),
             "threshold": float(threshold), "quant": QUANT, "level": LEVEL, "merge": bool(merge),
             "pairs": int(kept), "slots": int(keys.n_slots), "ladder": list(config.ladder),
-            "seconds": round(time.perf_counter() - start, 1)}
+            "seconds": round(time.perf_counter() - start, 1),
+            **({"start": source} if source else {})}
     return write_full_policy(v, blob, info, directory)
 
 
