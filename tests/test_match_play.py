@@ -19,14 +19,14 @@ from lab.match import (FULL_MODEL, MIXED_MODEL, SCORE_AWARE_MODEL, MixedModel, S
 from lab.cards import parse_card, parse_cards
 from lab.rules import MAO, PE
 from lab.solver.fullgame.game import LADDER
-from lab.solver.fullgame.solver import FullSolver, checkpoint_path, config_for
+from lab.solver.fullgame.solver import FullSolver, checkpoint_path, config_for, has_checkpoint
 from lab.solver.games.payoffs import after_hand
 from lab.tables import load_table
 from lab.tables.score_play import load_plays
 from lab.tables.score import score_payoffs
 from lab.tables.score_play import write_mixed_equity, write_plays
-from lab.tables.score_sweep import (MIN_DRIFT, Task, check_row, drift, is_stale, run_task,
-                                    score_dir, sweep, waves)
+from lab.tables.score_sweep import (MIN_DRIFT, Task, check_row, drift, finished, is_stale,
+                                    run_task, score_dir, sweep, waves)
 
 REPO_DATA = Path(__file__).resolve().parents[1] / "data"
 TOY = (2, 2, 2, 1)
@@ -218,6 +218,28 @@ def test_a_vira_starts_from_another_viras_re_solve_of_the_same_score(toy_root, t
     more = sweep([("5", (9, 10), 0.05)], root, target=0.5, toy_cap=TOY, directory=data,
                  say=lines.append)
     assert more[0]["row"]["start"] == "4 9,10"
+
+
+def test_a_sweep_that_keeps_one_solution_per_score_deletes_the_later_viras(toy_root,
+                                                                           tmp_path):
+    points, data = toy_root
+    root = own_root(points, tmp_path)
+    lines = []
+    cells = [("5", (10, 10), 0.05), ("4", (10, 10), 0.05), ("7", (10, 10), 0.05),
+             ("4", (9, 10), 0.05)]
+    rows = [r["row"] for r in sweep(cells, root, target=0.5, toy_cap=TOY, directory=data,
+                                    say=lines.append, keep_all=False)]
+    assert [(r["vira"], r["score_mao"], r["start"]) for r in rows] == [
+        ("4", 10, "points"), ("5", 10, "4 10,10"), ("7", 10, "4 10,10"), ("4", 9, "10,10")]
+    kept = {(v, s): has_checkpoint(score_dir(root, v, s, TOY) / "solution")
+            for v, s, _ in cells}
+    # 10-10: vira 4's starts the others and stays; 9-10: the only one of its score
+    assert kept == {("5", (10, 10)): False, ("4", (10, 10)): True, ("7", (10, 10)): False,
+                    ("4", (9, 10)): True}
+    assert sum("its solution deleted" in line for line in lines) == 2
+    for v in ("5", "7"):   # their rows and results stay
+        assert finished(root, v, (10, 10), TOY)["row"] == next(r for r in rows
+                                                                if r["vira"] == v)
 
 
 def test_a_re_solve_is_stale_once_its_payoffs_moved_past_its_target(points):

@@ -54,6 +54,11 @@ def add_arguments(parser) -> None:
                         help="a dask.distributed scheduler (default: start a local cluster)")
     parser.add_argument("--workers", type=count, default=1, metavar="N",
                         help="worker processes of the local cluster (default 1)")
+    parser.add_argument("--keep", choices=("all", "one"), default="all",
+                        help="the re-solves' solutions (2.2 GB each) to keep: all (the "
+                             "default; `lab solve policy --score` and `--check` read them), "
+                             "or one per score, the first finished, which starts the other "
+                             "viras' re-solves of it (the others' are deleted once written)")
     parser.add_argument("--plan", action="store_true",
                         help="print the (vira, score) re-solves in their order, each finished "
                              "one (in DIR or in score_play) with how far its payoffs lie from "
@@ -167,7 +172,7 @@ def run(args) -> int:
     try:
         results = sweep(cells, args.checkpoints, target=args.target, minutes=args.minutes,
                         threads=args.threads, nearest=args.start == "nearest", client=client,
-                        say=say)
+                        say=say, keep_all=args.keep == "all")
     finally:
         client.close()
         if cluster is not None:

@@ -33,12 +33,16 @@ of the re-solved strategies, with their payoffs), ``progress.json`` (the checks 
 for a re-solve under way) and ``result.json`` (the finished rows). A killed sweep started
 again skips finished re-solves and resumes a half-done one from its last check (at most
 ``check_every`` iterations are lost). A score that ``score_play`` holds but whose files are
-gone (another machine's checkpoints) counts as finished too, unless stale.
+gone (another machine's checkpoints) counts as finished too, unless stale. A solution
+takes 2.2 GB; a sweep that keeps one per score (``keep_all=False``, ``lab solve
+match-play --keep one``) deletes each later vira's once its result is written, and keeps
+the first, which starts the other viras' re-solves of that score.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,6 +142,22 @@ def other_vira_start(checkpoints, vira, score, toy_cap=None, skip=()) -> str | N
              and finished(checkpoints, v, score, toy_cap) is not None
              and has_checkpoint(score_dir(checkpoints, v, score, toy_cap) / "solution")]
     return min(found)[2] if found else None
+
+
+def keep_one(checkpoints, vira, score, toy_cap=None) -> bool:
+    """Delete the solution of ``vira``'s finished re-solve at ``score`` when another vira's
+    of the same score is kept (the one that starts the others: never deleted, so a
+    re-solve planned to start from it finds it); True if it was deleted. A sweep that
+    keeps one solution per score needs 2.2 GB a score instead of a vira and score."""
+    from ..solver.fullgame.solver import has_checkpoint
+
+    here = score_dir(checkpoints, vira, score, toy_cap)
+    if not (here / "result.json").exists() or other_vira_start(
+            checkpoints, vira, score, toy_cap) is None:
+        return False
+    for d in (here / "solution", here / "solution.old"):
+        shutil.rmtree(d, ignore_errors=True)
+    return not has_checkpoint(here / "solution")
 
 
 def run_task(task: Task) -> dict:
@@ -287,11 +307,12 @@ def leak_order(cell) -> tuple:
 
 def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, threads: int = 1,
           nearest: bool = True, client=None, toy_cap=None, directory=None, say=print,
-          save: bool = True) -> list[dict]:
+          save: bool = True, keep_all: bool = True) -> list[dict]:
     """Re-solve every (vira, score, leak) of ``cells`` wave by wave (see the module doc),
     writing each finished re-solve to ``score_play`` and rebuilding ``match_equity_mixed``
     after each (unless ``save`` is False); ``client`` a dask client (None: in this
-    process). Returns the results in the order they finished."""
+    process); ``keep_all`` False: one solution per score (:func:`keep_one`). Returns the
+    results in the order they finished."""
     from ..match import equity_array
     from ..solver.fullgame.solver import has_checkpoint
     from .score_play import load_plays, mixed_equity, write_mixed_equity, write_plays
@@ -370,6 +391,10 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
                 if save:
                     write_plays([row], result["hands"], directory)
                     write_mixed_equity(directory)
+                if not keep_all and keep_one(checkpoints, row["vira"],
+                                             (row["score_mao"], row["score_pe"]), toy_cap):
+                    say(f"vira {row['vira']} at {row['score_mao']},{row['score_pe']}: its "
+                        "solution deleted (another vira's of this score is kept)")
                 say(f"vira {row['vira']} at {row['score_mao']},{row['score_pe']}: "
                     f"{row['iterations']} iterations from {row['start']} in "
                     f"{row['seconds']:.0f} s, exploitability {row['exploitability']:.5f}, "
