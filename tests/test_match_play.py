@@ -363,9 +363,16 @@ def lab(*args, env=None):
 def test_lab_solve_match_play_names_the_missing_points_solution(tmp_path):
     out = lab("solve", "match-play", "--vira", "K", "--checkpoints", str(tmp_path))
     assert out.returncode == 2 and out.stdout == ""
-    assert f"lab solve full --vira K --checkpoints {tmp_path}" in out.stderr
+    assert f"lab solve full --vira K --checkpoints {tmp_path}` first" in out.stderr
     out = lab("solve", "match-play", "--checkpoints", str(tmp_path), "--minutes", "0")
     assert out.returncode == 2 and "--minutes 0" in out.stderr
+    # with another vira's points solution there, it says to start from it
+    seven = checkpoint_path(tmp_path, config_for("7"))
+    seven.mkdir(parents=True)
+    (seven / "state.json").write_text("{}")
+    out = lab("solve", "match-play", "--vira", "K", "--checkpoints", str(tmp_path))
+    assert out.returncode == 2 and out.stdout == ""
+    assert f"lab solve full --vira K --checkpoints {tmp_path} --from 7` first" in out.stderr
 
 
 def test_lab_solve_match_play_tables_only_rebuilds_the_mixed_table(tmp_path, monkeypatch):

@@ -128,9 +128,13 @@ def run(args) -> int:
         games = dict.fromkeys(RANKS[same_game_vira(v)] for v in viras)
         missing = [g for g in games if not has_points_solution(args.checkpoints, g)]
         if missing:
+            have = [v for v in RANKS if has_points_solution(args.checkpoints, v)]
             raise UsageError(f"no points solution for vira {', '.join(missing)} in "
                              f"{args.checkpoints}: run `lab solve full --vira {missing[0]} "
-                             f"--checkpoints {args.checkpoints}` first")
+                             f"--checkpoints {args.checkpoints}"
+                             + (f" --from {have[0]}` first (started from vira {have[0]}'s "
+                                "solution: about a third of the iterations)" if have else
+                                "` first"))
     else:
         viras = [v for v in RANKS
                  if has_points_solution(args.checkpoints, RANKS[same_game_vira(v)])]
