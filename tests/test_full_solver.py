@@ -357,6 +357,33 @@ def test_a_solve_started_from_another_solve_counts_its_own_iterations(tmp_path):
     assert warm["full_summary"]["seconds"] > 0
 
 
+CALLS: list = []
+"""The calls :func:`recorded_solve` saw (a threaded dask worker shares this process)."""
+
+
+def recorded_solve(viras, settings, root, progress, toy_cap, log, threads, start):
+    """A stand-in for :func:`lab.tables.full.solve_game_full` that records its call."""
+    CALLS.append((list(viras), start))
+    return {v: {"vira": v} for v in viras}
+
+
+def test_solving_viras_from_another_solves_it_first_then_starts_the_rest_from_it(
+        tmp_path, monkeypatch):
+    import lab.tables.full as full
+
+    CALLS.clear()
+    calls = CALLS
+    monkeypatch.setattr(full, "solve_game_full", recorded_solve)
+    out = solve_viras_full(["6", "7", "3", "2"], None, checkpoint_root=tmp_path,
+                           processes=False, start_vira="7")
+    assert set(out) == {"6", "7", "3", "2"}
+    seven = checkpoint_path(tmp_path, config_for("7"))
+    assert calls[0] == (["7"], None)   # first, alone: the others start from it
+    assert sorted(calls[1:]) == [(["3", "2"], seven), (["6"], seven)]   # 3 plays 2's game
+    with pytest.raises(ValueError, match="real viras"):
+        solve_viras_full(["6"], None, toy_cap=TOY, checkpoint_root=tmp_path, start_vira="7")
+
+
 def test_a_warm_started_solve_resumes_bit_exactly_with_its_start(tmp_path):
     config = config_for(toy_cap=TOY, ladder=(1, 3))
     FullSolver(config).solve(0.0, 12, check_every=6, checkpoint_dir=tmp_path / "a")

@@ -238,12 +238,6 @@ def solve_viras_full(viras: Iterable, settings: Optional[dict] = None,
     games: dict = {}
     for v in viras:
         games.setdefault(same_game_vira(v), []).append(v)
-    cluster = None
-    if scheduler is None:
-        cluster = local_cluster(local_workers, processes=processes)
-        client = Client(cluster)
-    else:
-        client = connect(scheduler)
     stages, source = [list(games.values())], None
     if start_vira is not None:
         if toy_cap is not None or checkpoint_root is None:
@@ -253,6 +247,12 @@ def solve_viras_full(viras: Iterable, settings: Optional[dict] = None,
                   [g for k, g in games.items() if k != source_game]]
         source = checkpoint_path(checkpoint_root, solve_config(
             start_vira, dict(FULL_SETTINGS if settings is None else settings)))
+    cluster = None
+    if scheduler is None:
+        cluster = local_cluster(local_workers, processes=processes)
+        client = Client(cluster)
+    else:
+        client = connect(scheduler)
     try:
         out = {}
         for stage, start in zip(stages, (None, source)):

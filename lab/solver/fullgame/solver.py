@@ -767,8 +767,11 @@ def _state_file(directory) -> Path:
 def has_checkpoint(directory) -> bool:
     """Whether ``directory`` holds a checkpoint (or its previous copy ``<directory>.old``,
     left when a save was interrupted between its two renames)."""
-    d = Path(directory)
-    return (d / "state.json").exists() or (d.with_name(d.name + ".old") / "state.json").exists()
+    try:
+        _state_file(directory)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def checkpoint_path(root, config: FullConfig) -> Path:
