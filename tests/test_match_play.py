@@ -237,6 +237,10 @@ def test_a_sweep_that_keeps_one_solution_per_score_deletes_the_later_viras(toy_r
     assert kept == {("5", (10, 10)): False, ("4", (10, 10)): True, ("7", (10, 10)): False,
                     ("4", (9, 10)): True}
     assert sum("its solution deleted" in line for line in lines) == 2
+    # a second sweep finds them finished and has nothing more to delete
+    sweep(cells, root, target=0.5, toy_cap=TOY, directory=data, say=lines.append,
+          keep_all=False)
+    assert sum("its solution deleted" in line for line in lines) == 2
     for v in ("5", "7"):   # their rows and results stay
         assert finished(root, v, (10, 10), TOY)["row"] == next(r for r in rows
                                                                 if r["vira"] == v)

@@ -152,12 +152,12 @@ def keep_one(checkpoints, vira, score, toy_cap=None) -> bool:
     from ..solver.fullgame.solver import has_checkpoint
 
     here = score_dir(checkpoints, vira, score, toy_cap)
-    if not (here / "result.json").exists() or other_vira_start(
-            checkpoints, vira, score, toy_cap) is None:
+    if not (here / "result.json").exists() or not has_checkpoint(here / "solution") or \
+            other_vira_start(checkpoints, vira, score, toy_cap) is None:
         return False
     for d in (here / "solution", here / "solution.old"):
         shutil.rmtree(d, ignore_errors=True)
-    return not has_checkpoint(here / "solution")
+    return True
 
 
 def run_task(task: Task) -> dict:
