@@ -69,7 +69,29 @@ def test_no_policy_where_none_was_stored():
 
     assert SCORE in stored_scores(VIRA)
     assert load_score_policy(VIRA, (0, 0)) is None
-    assert load_score_policy("7", SCORE) is None   # vira 7 was not re-solved
+    assert load_score_policy("7", SCORE) is None   # vira 7's re-solve is not stored
+
+
+def test_every_stored_policy_is_the_re_solve_score_play_describes():
+    """A stored policy comes from the re-solve whose row ``score_play`` holds: the same
+    iterations, start, exploitability and payoffs (a score solved again after its policy
+    was stored would leave the two apart)."""
+    from lab.tables.score_play import load_plays
+    from lab.tables.score_policies import read_score_policy_manifest
+
+    plays, _ = load_plays()
+    entries = read_score_policy_manifest()["policies"].values()
+    assert entries
+    for e in entries:
+        row = plays[(plays["vira"] == e["vira"]) & (plays["score_mao"] == e["score"][0])
+                    & (plays["score_pe"] == e["score"][1])]
+        assert len(row) == 1, e["score"]
+        row = row.iloc[0]
+        assert (row["iterations"], row["start"]) == (e["iterations"], e["start"]), e["score"]
+        assert row["exploitability"] == pytest.approx(e["solver_exploitability"], abs=1e-12)
+        ladder = [int(c.rsplit("_", 1)[1]) for c in plays.columns if c.startswith("pay_mao_")]
+        assert [row[f"pay_mao_{x}"] for x in ladder] == pytest.approx(e["pay_mao"], abs=1e-12)
+        assert [row[f"pay_pe_{x}"] for x in ladder] == pytest.approx(e["pay_pe"], abs=1e-12)
 
 
 def test_the_bot_plays_the_score_aware_policy_where_stored(aware):
