@@ -87,17 +87,17 @@ def run(args) -> int:
     viras = chosen_viras(args.vira)
     settings = settings_from(args)
     rules = house_rules(args)
+    if rules is not None:
+        settings["three_ties"] = rules.three_ties
     check_data_writable()
     if args.checkpoints is not None:
         check_writable(args.checkpoints, "--checkpoints")
     if args.scheduler is not None:
         check_scheduler(args.scheduler)
-    start_vira = start_of(args, viras, settings, rules)
+    start_vira = start_of(args, viras, settings)
     print(f"solving the full game for vira {', '.join(viras)} "
           f"({'scheduler ' + args.scheduler if args.scheduler else 'local cluster'})",
           file=sys.stderr)
-    if rules is not None:
-        settings["three_ties"] = rules.three_ties
     start = time.time()
     results = solve_viras_full(viras, settings, scheduler=args.scheduler,
                                checkpoint_root=args.checkpoints, local_workers=args.workers,
@@ -115,13 +115,13 @@ def run(args) -> int:
     return 0
 
 
-def start_of(args, viras, settings: dict, rules):
+def start_of(args, viras, settings: dict):
     """The vira of ``--from`` (rank character), or None; InputError without
     ``--checkpoints``, or when that vira's solve is neither there nor asked for."""
     from ..cli import chosen_viras
     from ..errors import InputError
-    from ..solver.fullgame.solver import checkpoint_path, has_checkpoint
-    from ..tables.full import solve_config
+    from ..solver.fullgame.solver import has_checkpoint
+    from ..tables.full import start_folder
 
     if args.start_vira is None:
         return None
@@ -129,13 +129,11 @@ def start_of(args, viras, settings: dict, rules):
     if args.checkpoints is None:
         raise InputError("--from needs --checkpoints DIR: the folder that holds (or will "
                          f"hold) vira {start}'s solve")
-    if rules is not None:
-        settings = dict(settings, three_ties=rules.three_ties)
-    source = checkpoint_path(args.checkpoints, solve_config(start, settings))
+    source = start_folder(args.checkpoints, start, settings)
     if start not in viras and not has_checkpoint(source):
         raise InputError(f"--from {start}: {source} holds no solve of vira {start}; "
                          f"`lab solve full --vira {start} --checkpoints {args.checkpoints}` "
-                         "writes one (or add --vira " + start + " to solve it first)")
+                         f"writes one (or add --vira {start} to solve it first)")
     return start
 
 

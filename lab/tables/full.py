@@ -180,6 +180,13 @@ def solve_config(vira, settings: dict, toy_cap=None):
                       three_ties=settings.get("three_ties", DEFAULT_RULES.three_ties))
 
 
+def start_folder(checkpoint_root, vira, settings: Optional[dict] = None):
+    """Where ``vira``'s solve under ``settings`` keeps its checkpoint in ``checkpoint_root``
+    (the start of ``--from``)."""
+    return checkpoint_path(checkpoint_root, solve_config(
+        vira, dict(FULL_SETTINGS if settings is None else settings)))
+
+
 def solve_game_full(viras: list, settings: Optional[dict] = None, checkpoint_root=None,
                     progress: bool = False, toy_cap=None, log=None, threads: int = 1,
                     start=None) -> dict:
@@ -245,8 +252,7 @@ def solve_viras_full(viras: Iterable, settings: Optional[dict] = None,
         source_game = same_game_vira(start_vira)
         stages = [[g for k, g in games.items() if k == source_game],
                   [g for k, g in games.items() if k != source_game]]
-        source = checkpoint_path(checkpoint_root, solve_config(
-            start_vira, dict(FULL_SETTINGS if settings is None else settings)))
+        source = start_folder(checkpoint_root, start_vira, settings)
     cluster = None
     if scheduler is None:
         cluster = local_cluster(local_workers, processes=processes)
