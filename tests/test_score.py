@@ -12,8 +12,9 @@ import pytest
 
 from lab.match import HandResult, match_equity
 from lab.rules import MAO, PE
-from lab.tables.score import measure_leak, resolve, score_payoffs, table_row, write_rows
-from lab.solver.cfr import CFRSolver
+from lab.tables.score import (FIRST_RATE, check_gap, measure_leak, resolve, score_payoffs,
+                              table_row, write_rows)
+from lab.solver.cfr import CFRSolver, predicted_gap
 from conftest import assert_same_first_iterates
 from lab.solver.fullgame.solver import FullSolver, config_for
 from lab.solver.fullgame.game import LADDER, FullGame
@@ -138,9 +139,10 @@ def test_near_the_end_the_points_strategy_leaks_and_a_re_solve_plugs_it(points_s
 
 
 def test_a_re_solve_with_a_target_stops_at_the_first_check_that_meets_it(points_solution, me):
-    """Checked every 10 iterations: without a reachable target it runs to its limit and
-    records each check; with the exploitability of its third check as the target, the same
-    iterates stop there."""
+    """Without a reachable target it runs to its limit, checked every 10 iterations; with
+    the exploitability of its third check as the target, the same iterates are checked
+    where the power law says the target is met, and stop at the first check that meets
+    it, no later than the third."""
     _, where = points_solution
     score = (4, 10)
     full = resolve(fresh(where), me, score, max_iterations=50, target=1e-12)
@@ -149,8 +151,29 @@ def test_a_re_solve_with_a_target_stops_at_the_first_check_that_meets_it(points_
     goal = full.history[2][2]
     assert min(h[2] for h in full.history[:2]) > goal   # not met before the third check
     early = resolve(fresh(where), me, score, max_iterations=50, target=goal)
-    assert early.iterations == 30 and early.exploitability == goal
-    assert [h[2] for h in early.history] == [h[2] for h in full.history[:3]]
+    checks = [h[0] for h in early.history]
+    assert checks[0] == 10 and early.iterations == checks[-1] <= 30
+    for n in range(1, len(checks)):
+        assert checks[n] == checks[n - 1] + check_gap(early.history[:n], goal, 10)
+    assert early.exploitability == early.history[-1][2] <= goal
+    assert all(h[2] > goal for h in early.history[:-1])
+    same = {h[0]: h[2] for h in full.history}
+    assert [h[2] for h in early.history if h[0] in same] == [same[h[0]] for h in early.history
+                                                            if h[0] in same]
+
+
+def test_the_next_check_comes_where_the_power_law_meets_the_target():
+    """Exploitability falling as iterations ** -rate: through the last two checks, or at
+    the assumed rate after one; within [2, check_every]."""
+    halving = [(10, 0.004), (20, 0.002)]                       # rate 1
+    assert predicted_gap(halving, 0.001, 30) == 20              # 0.001 at 40
+    assert predicted_gap(halving, 0.001, 10) == 10              # at most check_every
+    assert predicted_gap(halving, 0.0019, 10) == 2              # 21.05: at least 2
+    assert predicted_gap(halving[:1], 0.002, 30) == 30          # no rate: check_every
+    assert predicted_gap(halving[:1], 0.002, 30, rate=1.0) == 10
+    assert predicted_gap([(10, 0.002), (20, 0.003)], 0.001, 10, rate=1.0) == 10  # rose
+    first = [(10, 55.0, 0.00269)]                               # (iterations, s, expl.)
+    assert check_gap(first, 0.002, 10) == int(np.ceil(10 * (0.00269 / 0.002) ** (1 / FIRST_RATE))) - 10
 
 
 def test_score_leak_rows_merge_by_vira_and_score(tmp_path, points_solution, me):

@@ -298,16 +298,8 @@ class CFRSolver(Lifecycle):
 
     def _predicted_gap(self, target: float, check_every: int) -> int:
         """Iterations until the target by the power law through the last two checks,
-        within [2, check_every]."""
-        h = self.exploitability_history
-        if len(h) < 2 or check_every <= 2:
-            return check_every
-        (t1, e1), (t2, e2) = h[-2], h[-1]
-        if not (e2 < e1 and e2 > 0 and target > 0):
-            return check_every
-        rate = np.log(e1 / e2) / np.log(t2 / t1)
-        reach_at = t2 * (e2 / target) ** (1.0 / rate)
-        return int(min(check_every, max(2, np.ceil(reach_at) - t2)))
+        within [2, check_every] (:func:`predicted_gap`)."""
+        return predicted_gap(self.exploitability_history, target, check_every)
 
     # ------------------------------------------------------------ results
     def hand_values(self) -> np.ndarray:
@@ -431,3 +423,21 @@ class CFRSolver(Lifecycle):
                 d1 = 1 + int(np.count_nonzero(np.diff(hands[a + c0:a + c0 + c1]))) if c1 else 0
                 total += 2 * d0 * d1
         return total
+
+
+def predicted_gap(checks, target: float, check_every: int, rate: float | None = None) -> int:
+    """Iterations from the last of ``checks`` (``(iterations, exploitability, ...)``, in
+    order) until the exploitability reaches ``target`` by the power law
+    ``exploitability ~ iterations ** -rate`` through the last two checks, within
+    ``[2, check_every]``. With one check, ``rate`` is assumed (None: ``check_every``); so
+    is it where the last two checks did not fall."""
+    if check_every <= 2 or not checks or not target > 0:
+        return check_every
+    t2, e2 = checks[-1][0], checks[-1][1]
+    if len(checks) >= 2 and checks[-2][1] > e2 > 0:
+        t1, e1 = checks[-2][0], checks[-2][1]
+        rate = np.log(e1 / e2) / np.log(t2 / t1)
+    if rate is None or not rate > 0 or not e2 > 0 or not t2 > 0:
+        return check_every
+    reach_at = t2 * (e2 / target) ** (1.0 / rate)
+    return int(min(check_every, max(2, np.ceil(reach_at) - t2)))

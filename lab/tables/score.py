@@ -30,6 +30,7 @@ from ..cards import RANKS
 from ..classes import vira_rank_of
 from ..match import ELEVEN, after_hand
 from ..rules import MAO, PE
+from ..solver.cfr import predicted_gap
 from ..solver.fullgame.game import LADDER
 from ..errors import InputError
 
@@ -171,16 +172,34 @@ def payoff_scale(mao, pe) -> tuple[float, float]:
     return 0.5 * (mao[0] + pe[0]), 0.5 * (mao[0] - pe[0])
 
 
+FIRST_RATE = 0.8
+"""The power law's rate assumed after a re-solve's first check (exploitability against
+iterations): the slowest measured between the first two checks (10 and 20 iterations)
+of the re-solves started from another vira's re-solve of the same score, 0.77-0.94."""
+
+
+def check_gap(history, target: float, check_every: int) -> int:
+    """Iterations from a re-solve's last check (``history``: ``(iterations, seconds,
+    exploitability)``) to its next one (:func:`~lab.solver.cfr.predicted_gap`)."""
+    return predicted_gap([(h[0], h[2]) for h in history], target, check_every,
+                         rate=FIRST_RATE)
+
+
 def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0,
             max_iterations: int | None = None, progress: bool = False,
             target: float | None = None, check_every: int = 10,
             before: dict | None = None, resume: list | None = None, save=None) -> Resolve:
     """Continue DCFR from ``solver``'s points solution with the match payoffs at ``score``
     for ``minutes`` (or ``max_iterations``), then measure it. With ``target`` (match-win
-    probability) the exploitability is checked every ``check_every`` iterations and the
-    re-solve stops at the first check at or below it (or at the limits above). ``before``:
+    probability) the exploitability is checked (below) and the re-solve stops at the first
+    check at or below it (or at the limits above). ``before``:
     the points play's first moves (:func:`first_moves`), when ``solver`` holds another
     score's re-solve rather than the points solution (default: ``solver``'s own).
+
+    The first check comes after ``check_every`` iterations, each later one when the power
+    law through the last two checks (after the first: an assumed rate,
+    :data:`FIRST_RATE`) says the target is reached, at most ``check_every`` iterations on
+    (:func:`check_gap`).
 
     ``resume``: the checks of an interrupted re-solve of this score whose checkpoint
     ``solver`` was loaded from (its payoffs and strategy sums are kept; the iterations and
@@ -215,6 +234,7 @@ def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0
     start, best = time.perf_counter() - spent, None
     if history and target is not None and history[-1][2] <= target:
         max_iterations = done     # resumed after the check that met the target
+    next_check = done + (check_gap(history, target, check_every) if history else check_every)
     try:
         while (max_iterations is None or done < max_iterations) and \
                 (time.perf_counter() - start < 60.0 * minutes or done == 0):
@@ -223,7 +243,7 @@ def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0
             best = None
             if bar is not None:
                 bar.update(1)
-            if target is not None and done % check_every == 0:
+            if target is not None and done >= next_check:
                 best = solver.best_response_values()
                 expl = 0.5 * (best[0] + best[1]) * half_swing
                 history.append((done, round(time.perf_counter() - start, 2), expl))
@@ -231,6 +251,7 @@ def resolve(solver, me: np.ndarray, score: tuple[int, int], minutes: float = 5.0
                     bar.set_postfix(exploitability=f"{expl:.5f}")
                 if expl <= target:
                     break
+                next_check = done + check_gap(history, target, check_every)
                 if save is not None:
                     save(solver, history)
         seconds = time.perf_counter() - start

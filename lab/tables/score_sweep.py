@@ -67,8 +67,8 @@ class Task:
     ((12, 12) nested lists, match-win probability), warm-started from the re-solve of
     ``start`` (a score of the same vira, or of ``start_vira`` when given) or, when None,
     from the points solution in
-    ``checkpoints``; until ``target`` match-win probability (checked every
-    ``check_every`` iterations), ``minutes`` or ``max_iterations``; on ``threads`` numba
+    ``checkpoints``; until ``target`` match-win probability (checked at most
+    ``check_every`` iterations apart, :func:`~lab.tables.score.resolve`), ``minutes`` or ``max_iterations``; on ``threads`` numba
     threads. ``toy_cap``: a reduced deck (tests)."""
 
     vira: str
