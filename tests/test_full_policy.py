@@ -620,23 +620,54 @@ def test_one_states_action_values_walk_only_its_cards(toy_policy, toy_game):
 
 # ------------------------------------------------------------------ 7. encoding
 
-def test_encode_decode_round_trip(toy_policy, toy_solver):
-    """decode(encode(q)) is q, byte for byte: the toy policy (merged keys, round-3 hands
-    sharing a strategy stored once) and, on unmerged keys, arbitrary bytes."""
+@pytest.mark.parametrize("packing", ["pairs", "slots"])
+def test_encode_decode_round_trip(toy_policy, toy_solver, packing):
+    """decode(encode(q)) is q, byte for byte, in either packing: the toy policy (merged
+    keys, round-3 hands sharing a strategy stored once); decode tells the packings apart by
+    the file's first bytes. The "slots" packing takes any bytes (here random ones on
+    unmerged keys); "pairs" refuses bytes whose pairs are not strategies, and bytes packed
+    for other keys."""
     policy = toy_policy
     where = (policy.keys, policy.tree, policy.templates)
-    blob = P.encode(policy.q, *where)
+    blob = P.encode(policy.q, *where, packing=packing)
+    assert blob.startswith(P.PAIRS_MAGIC) == (packing == "pairs")
     back = P.decode(blob, *where)
     assert back.dtype == np.uint8 and back.shape == policy.q.shape
     np.testing.assert_array_equal(back, policy.q)
     assert len(blob) < policy.q.size // 2  # mostly zeros: it compresses
     _, keys, _ = P.compact_policy(toy_solver, 0.01, merge=False)
-    where = (keys, policy.tree, policy.templates)
+    unmerged = (keys, policy.tree, policy.templates)
     noise = np.random.default_rng(0).integers(0, 256, keys.n_slots, dtype=np.uint8)
-    np.testing.assert_array_equal(P.decode(P.encode(noise, *where), *where), noise)
+    if packing == "slots":
+        np.testing.assert_array_equal(P.decode(P.encode(noise, *unmerged, packing=packing),
+                                               *unmerged), noise)
+    else:
+        with pytest.raises(ValueError, match="does not sum to 0 or 255"):
+            P.encode(noise, *unmerged, packing=packing)
+        with pytest.raises(ValueError, match="do not fit its keys"):
+            P.decode(blob, *unmerged)
+    with pytest.raises(ValueError, match="'pairs' or 'slots'"):
+        P.encode(policy.q, *where, packing="bytes")
 
 
-def test_a_policy_stored_as_a_difference_decodes_to_itself(toy_policy):
+def test_the_pairs_packing_keeps_one_flag_and_all_but_one_byte_per_pair(toy_policy):
+    """pack_pairs: a flag per stored pair (held or pruned) and, per held pair, its bytes but
+    the last, which is 255 minus their sum: fewer bytes than the stored slots."""
+    policy = toy_policy
+    where = (policy.keys, policy.tree, policy.templates)
+    flags, rest = P.pack_pairs(policy.q, *where)
+    assert set(np.unique(flags)) == {0, 1}
+    slots = int(P.stored_slots(*where).sum())
+    held = int(np.count_nonzero(policy.q[P.stored_slots(*where)]))
+    assert flags.size + rest.size < slots and rest.size < held + flags.size
+    np.testing.assert_array_equal(P.unpack_pairs(flags, rest, *where)[P.stored_slots(*where)],
+                                  policy.q[P.stored_slots(*where)])
+    with pytest.raises(ValueError, match="do not fit"):
+        P.unpack_pairs(flags, rest[:-1], *where)
+
+
+@pytest.mark.parametrize("packing", ["pairs", "slots"])
+def test_a_policy_stored_as_a_difference_decodes_to_itself(toy_policy, packing):
     """encode(q, base=b) keeps q - b (modulo 256) and decode with the same base gives q back
     byte for byte: here the toy policy against the policy of ten more iterations (a
     score-aware policy is stored against its vira's points policy this way). Where the two
@@ -645,10 +676,13 @@ def test_a_policy_stored_as_a_difference_decodes_to_itself(toy_policy):
     where = (policy.keys, policy.tree, policy.templates)
     later = stored(solved(TOY, SHORT, iterations=40), 0.01)[0].q
     assert (later != policy.q).any()
-    blob = P.encode(later, *where, base=policy.q)
+    blob = P.encode(later, *where, base=policy.q, packing=packing)
     np.testing.assert_array_equal(P.decode(blob, *where, base=policy.q), later)
-    assert not np.array_equal(P.decode(blob, *where), later)   # the base is needed
-    assert len(blob) < len(P.encode(later, *where))
+    try:                                                       # the base is needed
+        assert not np.array_equal(P.decode(blob, *where), later)
+    except ValueError as e:                                    # (pairs: they do not fit)
+        assert packing == "pairs" and "do not fit" in str(e)
+    assert len(blob) < len(P.encode(later, *where, packing=packing))
 
 
 @pytest.mark.parametrize("tolerance", [0.0, 0.1, 0.3])

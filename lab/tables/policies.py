@@ -194,7 +194,7 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge
     ``threshold``, quantised, pruned) and measure the stored policy's exploitability
     exactly. Returns the manifest entry."""
     from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for, has_checkpoint
-    from ..solver.fullgame.compact import LEVEL, QUANT, compact_policy, encode, expand
+    from ..solver.fullgame.compact import LEVEL, PACKING, QUANT, compact_policy, encode, expand
 
     v = RANKS[vira_rank_of(vira)]
     config = config_for(v)
@@ -225,7 +225,8 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge
     info = {"vira": v, "iterations": iterations, "solver_exploitability": solver_expl,
             "exploitability": 0.5 * (br[0] + br[1]),
             "best_response": [float(br[0]), float(br[1])], "value_mao": float(value),
-            "threshold": float(threshold), "quant": QUANT, "level": LEVEL, "merge": bool(merge),
+            "threshold": float(threshold), "quant": QUANT, "level": LEVEL, "packing": PACKING,
+            "merge": bool(merge),
             "pairs": int(kept), "slots": int(keys.n_slots), "ladder": list(config.ladder),
             "seconds": round(time.perf_counter() - start, 1),
             **({"start": source} if source else {})}

@@ -180,7 +180,7 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
     probability). Returns the manifest entry."""
     from dataclasses import replace
 
-    from ..solver.fullgame.compact import LEVEL, QUANT, compact_policy, expand, snap_to
+    from ..solver.fullgame.compact import LEVEL, PACKING, QUANT, compact_policy, expand, snap_to
     from ..solver.fullgame.solver import FullSolver, config_for, has_checkpoint
     from .score import payoff_scale
     from .score_sweep import finished, score_dir
@@ -229,7 +229,8 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
             "pay_pe": [float(row[f"pay_pe_{x}"]) for x in config.ladder],
             "centre": centre, "half_swing": half_swing,
             "scaled_mao": scaled[0], "scaled_pe": scaled[1],
-            "threshold": float(threshold), "quant": QUANT, "level": LEVEL, "pairs": int(kept),
+            "threshold": float(threshold), "quant": QUANT, "level": LEVEL, "packing": PACKING,
+            "pairs": int(kept),
             "tolerance": float(tolerance), "own_pairs": int(own),
             "slots": int(keys.n_slots), "difference": blob is difference,
             "plain_bytes": len(plain), "difference_bytes": len(difference),
@@ -275,10 +276,11 @@ def _content(entry: dict) -> dict:
 
 def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
     """Write every stored policy (points and score-aware) again at the current encoding
-    (:data:`lab.solver.fullgame.compact.LEVEL`): the same bytes per key slot, checked by
+    (:data:`lab.solver.fullgame.compact.LEVEL` and :data:`~lab.solver.fullgame.compact.PACKING`):
+    the same bytes per key slot, checked by
     decoding, new files and hashes; a score-aware difference is taken again against its
     repacked points policy. Returns the bytes of the store after."""
-    from ..solver.fullgame.compact import LEVEL, decode, encode
+    from ..solver.fullgame.compact import LEVEL, PACKING, decode, encode
     from .policies import copy_policy, write_full_policy
 
     say = progress or (lambda msg: None)
@@ -294,7 +296,7 @@ def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
         blob = encode(policy.q, *where)
         if not np.array_equal(decode(blob, *where), policy.q):
             raise TableError(f"vira {v}'s policy does not decode to itself after repacking")
-        write_full_policy(v, blob, dict(_content(entry), level=LEVEL), directory)
+        write_full_policy(v, blob, dict(_content(entry), level=LEVEL, packing=PACKING), directory)
         say(f"vira {v}: {entry['bytes'] / 1e6:.2f} -> {len(blob) / 1e6:.2f} MB")
     for v, entry in read_policy_manifest(directory)["viras"].items():
         if "same_as" in entry:
@@ -308,7 +310,8 @@ def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
             raise TableError(f"the score-aware policy of vira {v} at {score[0]}-{score[1]} "
                              "does not decode to itself after repacking")
         write_score_policy(v, score, blob, dict(
-            _content(entry), level=LEVEL, difference=blob is difference, plain_bytes=len(plain),
+            _content(entry), level=LEVEL, packing=PACKING, difference=blob is difference,
+            plain_bytes=len(plain),
             difference_bytes=len(difference), base_sha256=policy_info(v, directory)["sha256"]),
             directory)
         say(f"vira {v} at {score[0]}-{score[1]}: {entry['bytes'] / 1e6:.2f} -> "

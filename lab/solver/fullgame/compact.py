@@ -661,34 +661,193 @@ LEVEL = 19
 (7.9 against 9.0 MB), about 30 s to write one; reading is as fast."""
 
 
+PACKING = "pairs"
+"""How :func:`encode` lays a policy's bytes out before compressing them: ``"pairs"``
+(:func:`pack_pairs`: 36 % smaller than ``"slots"`` on vira 4's points policy, 5.0 against
+7.9 MB) or ``"slots"`` (every stored slot's byte, the first layout). :func:`decode` reads
+both: a ``"pairs"`` file starts with :data:`PAIRS_MAGIC`, a ``"slots"`` one is a bare zstd
+frame."""
+
+PAIRS_MAGIC = b"TPP1"
+"""The first bytes of a ``"pairs"`` file; then the number of pairs and the length of the
+packed bytes (:func:`pack_pairs`; 8 bytes each, little endian) and their zstd frame."""
+
+
 def encode(q: np.ndarray, keys: Keys, tree, templates, level: int | None = None,
-           base: np.ndarray | None = None) -> bytes:
-    """The bytes of a stored policy: its stored slots (:func:`stored_slots`), compressed
-    (zstd at ``level``, by default :data:`LEVEL`). With ``base`` (another policy of the same keys), the bytes of the
-    difference ``q - base`` (modulo 256): where the two agree it is zero, which compresses
-    to almost nothing."""
+           base: np.ndarray | None = None, packing: str | None = None) -> bytes:
+    """The bytes of a stored policy, compressed (zstd at ``level``, by default
+    :data:`LEVEL`), laid out by ``packing`` (default :data:`PACKING`): ``"slots"``, its
+    stored slots' bytes (:func:`stored_slots`); ``"pairs"``, :func:`pack_pairs`. With
+    ``base`` (another policy of the same keys), the difference from it (modulo 256):
+    where the two agree it is zero, which compresses to almost nothing."""
     import pyarrow as pa
 
+    packing = PACKING if packing is None else packing
+    codec = pa.Codec("zstd", compression_level=LEVEL if level is None else level)
+    if packing == "pairs":
+        flags, rest = pack_pairs(q, keys, tree, templates, base)
+        raw = np.concatenate([flags, rest])
+        return (PAIRS_MAGIC + np.array([flags.size, raw.size], dtype="<u8").tobytes()
+                + codec.compress(raw, asbytes=True))
+    if packing != "slots":
+        raise ValueError(f"packing {packing!r}: 'pairs' or 'slots'")
     mask = stored_slots(keys, tree, templates)
     held = np.ascontiguousarray(q, dtype=np.uint8)[mask]
     if base is not None:
         held = held - np.asarray(base, dtype=np.uint8)[mask]   # uint8: modulo 256
-    return pa.Codec("zstd", compression_level=LEVEL if level is None else level).compress(
-        held, asbytes=True)
+    return codec.compress(held, asbytes=True)
 
 
 def decode(blob: bytes, keys: Keys, tree, templates,
            base: np.ndarray | None = None) -> np.ndarray:
-    """Inverse of :func:`encode` (given the same ``base``): one byte per key slot, writable."""
+    """Inverse of :func:`encode` (given the same ``base``), either packing: one byte per key
+    slot, writable."""
     import pyarrow as pa
 
     mask = stored_slots(keys, tree, templates)
-    raw = pa.Codec("zstd").decompress(blob, decompressed_size=int(mask.sum()), asbytes=True)
-    q = np.zeros(keys.n_slots, dtype=np.uint8)
-    q[mask] = np.frombuffer(raw, dtype=np.uint8)
-    if base is not None:
-        q[mask] += np.asarray(base, dtype=np.uint8)[mask]
+    if blob[:len(PAIRS_MAGIC)] == PAIRS_MAGIC:
+        at = len(PAIRS_MAGIC)
+        pairs, size = (int(x) for x in np.frombuffer(blob[at:at + 16], dtype="<u8"))
+        raw = np.frombuffer(pa.Codec("zstd").decompress(blob[at + 16:], decompressed_size=size,
+                                                        asbytes=True), dtype=np.uint8)
+        q = unpack_pairs(raw[:pairs], raw[pairs:], keys, tree, templates, base)
+    else:
+        raw = pa.Codec("zstd").decompress(blob, decompressed_size=int(mask.sum()),
+                                          asbytes=True)
+        q = np.zeros(keys.n_slots, dtype=np.uint8)
+        q[mask] = np.frombuffer(raw, dtype=np.uint8)
+        if base is not None:
+            q[mask] += np.asarray(base, dtype=np.uint8)[mask]
     _groups(3, keys, tree, templates, q)
+    return q
+
+
+# ------------------------------------------------------------------ the "pairs" packing
+
+@njit(cache=True)
+def _pairs_pass(pack, q, base, has_base, mask, flags, rest, quant, start, gid, slot, actor,
+                nn, n_edges, pair_start, pair_edge_start, pair_edge_count, t_kind, t_child_a,
+                t_child_b, t_answerer):
+    """One pass over the stored (key, private state) pairs in key order (:func:`pack_pairs`).
+    ``pack``: ``flags`` and ``rest`` from ``q``; else ``q`` from them. Returns (pairs,
+    rest bytes), or (-1, pair) where a pair's slots are partly stored, (-2, pair) where
+    its bytes sum to neither 0 nor ``quant`` and (-3, pair) where ``flags`` or ``rest``
+    end too soon."""
+    idx = np.empty(8, dtype=np.int64)
+    n = 0
+    r = 0
+    for c in range(start.shape[0] - 1):
+        if start[c] == start[c + 1]:
+            continue
+        a = actor[c]
+        na = nn[c, a]
+        E = n_edges[c]
+        pa = pair_start[c] + (nn[c, 0] if a == 1 else 0)
+        for y in range(start[c], start[c + 1]):
+            g = gid[y]
+            s0 = slot[y]
+            is_t = t_kind[g] == T_NODE
+            can_raise = t_child_a[g] >= 0
+            n_ans = 3 if t_child_b[g] >= 0 else 2
+            if is_t:
+                if not can_raise and E <= na:
+                    continue   # no choice, no slots
+                n_pairs = na
+            else:
+                n_pairs = nn[c, t_answerer[g]]
+            for i in range(n_pairs):
+                m = 0
+                if is_t:
+                    es = pair_edge_start[pa + i]
+                    for e in range(es, es + pair_edge_count[pa + i]):
+                        idx[m] = s0 + e
+                        m += 1
+                    if can_raise:
+                        idx[m] = s0 + E + i
+                        m += 1
+                else:
+                    for x in range(n_ans):
+                        idx[m] = s0 + i * n_ans + x
+                        m += 1
+                if not mask[idx[0]]:
+                    continue
+                for j in range(1, m):
+                    if not mask[idx[j]]:
+                        return -1, n
+                held_base = 0
+                if has_base:
+                    for j in range(m):
+                        held_base += base[idx[j]]
+                fb = 1 if held_base > 0 else 0
+                if not pack and n >= flags.shape[0]:
+                    return -3, n
+                if pack:
+                    tot = 0
+                    for j in range(m):
+                        tot += q[idx[j]]
+                    if tot != 0 and tot != quant:
+                        return -2, n
+                    f = 1 if tot > 0 else 0
+                    flags[n] = f ^ fb
+                    if f:
+                        for j in range(m - 1):
+                            d = np.int64(q[idx[j]]) - (np.int64(base[idx[j]]) if has_base else 0)
+                            rest[r] = d & 255
+                            r += 1
+                else:
+                    if flags[n] ^ fb:
+                        tot = 0
+                        if r + m - 1 > rest.shape[0]:
+                            return -3, n
+                        for j in range(m - 1):
+                            v = (np.int64(rest[r]) + (np.int64(base[idx[j]]) if has_base else 0)) & 255
+                            q[idx[j]] = v
+                            tot += v
+                            r += 1
+                        q[idx[m - 1]] = quant - tot
+                n += 1
+    return n, r
+
+
+def _pairs_call(pack, q, base, keys: Keys, tree, templates, flags, rest):
+    mask = stored_slots(keys, tree, templates)
+    has_base = base is not None
+    b = np.ascontiguousarray(base, dtype=np.uint8) if has_base else np.zeros(1, np.uint8)
+    t, tm = tree, templates
+    return _pairs_pass(pack, q, b, has_base, mask, flags, rest, QUANT, keys.start, keys.gid,
+                       keys.slot, t.actor, t.n, t.n_edges, t.pair_start, t.pair_edge_start,
+                       t.pair_edge_count, tm.kind, tm.child_a, tm.child_b, tm.answerer)
+
+
+def pack_pairs(q: np.ndarray, keys: Keys, tree, templates,
+               base: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The ``"pairs"`` layout of a policy's bytes, ``(flags, rest)``: one flag per stored
+    (key, private state) pair in key order (1 held, 0 pruned: all its bytes zero), and for
+    each held pair its bytes but the last (the last is :data:`QUANT` minus their sum). With
+    ``base``: each flag XOR base's own and each byte minus base's (modulo 256), so both are
+    zero where the two agree. Raises ValueError for bytes that are not a stored policy's
+    (a pair summing to neither 0 nor :data:`QUANT`)."""
+    q = np.ascontiguousarray(q, dtype=np.uint8)
+    mask = stored_slots(keys, tree, templates)
+    flags = np.zeros(keys.n_slots, dtype=np.uint8)       # at most one pair per slot
+    rest = np.zeros(int(mask.sum()), dtype=np.uint8)
+    n, r = _pairs_call(True, q, base, keys, tree, templates, flags, rest)
+    if n < 0:
+        what = "is partly stored" if n == -1 else f"does not sum to 0 or {QUANT}"
+        raise ValueError(f"pair {r} of the policy {what}")
+    return flags[:n].copy(), rest[:r].copy()
+
+
+def unpack_pairs(flags: np.ndarray, rest: np.ndarray, keys: Keys, tree, templates,
+                 base: np.ndarray | None = None) -> np.ndarray:
+    """Inverse of :func:`pack_pairs`: one byte per key slot (round-3 copies not filled).
+    Raises ValueError where the bytes do not fit the keys."""
+    q = np.zeros(keys.n_slots, dtype=np.uint8)
+    flags = np.array(flags, dtype=np.uint8)   # writable: one compiled pass packs and unpacks
+    rest = np.array(rest, dtype=np.uint8)
+    n, r = _pairs_call(False, q, base, keys, tree, templates, flags, rest)
+    if n != flags.size or r != rest.size:
+        raise ValueError("the policy's bytes do not fit its keys")
     return q
 
 
