@@ -244,6 +244,22 @@ def test_a_sweep_that_keeps_one_solution_per_score_deletes_the_later_viras(toy_r
     for v in ("5", "7"):   # their rows and results stay
         assert finished(root, v, (10, 10), TOY)["row"] == next(r for r in rows
                                                                 if r["vira"] == v)
+    # solved again as asked: vira 5's 10-10 anew from vira 4's (not read back), its
+    # solution kept this time; the others read back
+    def written():
+        return {(v, s): (score_dir(root, v, s, TOY) / "result.json").stat().st_mtime_ns
+                for v, s, _ in cells}
+
+    before = written()
+    again = sweep(cells, root, target=0.5, toy_cap=TOY, directory=data, say=lines.append,
+                  keep_all=False, again={("5", (10, 10))})
+    assert [(r["row"]["vira"], r["row"]["start"]) for r in again] == [
+        ("4", "points"), ("5", "4 10,10"), ("7", "4 10,10"), ("4", "10,10")]
+    after = written()
+    assert [c for c in after if after[c] != before[c]] == [("5", (10, 10))]
+    assert has_checkpoint(score_dir(root, "5", (10, 10), TOY) / "solution")
+    assert sum("solving it again as asked" in line for line in lines) == 1
+    assert sum("its solution deleted" in line for line in lines) == 2
 
 
 def test_a_re_solve_is_stale_once_its_payoffs_moved_past_its_target(points):
@@ -377,6 +393,9 @@ def test_lab_solve_match_play_names_the_missing_points_solution(tmp_path):
     out = lab("solve", "match-play", "--vira", "K", "--checkpoints", str(tmp_path))
     assert out.returncode == 2 and out.stdout == ""
     assert f"lab solve full --vira K --checkpoints {tmp_path} --from 7` first" in out.stderr
+    # --again names what to solve again
+    out = lab("solve", "match-play", "--vira", "7", "--checkpoints", str(tmp_path), "--again")
+    assert out.returncode == 2 and "choose them with --vira and --score" in out.stderr
 
 
 def test_lab_solve_match_play_tables_only_rebuilds_the_mixed_table(tmp_path, monkeypatch):

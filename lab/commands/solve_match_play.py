@@ -13,7 +13,9 @@ and ``match_equity_mixed`` is rebuilt; a killed sweep started again resumes wher
 and a finished re-solve whose payoffs have moved since (a score it leads to was re-solved
 after it) so far that its exploitability may exceed ``--target`` is solved again.
 Vira 3 plays vira 2's game and takes its re-solves (it needs vira 2's points solution).
-``--plan`` prints the order (with each finished re-solve's payoff drift) and exits;
+``--again`` solves the chosen finished re-solves again and keeps their solutions (for ``lab
+solve policy --score``). ``--plan`` prints the order (with each finished re-solve's payoff
+drift) and exits;
 ``--tables-only`` rebuilds ``match_equity_mixed`` from the tables on disk; ``--check``
 measures the stored re-solves again from their checkpoints.
 """
@@ -59,6 +61,10 @@ def add_arguments(parser) -> None:
                              "default; `lab solve policy --score` and `--check` read them), "
                              "or one per score, the first finished, which starts the other "
                              "viras' re-solves of it (the others' are deleted once written)")
+    parser.add_argument("--again", action="store_true",
+                        help="solve the chosen (--vira, --score) re-solves again even where "
+                             "finished, and keep their solutions (for `lab solve policy "
+                             "--score`, whichever --keep)")
     parser.add_argument("--plan", action="store_true",
                         help="print the (vira, score) re-solves in their order, each finished "
                              "one (in DIR or in score_play) with how far its payoffs lie from "
@@ -142,7 +148,11 @@ def run(args) -> int:
             raise UsageError(f"no points solution in {args.checkpoints}: run `lab solve full "
                              f"--vira V --checkpoints {args.checkpoints}` first")
     viras = [RANKS[vira_rank_of(v)] for v in viras]
+    if args.again and not (args.vira and args.score):
+        raise UsageError("--again solves finished re-solves again: choose them with --vira "
+                         "and --score")
     cells = chosen_cells(args, viras)
+    again = {(RANKS[same_game_vira(v)], s) for v, s, _ in cells} if args.again else set()
     if args.check:
         return check_rows(args, cells, say)
     if args.plan:
@@ -176,7 +186,7 @@ def run(args) -> int:
     try:
         results = sweep(cells, args.checkpoints, target=args.target, minutes=args.minutes,
                         threads=args.threads, nearest=args.start == "nearest", client=client,
-                        say=say, keep_all=args.keep == "all")
+                        say=say, keep_all=args.keep == "all", again=again)
     finally:
         client.close()
         if cluster is not None:

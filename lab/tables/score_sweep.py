@@ -307,12 +307,14 @@ def leak_order(cell) -> tuple:
 
 def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, threads: int = 1,
           nearest: bool = True, client=None, toy_cap=None, directory=None, say=print,
-          save: bool = True, keep_all: bool = True) -> list[dict]:
+          save: bool = True, keep_all: bool = True, again=()) -> list[dict]:
     """Re-solve every (vira, score, leak) of ``cells`` wave by wave (see the module doc),
     writing each finished re-solve to ``score_play`` and rebuilding ``match_equity_mixed``
     after each (unless ``save`` is False); ``client`` a dask client (None: in this
-    process); ``keep_all`` False: one solution per score (:func:`keep_one`). Returns the
-    results in the order they finished."""
+    process); ``keep_all`` False: one solution per score (:func:`keep_one`). ``again``:
+    (vira, score) pairs solved again even where finished, and their solutions kept (for
+    ``lab solve policy --score``, which stores a re-solve's strategies from its solution).
+    Returns the results in the order they finished."""
     from ..match import equity_array
     from ..solver.fullgame.solver import has_checkpoint
     from .score_play import load_plays, mixed_equity, write_mixed_equity, write_plays
@@ -329,8 +331,12 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
         state = {}
         for vira, score, leak in wave:
             how, row, moved = standing(checkpoints, plays, vira, score, me, target, toy_cap)
+            if how in ("finished", "kept") and (vira, score) in again:
+                how = "again"
+                say(f"vira {vira} at {score[0]},{score[1]}: solving it again as asked "
+                    "(its solution kept)")
             state[vira, score] = how
-            if how == "again":
+            if how == "again" and (vira, score) not in again:
                 say(f"vira {vira} at {score[0]},{score[1]}: its payoffs moved by "
                     f"{moved:.5f} match-win probability since it was re-solved "
                     f"(exploitability {row['exploitability']:.5f}, target {target}): "
@@ -391,7 +397,8 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
                 if save:
                     write_plays([row], result["hands"], directory)
                     write_mixed_equity(directory)
-                if not keep_all and keep_one(checkpoints, row["vira"],
+                here = (row["vira"], (row["score_mao"], row["score_pe"]))
+                if not keep_all and here not in again and keep_one(checkpoints, row["vira"],
                                              (row["score_mao"], row["score_pe"]), toy_cap):
                     say(f"vira {row['vira']} at {row['score_mao']},{row['score_pe']}: its "
                         "solution deleted (another vira's of this score is kept)")
