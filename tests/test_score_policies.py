@@ -60,7 +60,8 @@ def test_the_stored_entries_say_what_they_hold(aware):
     assert info["difference"] == (info["difference_bytes"] < info["plain_bytes"])
     manifest = read_score_policy_manifest()
     assert manifest["unit"] == "match-win probability"
-    assert manifest["bytes"] == sum(e["bytes"] for e in manifest["policies"].values())
+    assert manifest["bytes"] == sum(e["bytes"] for e in manifest["policies"].values()
+                                    if "same_as" not in e)
     assert store_bytes() <= BUDGET
 
 
@@ -236,6 +237,31 @@ def test_the_store_keeps_its_budget(copied, monkeypatch):
         S.write_score_policy(VIRA, (1, 1), b"x" * 100, {"vira": VIRA, "score": [1, 1]})
     assert S.score_policy_info(VIRA, (1, 1)) is None
     assert not S.policy_path(VIRA, (1, 1)).exists()
+
+
+def test_a_vira_of_the_same_game_reads_the_other_s_score_aware_policy(copied):
+    """Vira 3 plays vira 2's game: its score-aware policy at 10-10 is vira 2's file (one
+    file, counted once in the store), read under vira 3's name; storing the copy again
+    gives the same entry, and a copy across games is refused."""
+    from lab.tables import score_policies as S
+
+    for table in REPO_DATA.glob("*.parquet"):   # score_play and the tables it is built on
+        for path in (table, table.with_suffix(".json")):
+            shutil.copy(path, copied / path.name)
+    three, two = S.load_score_policy("3", SCORE), S.load_score_policy("2", SCORE)
+    assert three is not None and two is not None
+    assert (three.vira, two.vira) == ("3", "2") and np.array_equal(three.q, two.q)
+    info = S.score_policy_info("3", SCORE)
+    assert info["same_as"] == "2" and not S.policy_path("3", SCORE).exists()
+    manifest = S.read_score_policy_manifest()
+    assert manifest["bytes"] == sum(e["bytes"] for e in manifest["policies"].values()
+                                    if "same_as" not in e)
+    entry = S.copy_score_policy("3", "2", SCORE)
+    assert entry == dict(info, built=entry["built"])
+    with pytest.raises(TableError, match="play different games"):
+        S.copy_score_policy("4", "2", SCORE)
+    with pytest.raises(TableError, match="no score-aware policy of vira 2 at 0-0"):
+        S.copy_score_policy("3", "2", (0, 0))
 
 
 def test_storing_without_a_re_solve_names_the_command(tmp_path, capsys):

@@ -13,7 +13,8 @@ without checkpoints.
 
 ``--same-as 3=2`` stores vira 3's policy as vira 2's when the two decks have the same deal
 weights (viras 2 and 3 do: the vira's own rank is the top plain level in both), after
-checking that they do.
+checking that they do; with ``--score``, its score-aware policies there (vira 2's stored
+first, and vira 3's ``score_play`` rows copies of vira 2's).
 
 ``--score M,P`` (repeatable) stores instead the score-aware policies of the chosen viras at
 those scores, from their re-solves under DIR (``lab solve match-play --checkpoints DIR``):
@@ -45,7 +46,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--threads", type=count, default=1, metavar="N",
                         help="numba threads for the traversals (default 1)")
     parser.add_argument("--same-as", action="append", default=[], metavar="V=W",
-                        help="store vira V as vira W's policy (equal deal weights, checked)")
+                        help="store vira V as vira W's policy (equal deal weights, checked); "
+                             "with --score, its score-aware policies there")
     parser.add_argument("--score", action="append", default=[], metavar="M,P",
                         help="store the score-aware policy re-solved at this score (both "
                              "0..10) instead; repeat for several")
@@ -91,13 +93,11 @@ def run(args) -> int:
     if args.score:
         from ..tables.score_policies import TOLERANCE
 
-        if same:
-            raise UsageError("--same-as stores points policies: leave out --score")
         tolerance = TOLERANCE if args.tolerance is None else args.tolerance
         if not 0 <= tolerance <= 1:
             raise UsageError(f"--tolerance {args.tolerance}: give a probability in [0, 1]")
         return _store_score_aware(viras, chosen_scores(args.score), args.checkpoints,
-                                  threshold, tolerance, args.threads)
+                                  threshold, tolerance, args.threads, same)
     for v in viras:
         if v in same:
             info = copy_policy(v, same[v])
@@ -113,11 +113,18 @@ def run(args) -> int:
     return 0
 
 
-def _store_score_aware(viras, scores, checkpoints, threshold, tolerance, threads) -> int:
-    from ..tables.score_policies import build_score_policy
+def _store_score_aware(viras, scores, checkpoints, threshold, tolerance, threads,
+                       same) -> int:
+    from ..tables.score_policies import build_score_policy, copy_score_policy
 
     for v in viras:
         for score in scores:
+            if v in same:
+                info = copy_score_policy(v, same[v], score)
+                print(f"vira {v} at {score[0]}-{score[1]}: stored as vira {same[v]}'s "
+                      f"score-aware policy (the same game), exploitability "
+                      f"{info['exploitability']:.4f} match-win probability")
+                continue
             info = build_score_policy(v, score, checkpoints, threshold, tolerance,
                                       threads=threads,
                                       progress=lambda msg: print(msg, file=sys.stderr,

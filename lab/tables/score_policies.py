@@ -132,7 +132,8 @@ def load_score_policy(vira, score, directory: Optional[Path] = None):
         raise TableError(f"the score-aware policy of vira {v} at {score[0]}-{score[1]} was "
                          f"stored against another points policy of vira {v}; rebuild it with "
                          f"`{redo}`")
-    blob = read_checked(policy_path(v, score, directory), info.get("sha256"),
+    path = policy_path(info.get("same_as", v), score, directory)   # a copy reads the other's
+    blob = read_checked(path, info.get("sha256"),
                         f"score-aware policy of vira {v} at {score[0]}-{score[1]}", redo)
     try:
         q = decode(blob, base.keys, base.tree, base.templates,
@@ -249,7 +250,8 @@ def write_score_policy(vira, score, blob: bytes, info: dict,
                  built=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     with data_lock(manifest_path(directory).parent):
         manifest = read_score_policy_manifest(directory)
-        old = manifest["policies"].get(_key(v, score), {}).get("bytes", 0)
+        held = manifest["policies"].get(_key(v, score), {})
+        old = 0 if "same_as" in held else held.get("bytes", 0)
         total = store_bytes(directory) - old + len(blob)
         if total > BUDGET:
             raise TableError(f"the score-aware policy of vira {v} at {score[0]}-{score[1]} "
@@ -262,10 +264,62 @@ def write_score_policy(vira, score, blob: bytes, info: dict,
         manifest["policies"] = dict(sorted(
             manifest["policies"].items(),
             key=lambda kv: (RANKS.index(kv[1]["vira"]), tuple(kv[1]["score"]))))
-        manifest["bytes"] = sum(e["bytes"] for e in manifest["policies"].values())
+        manifest["bytes"] = stored_total(manifest)
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, blob)
         write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
+    return entry
+
+
+def stored_total(manifest: dict) -> int:
+    """Bytes of the files a score-aware manifest names (a vira stored as another's has none)."""
+    return sum(e["bytes"] for e in manifest["policies"].values() if "same_as" not in e)
+
+
+def copy_score_policy(vira, same_as, score, directory: Optional[Path] = None) -> dict:
+    """Store ``vira``'s score-aware policy at ``score`` as ``same_as``'s, when the two play
+    one game (:func:`lab.classes.same_game_vira`), their points policies are one (their
+    score-aware ones are differences from it) and ``score_play`` holds ``vira``'s re-solve
+    as a copy of that one; TableError otherwise. Returns the entry."""
+    from ..classes import same_game_vira
+    from .score_play import load_plays
+
+    v, w = _vira(vira), _vira(same_as)
+    score = (int(score[0]), int(score[1]))
+    if same_game_vira(v) != same_game_vira(w) or v == w:
+        raise TableError(f"viras {v} and {w} play different games: store vira {v}'s own "
+                         "score-aware policy")
+    source = score_policy_info(w, score, directory)
+    if source is None or "same_as" in source:
+        raise TableError(f"no score-aware policy of vira {w} at {score[0]}-{score[1]} "
+                         f"stored: `{rebuild_command(w, score)}` first")
+    if policy_info(v, directory).get("sha256") != policy_info(w, directory).get("sha256"):
+        raise TableError(f"vira {v}'s points policy is not vira {w}'s: store it with "
+                         f"`lab solve policy --vira {v} --same-as {v}={w}` first")
+    plays, _ = load_plays(directory)
+    rows = plays[(plays["vira"].isin([v, w])) & (plays["score_mao"] == score[0])
+                 & (plays["score_pe"] == score[1])].set_index("vira")
+    same = (len(rows) == 2 and rows.loc[v, "start"] == f"vira {w}"
+            and rows.loc[v, "iterations"] == rows.loc[w, "iterations"]
+            and rows.loc[v, "exploitability"] == rows.loc[w, "exploitability"])
+    if not same:
+        raise TableError(f"score_play does not hold vira {v}'s re-solve at {score[0]}-{score[1]} "
+                         f"as a copy of vira {w}'s: run `lab solve match-play --vira {v} "
+                         f"--score {score[0]},{score[1]} --checkpoints DIR` first")
+    entry = dict(source, vira=v, same_as=w, start=str(rows.loc[v, "start"]),
+                 built=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    with data_lock(manifest_path(directory).parent):
+        manifest = read_score_policy_manifest(directory)
+        manifest["policies"][_key(v, score)] = entry
+        manifest["policies"] = dict(sorted(
+            manifest["policies"].items(),
+            key=lambda kv: (RANKS.index(kv[1]["vira"]), tuple(kv[1]["score"]))))
+        manifest["bytes"] = stored_total(manifest)
+        write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
+    stale = policy_path(v, score, directory)
+    if stale.exists():
+        stale.unlink()   # the vira now reads the other's file
+    _CACHE.clear()
     return entry
 
 
@@ -302,6 +356,8 @@ def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
         if "same_as" in entry:
             copy_policy(v, entry["same_as"], directory)   # its entry names the new file
     for (v, score), (q, entry) in aware.items():
+        if "same_as" in entry:
+            continue
         base = load_full_policy(v, directory)
         where = (base.keys, base.tree, base.templates)
         blob, plain, difference = smaller_encoding(q, base, *where)
@@ -316,5 +372,8 @@ def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
             directory)
         say(f"vira {v} at {score[0]}-{score[1]}: {entry['bytes'] / 1e6:.2f} -> "
             f"{len(blob) / 1e6:.2f} MB")
+    for (v, score), (_, entry) in aware.items():
+        if "same_as" in entry:
+            copy_score_policy(v, entry["same_as"], score, directory)
     _CACHE.clear()
     return store_bytes(directory)
