@@ -231,8 +231,7 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
             "centre": centre, "half_swing": half_swing,
             "scaled_mao": scaled[0], "scaled_pe": scaled[1],
             "threshold": float(threshold), "quant": QUANT, "level": LEVEL, "packing": PACKING,
-            "pairs": int(kept),
-            "tolerance": float(tolerance), "own_pairs": int(own),
+            "pairs": int(kept), "tolerance": float(tolerance), "own_pairs": int(own),
             "slots": int(keys.n_slots), "difference": blob is difference,
             "plain_bytes": len(plain), "difference_bytes": len(difference),
             "base_sha256": policy_info(v, directory)["sha256"],
@@ -260,20 +259,22 @@ def write_score_policy(vira, score, blob: bytes, info: dict,
         manifest.update({"table": NAME, "schema": SCHEMA, "rules_version": RULES_VERSION,
                          "code": code_hash(SOURCES), "rebuild": rebuild_command(),
                          "unit": "match-win probability"})
-        manifest["policies"][_key(v, score)] = entry
-        manifest["policies"] = dict(sorted(
-            manifest["policies"].items(),
-            key=lambda kv: (RANKS.index(kv[1]["vira"]), tuple(kv[1]["score"]))))
-        manifest["bytes"] = stored_total(manifest)
+        put_entry(manifest, v, score, entry)
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, blob)
         write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
     return entry
 
 
-def stored_total(manifest: dict) -> int:
-    """Bytes of the files a score-aware manifest names (a vira stored as another's has none)."""
-    return sum(e["bytes"] for e in manifest["policies"].values() if "same_as" not in e)
+def put_entry(manifest: dict, vira: str, score, entry: dict) -> None:
+    """Set ``vira``'s entry at ``score`` in a score-aware manifest, in vira and score order,
+    and its total: the bytes of the files it names (a vira stored as another's has none)."""
+    manifest["policies"][_key(vira, score)] = entry
+    manifest["policies"] = dict(sorted(
+        manifest["policies"].items(),
+        key=lambda kv: (RANKS.index(kv[1]["vira"]), tuple(kv[1]["score"]))))
+    manifest["bytes"] = sum(e["bytes"] for e in manifest["policies"].values()
+                            if "same_as" not in e)
 
 
 def copy_score_policy(vira, same_as, score, directory: Optional[Path] = None) -> dict:
@@ -310,11 +311,7 @@ def copy_score_policy(vira, same_as, score, directory: Optional[Path] = None) ->
                  built=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     with data_lock(manifest_path(directory).parent):
         manifest = read_score_policy_manifest(directory)
-        manifest["policies"][_key(v, score)] = entry
-        manifest["policies"] = dict(sorted(
-            manifest["policies"].items(),
-            key=lambda kv: (RANKS.index(kv[1]["vira"]), tuple(kv[1]["score"]))))
-        manifest["bytes"] = stored_total(manifest)
+        put_entry(manifest, v, score, entry)
         write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
     stale = policy_path(v, score, directory)
     if stale.exists():
@@ -330,10 +327,11 @@ def _content(entry: dict) -> dict:
 
 def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
     """Write every stored policy (points and score-aware) again at the current encoding
-    (:data:`lab.solver.fullgame.compact.LEVEL` and :data:`~lab.solver.fullgame.compact.PACKING`):
-    the same bytes per key slot, checked by
+    (:data:`lab.solver.fullgame.compact.LEVEL` and
+    :data:`~lab.solver.fullgame.compact.PACKING`): the same bytes per key slot, checked by
     decoding, new files and hashes; a score-aware difference is taken again against its
-    repacked points policy. Returns the bytes of the store after."""
+    repacked points policy, and a vira stored as another's copies it again. Returns the
+    bytes of the store after."""
     from ..solver.fullgame.compact import LEVEL, PACKING, decode, encode
     from .policies import copy_policy, write_full_policy
 
@@ -350,7 +348,8 @@ def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
         blob = encode(policy.q, *where)
         if not np.array_equal(decode(blob, *where), policy.q):
             raise TableError(f"vira {v}'s policy does not decode to itself after repacking")
-        write_full_policy(v, blob, dict(_content(entry), level=LEVEL, packing=PACKING), directory)
+        write_full_policy(v, blob, dict(_content(entry), level=LEVEL, packing=PACKING),
+                          directory)
         say(f"vira {v}: {entry['bytes'] / 1e6:.2f} -> {len(blob) / 1e6:.2f} MB")
     for v, entry in read_policy_manifest(directory)["viras"].items():
         if "same_as" in entry:
@@ -367,8 +366,8 @@ def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
                              "does not decode to itself after repacking")
         write_score_policy(v, score, blob, dict(
             _content(entry), level=LEVEL, packing=PACKING, difference=blob is difference,
-            plain_bytes=len(plain),
-            difference_bytes=len(difference), base_sha256=policy_info(v, directory)["sha256"]),
+            plain_bytes=len(plain), difference_bytes=len(difference),
+            base_sha256=policy_info(v, directory)["sha256"]),
             directory)
         say(f"vira {v} at {score[0]}-{score[1]}: {entry['bytes'] / 1e6:.2f} -> "
             f"{len(blob) / 1e6:.2f} MB")

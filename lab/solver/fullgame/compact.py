@@ -800,7 +800,8 @@ def _pairs_pass(pack, q, base, has_base, mask, flags, rest, quant, start, gid, s
                         if r + m - 1 > rest.shape[0]:
                             return -3, n
                         for j in range(m - 1):
-                            v = (np.int64(rest[r]) + (np.int64(base[idx[j]]) if has_base else 0)) & 255
+                            v = np.int64(rest[r]) + (np.int64(base[idx[j]]) if has_base else 0)
+                            v = v & 255
                             q[idx[j]] = v
                             tot += v
                             r += 1
