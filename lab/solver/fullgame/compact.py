@@ -704,7 +704,6 @@ def decode(blob: bytes, keys: Keys, tree, templates,
     slot, writable."""
     import pyarrow as pa
 
-    mask = stored_slots(keys, tree, templates)
     if blob[:len(PAIRS_MAGIC)] == PAIRS_MAGIC:
         at = len(PAIRS_MAGIC)
         pairs, size = (int(x) for x in np.frombuffer(blob[at:at + 16], dtype="<u8"))
@@ -712,6 +711,7 @@ def decode(blob: bytes, keys: Keys, tree, templates,
                                                         asbytes=True), dtype=np.uint8)
         q = unpack_pairs(raw[:pairs], raw[pairs:], keys, tree, templates, base)
     else:
+        mask = stored_slots(keys, tree, templates)
         raw = pa.Codec("zstd").decompress(blob, decompressed_size=int(mask.sum()),
                                           asbytes=True)
         q = np.zeros(keys.n_slots, dtype=np.uint8)
