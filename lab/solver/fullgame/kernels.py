@@ -485,13 +485,9 @@ def prepare_node(c, d, H, T, S, W, P):
             can_raise = t_child_a[gid] >= 0
             has_slots = can_raise or choice
             use_cum_a = mode == AVERAGE or (mode == BEST and a != u)
-            if not has_slots:   # no choice: each state's card moves equally likely
-                for i in range(na):
-                    es = pair_edge_start[pa + i]
-                    ec = pair_edge_count[pa + i]
-                    p = 1.0 / ec
-                    for e in range(es, es + ec):
-                        SIG[d, so + e] = p
+            if not has_slots:   # no choice: every state holds one card move, forced
+                for e in range(E):
+                    SIG[d, so + e] = 1.0
                 continue
             for i in range(na):
                 es = pair_edge_start[pa + i]
