@@ -25,12 +25,15 @@ from numba import njit
 
 from collections import namedtuple
 
+from ..indexing import without_wraparound
 from .kernels import (AVERAGE, BEST, END, LAST, T_NODE, deal_block, enter_child, enter_turns,
                       prepare_node, showdown_winner, walk_stack)
 
 Batch = namedtuple("Batch", ["WIN", "LOSE", "VB", "EB", "OB", "PAY"])
 """The payoff columns (``WIN``, ``LOSE``: ``[b, ladder index]``), the batched values
 (``VB``, ``EB``, ``OB``, see the module docstring) and one column of payoffs (``PAY``)."""
+
+without_wraparound(__name__)   # computed indices, never negative (see indexing)
 
 
 @njit(cache=True, _nrt=False)

@@ -69,6 +69,10 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
+from ..indexing import without_wraparound
+
+without_wraparound(__name__)   # computed indices, never negative (see indexing)
+
 CFR, BEST, AVERAGE = 0, 1, 2
 T_NODE, Q_NODE = 0, 1
 DECISION, LAST, END = 0, 1, 2
