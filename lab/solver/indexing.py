@@ -4,15 +4,17 @@ Numba compiles every array index of a signed integer type with a wraparound: a n
 index counts from the end, so each access pays a shift, a mask and an add, and a loop whose
 index is computed (``RI[d, base + k * n + i]``) keeps them inside and does not vectorise.
 LLVM removes them only where it can prove the index non-negative (a plain ``range`` index).
-The full game's kernels index with computed offsets everywhere and never with a negative
-number, and without the wraparound an iteration takes two thirds of the time (the same
-bits; ``benchmarks/full.md``).
+The solvers' kernels index with computed offsets everywhere and never with a negative
+number; without the wraparound a full-game iteration takes two thirds of the time and a
+card-play one about 15 % less (the same bits; ``benchmarks/full.md``, ``cardplay.md``).
 
 A module opts in with :func:`without_wraparound` (its own ``__name__``) before any of its
 functions compile. Only functions compiled from those modules change: every other numba
-function keeps Python's semantics. A negative index in an opted-in module would read
-outside the array, so the tests run those modules' walks once with numba's bounds checks
-on, which then reject any negative index.
+function keeps Python's semantics. A ``prange`` loop's body is compiled apart, under a
+generated name, and keeps the wraparound: such a loop should call a function of the module
+for its work. A negative index in an opted-in module would read outside the array, so the
+tests run those modules' walks once with numba's bounds checks on, which then reject any
+negative index.
 
 This replaces numba's ``numba.np.arrayobj.fix_integer_index`` (numba is pinned in
 ``pyproject.toml``); where that function is not the one expected, nothing is changed and

@@ -40,12 +40,22 @@ ones in parallel with ``prange`` (small ones on one thread: each parallel
 region costs a barrier). Results do not depend on the number of threads. On a
 machine shared with other work, one thread per solve (and several solves in
 processes) is faster: a preempted thread holds every barrier up.
+
+Indexing: the kernels never index with a negative number and are compiled without numba's
+negative-index wraparound (:mod:`lab.solver.indexing`). A ``prange`` loop's body is compiled
+apart, under a name of its own, and would keep it, so each parallel loop only calls a
+function of this module that does the work (:func:`_reach_one`, :func:`_terminal_chunk`,
+:func:`_pull_children`, :func:`_update_one`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+
+from .indexing import without_wraparound
+
+without_wraparound(__name__)   # computed indices, never negative (see indexing)
 
 NEG_INF = -np.inf
 CHUNKS = 256
@@ -91,7 +101,7 @@ def normalise_average(infosets, edge_start, edge_count, cum, sigma):
             sigma[e] = cum[e] / total if total > 0.0 else 1.0 / n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _reach_one(i, pair_parent, pair_edge, sigma, reach):
     p = pair_parent[i]
     e = pair_edge[i]
@@ -132,77 +142,87 @@ def terminal_values(player, terminals, node_pair_start, node_pair_count, node_ou
     for k in range(n_terminals):
         width = max(width, node_pair_count[terminals[k], 1 - player])
     for c in prange(CHUNKS):
-        hands = np.empty(width, np.int64)
-        mass = np.empty(width, np.float64)
-        level = np.empty(width, np.int64)
-        for k in range(c * n_terminals // CHUNKS, (c + 1) * n_terminals // CHUNKS):
-            t = terminals[k]
-            start = node_pair_start[t]
-            n0, n1 = node_pair_count[t, 0], node_pair_count[t, 1]
-            if player == 0:
-                mine, theirs, n_mine, n_theirs = start, start + n0, n0, n1
-            else:
-                mine, theirs, n_mine, n_theirs = start + n0, start, n1, n0
-            end_mine, end_theirs = mine + n_mine, theirs + n_theirs
-            o_hi, o_eq, o_lo = node_outcomes[t, 0], node_outcomes[t, 1], node_outcomes[t, 2]
-            if o_hi == o_eq and o_eq == o_lo:
-                # public outcome: opponent reach summed per hand, one value per own hand
-                u = sign * payoff[o_hi]
-                m = 0
-                for j in range(theirs, end_theirs):
-                    h = pair_hand[j]
-                    if m > 0 and hands[m - 1] == h:
-                        mass[m - 1] += reach[j]
-                    else:
-                        if m > 0 and mass[m - 1] == 0.0:
-                            m -= 1   # a hand he never reaches adds nothing: drop it
-                        hands[m] = h
-                        mass[m] = reach[j]
-                        m += 1
-                if m > 0 and mass[m - 1] == 0.0:
-                    m -= 1
-                i = mine
-                while i < end_mine:
-                    h = pair_hand[i]
-                    row = weights_u[h]
-                    s = 0.0
-                    for q in range(m):
-                        s += row[hands[q]] * mass[q]
-                    v = u * s
+        _terminal_chunk(c, player, terminals, node_pair_start, node_pair_count, node_outcomes,
+                        pair_hand, pair_strength, reach, weights_u, payoff, cfv, sign, width)
+
+
+@njit(cache=True)
+def _terminal_chunk(c, player, terminals, node_pair_start, node_pair_count, node_outcomes,
+                    pair_hand, pair_strength, reach, weights_u, payoff, cfv, sign, width):
+    """:func:`terminal_values` on the ``c``-th of its :data:`CHUNKS` of terminals (a function
+    of its own: see the module docstring on parallel loops)."""
+    n_terminals = len(terminals)
+    hands = np.empty(width, np.int64)
+    mass = np.empty(width, np.float64)
+    level = np.empty(width, np.int64)
+    for k in range(c * n_terminals // CHUNKS, (c + 1) * n_terminals // CHUNKS):
+        t = terminals[k]
+        start = node_pair_start[t]
+        n0, n1 = node_pair_count[t, 0], node_pair_count[t, 1]
+        if player == 0:
+            mine, theirs, n_mine, n_theirs = start, start + n0, n0, n1
+        else:
+            mine, theirs, n_mine, n_theirs = start + n0, start, n1, n0
+        end_mine, end_theirs = mine + n_mine, theirs + n_theirs
+        o_hi, o_eq, o_lo = node_outcomes[t, 0], node_outcomes[t, 1], node_outcomes[t, 2]
+        if o_hi == o_eq and o_eq == o_lo:
+            # public outcome: opponent reach summed per hand, one value per own hand
+            u = sign * payoff[o_hi]
+            m = 0
+            for j in range(theirs, end_theirs):
+                h = pair_hand[j]
+                if m > 0 and hands[m - 1] == h:
+                    mass[m - 1] += reach[j]
+                else:
+                    if m > 0 and mass[m - 1] == 0.0:
+                        m -= 1   # a hand he never reaches adds nothing: drop it
+                    hands[m] = h
+                    mass[m] = reach[j]
+                    m += 1
+            if m > 0 and mass[m - 1] == 0.0:
+                m -= 1
+            i = mine
+            while i < end_mine:
+                h = pair_hand[i]
+                row = weights_u[h]
+                s = 0.0
+                for q in range(m):
+                    s += row[hands[q]] * mass[q]
+                v = u * s
+                cfv[i] = v
+                i += 1
+                while i < end_mine and pair_hand[i] == h:
                     cfv[i] = v
                     i += 1
-                    while i < end_mine and pair_hand[i] == h:
-                        cfv[i] = v
-                        i += 1
+        else:
+            # showdown: player 0 stronger / equal / weaker, seen from ``player``
+            if player == 0:
+                u_win, u_tie, u_lose = payoff[o_hi], payoff[o_eq], payoff[o_lo]
             else:
-                # showdown: player 0 stronger / equal / weaker, seen from ``player``
-                if player == 0:
-                    u_win, u_tie, u_lose = payoff[o_hi], payoff[o_eq], payoff[o_lo]
-                else:
-                    u_win, u_tie, u_lose = -payoff[o_lo], -payoff[o_eq], -payoff[o_hi]
-                # the opponent's pairs he reaches, packed (regret matching gives many zeros)
-                m = 0
-                for j in range(theirs, end_theirs):
-                    if reach[j] != 0.0:
-                        hands[m] = pair_hand[j]
-                        mass[m] = reach[j]
-                        level[m] = pair_strength[j]
-                        m += 1
-                for i in range(mine, end_mine):
-                    row = weights_u[pair_hand[i]]
-                    mine_s = pair_strength[i]
-                    s_win = 0.0
-                    s_tie = 0.0
-                    s_lose = 0.0
-                    for q in range(m):   # adding zeros: the same sums as with branches
-                        x = row[hands[q]] * mass[q]
-                        s_win += x if mine_s > level[q] else 0.0
-                        s_tie += x if mine_s == level[q] else 0.0
-                        s_lose += x if mine_s < level[q] else 0.0
-                    cfv[i] = u_win * s_win + u_tie * s_tie + u_lose * s_lose
+                u_win, u_tie, u_lose = -payoff[o_lo], -payoff[o_eq], -payoff[o_hi]
+            # the opponent's pairs he reaches, packed (regret matching gives many zeros)
+            m = 0
+            for j in range(theirs, end_theirs):
+                if reach[j] != 0.0:
+                    hands[m] = pair_hand[j]
+                    mass[m] = reach[j]
+                    level[m] = pair_strength[j]
+                    m += 1
+            for i in range(mine, end_mine):
+                row = weights_u[pair_hand[i]]
+                mine_s = pair_strength[i]
+                s_win = 0.0
+                s_tie = 0.0
+                s_lose = 0.0
+                for q in range(m):   # adding zeros: the same sums as with branches
+                    x = row[hands[q]] * mass[q]
+                    s_win += x if mine_s > level[q] else 0.0
+                    s_tie += x if mine_s == level[q] else 0.0
+                    s_lose += x if mine_s < level[q] else 0.0
+                cfv[i] = u_win * s_win + u_tie * s_tie + u_lose * s_lose
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pull_children(n, player, node_actor, node_child_start, node_child_count, node_pair_start,
                    node_pair_count, pair_parent, pair_edge, pair_infoset, sigma, cfv,
                    best_response):
@@ -254,7 +274,7 @@ def backward_values(player, depth_node_start, depth_pair_start, node_actor, node
                                    pair_infoset, sigma, cfv, best_response)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _update_one(s, infoset_pair, edge_start, edge_count, edge_pair, cfv, reach, sigma, regret,
                 cum, pos_discount, neg_discount, avg_discount, plus, predictive, next_discount,
                 sums):

@@ -59,7 +59,9 @@ Calling convention: every kernel takes four records (namedtuples of arrays, buil
 
 The functions the walk calls allocate nothing and are compiled without numba's reference
 counting (``_nrt=False``, an option of the pinned numba): otherwise every call counts a
-reference to each of the records' arrays, which took a quarter of an iteration.
+reference to each of the records' arrays, which took a quarter of an iteration. They are
+also compiled without numba's negative-index wraparound (:mod:`lab.solver.indexing`): no
+index here is ever negative, and the wraparound took a third of an iteration.
 """
 
 from __future__ import annotations

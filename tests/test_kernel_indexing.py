@@ -1,7 +1,8 @@
-"""The full game's kernels compile without numba's negative-index wraparound
-(:mod:`lab.solver.indexing`): in force on the pinned numba, scoped to the modules
-that opt in, and safe because those walks never index with a negative number (checked with
-numba's bounds checks on, which reject any negative index once the wraparound is gone)."""
+"""The solvers' kernels (the generic public-tree ones and the full game's) compile without
+numba's negative-index wraparound (:mod:`lab.solver.indexing`): in force on the pinned
+numba, scoped to the modules that opt in, and safe because those kernels never index with a
+negative number (checked with numba's bounds checks on, which reject any negative index
+once the wraparound is gone)."""
 
 import os
 import subprocess
@@ -11,8 +12,8 @@ import textwrap
 import numpy as np
 from numba import njit
 
-from lab.solver import indexing
-from lab.solver.fullgame import batch, kernels  # noqa: F401  (they opt in on import)
+from lab.solver import indexing, kernels as generic
+from lab.solver.fullgame import batch, kernels  # (they opt in on import)
 
 
 @njit
@@ -22,7 +23,8 @@ def _last(a, i):
 
 def test_the_kernels_compile_without_the_wraparound_and_other_code_keeps_it():
     assert indexing.supported()
-    assert indexing.active(kernels.__name__) and indexing.active(batch.__name__)
+    for module in (generic, kernels, batch):
+        assert indexing.active(module.__name__), module.__name__
     assert not indexing.active(__name__)
     # this module did not opt in: a negative index still counts from the end
     assert _last(np.arange(5.0), -1) == 4.0
@@ -49,6 +51,7 @@ def test_every_walk_indexes_within_its_arrays(tmp_path):
         from lab.solver.indexing import without_wraparound
         from lab.solver.fullgame.solver import FullSolver, config_for
         from lab.solver.fullgame.policy import FullPolicy
+        from lab.solver.games.cardplay import solve_cardplay
 
         without_wraparound(__name__)
 
@@ -75,8 +78,11 @@ def test_every_walk_indexes_within_its_arrays(tmp_path):
         policy = FullPolicy.from_solver(s, threads=1)   # its best responses, then a masked walk
         policy.start().action_values(0, 0)
         print("policy ok")
+        for schedule in ("dcfr", "pdcfr+"):   # the generic kernels, on the card-play game
+            solve_cardplay("4", max_iterations=3, first_check=3, schedule=schedule)
+        print("card play ok")
         """, tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.split("\n")[:5] == [
+    assert done.stdout.split("\n")[:6] == [
         "negative index caught", "int16 dcfr 1 ok", "int16 dcfr 2 ok", "float32 pdcfr+ 1 ok",
-        "policy ok"], done.stdout + done.stderr[-2000:]
+        "policy ok", "card play ok"], done.stdout + done.stderr[-2000:]
