@@ -101,8 +101,12 @@ def sweep() -> list[list[str]]:
     vary(["solve", "policy", "--checkpoints", "nowhere"], "--same-as", ["4", "4=z", "=2"])
     vary(["solve", "policy", "--vira", "4", "--score", "10,10", "--checkpoints", "nowhere"],
          "--tolerance", BAD_NUMBERS[:4] + ["1.5", "-0.1"])
+    vary(["solve", "policy", "--vira", "4", "--score", "10,10", "--checkpoints", "nowhere"],
+         "--reach-tolerance", BAD_NUMBERS[:4] + ["-0.1"])
     cases.append(["solve", "policy", "--vira", "4", "--checkpoints", "nowhere",
                   "--tolerance", "0.1"])   # a tolerance without --score
+    cases.append(["solve", "policy", "--vira", "4", "--checkpoints", "nowhere",
+                  "--reach-tolerance", "0.1"])
     cases.append(["solve", "policy", "--vira", "4"])   # no checkpoints, no --repack
     cases.append(["solve", "policy", "--repack", "--vira", "4"])
     # output paths

@@ -20,7 +20,7 @@ from lab.solver.games.cardplay_game import COVER, decided
 from lab.solver.fullgame.solver import FullSolver, config_for
 from lab.solver.fullgame.tree import LAST, T_NODE
 from lab.solver.fullgame.game import FullGame
-from lab.solver.fullgame.policy import FullPolicy, Spot, Terminal
+from lab.solver.fullgame.policy import RAISE, FullPolicy, Spot, Terminal
 from lab.errors import InputError
 from lab.solver.policy import PolicyError
 
@@ -720,6 +720,89 @@ def test_snapping_keeps_a_pair_s_own_strategy_only_where_it_moved(toy_policy, to
         P.snap_to(later.q.copy(), base.q, *where, 1.5)
     blob = P.encode(snapped, *where, base=base.q)
     np.testing.assert_array_equal(P.decode(blob, *where, base=base.q), snapped)
+
+
+def pair_sums(policy, spot, per_slot) -> np.ndarray:
+    """Per private state of the actor at ``spot`` (the decision's columns): ``per_slot``
+    (one number per key slot) added up over that state's slots of the spot's key."""
+    t, tm = policy.tree, policy.templates
+    c, slot = spot.card, policy.key_slot(spot)
+    d = policy.decision(spot)
+    n = d.strategy.shape[1]
+    if tm.kind[spot.node] == 1:
+        width = 3 if tm.child_b[spot.node] >= 0 else 2
+        return per_slot[slot:slot + width * n].reshape(n, width).sum(axis=1)
+    sl = t.pairs(c, d.seat)
+    es, ec, E = t.pair_edge_start[sl], t.pair_edge_count[sl], int(t.n_edges[c])
+    out = np.array([per_slot[slot + es[i]:slot + es[i] + ec[i]].sum() for i in range(n)])
+    if tm.child_a[spot.node] >= 0:
+        out += per_slot[slot + E:slot + E + n]
+    return out
+
+
+def test_own_reach_follows_the_policy_s_own_probabilities(toy_solver, toy_policy):
+    """own_reach: a pair's slots add up to its seat's own reach, summed over its key's
+    histories; zero exactly on the pairs the policy does not hold (pruning dropped them).
+    At the root every hand of the mão has reach 1; at the mão's answer to the pé's
+    re-raise of its truco, each hand's reach is the probability with which the root
+    strategy (read through FullPolicy) calls truco with it."""
+    policy = toy_policy
+    reach = P.own_reach(toy_solver.config, policy.keys, policy.q)
+    assert reach.shape == (policy.keys.n_slots,) and (reach >= 0).all()
+    root = policy.root()
+    d = policy.decision(root)
+    np.testing.assert_allclose(pair_sums(policy, root, reach)[d.stored], 1.0, rtol=1e-6)
+    raised = policy.child(policy.child(root, RAISE), RAISE)   # truco, six
+    answer = policy.decision(raised)
+    assert answer.seat == d.seat == 0
+    truco = np.nan_to_num(d.strategy[d.actions.index(RAISE)])
+    np.testing.assert_allclose(pair_sums(policy, raised, reach), truco, rtol=1e-5, atol=1e-7)
+    assert 0 < truco.max() and (truco == 0).any()
+    t, tm = policy.tree, policy.templates
+    for spot, _, _, dd in every_spot(policy):
+        forced = (tm.kind[spot.node] == T_NODE and tm.child_a[spot.node] < 0
+                  and t.n_edges[spot.card] <= dd.strategy.shape[1])
+        if not forced:   # a forced card has no slots
+            assert ((pair_sums(policy, spot, reach) > 0) == dd.stored).all()
+
+
+@pytest.mark.parametrize("reach_tolerance", [0.0, 0.02, 1e9])
+def test_snapping_by_reach_keeps_what_moves_a_reached_pair(toy_solver, toy_policy,
+                                                           reach_tolerance):
+    """snap_to with own reaches: a pair keeps its own strategy where it moved by more than
+    the tolerance *and* its own reach times that move exceeds ``reach_tolerance``; 0 is
+    snapping by distance alone, a huge one gives the base back whole."""
+    base = toy_policy
+    where = (base.keys, base.tree, base.templates)
+    later = stored(solved(TOY, SHORT, iterations=40), 0.01)[0]
+    reach = P.own_reach(toy_solver.config, base.keys, later.q)
+    by_distance = later.q.copy()
+    P.snap_to(by_distance, base.q, *where, 0.05)
+    snapped = later.q.copy()
+    own = P.snap_to(snapped, base.q, *where, 0.05, reach, reach_tolerance)
+    result = FullPolicy(base.config, snapped, keys=base.keys)
+    kept = 0
+    for spot, _, _, d in every_spot(result):
+        dq, db = later.decision(spot), base.decision(spot)
+        r = pair_sums(later, spot, reach)
+        for i in range(d.strategy.shape[1]):
+            if not dq.stored[i]:
+                want = db
+            else:
+                tv = (0.5 * np.nansum(np.abs(dq.strategy[:, i] - db.strategy[:, i]))
+                      if db.stored[i] else 1.0)
+                want = dq if tv > 0.05 + 1e-9 and r[i] * tv > reach_tolerance else db
+                kept += want is dq
+            np.testing.assert_array_equal(d.strategy[:, i], want.strategy[:, i])
+    if reach_tolerance == 0:
+        np.testing.assert_array_equal(snapped, by_distance)
+        assert own > 0 and kept > 0
+    elif reach_tolerance > 1e6:
+        assert own == 0 and np.array_equal(snapped, base.q)
+    else:
+        assert 0 < own < P.snap_to(later.q.copy(), base.q, *where, 0.05) and kept > 0
+    with pytest.raises(InputError):
+        P.snap_to(later.q.copy(), base.q, *where, 0.05, reach, -1.0)
 
 
 # ---------------------------------------------------------------- the solver's sums, read directly

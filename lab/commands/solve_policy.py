@@ -19,9 +19,11 @@ first, and vira 3's ``score_play`` rows copies of vira 2's).
 ``--score M,P`` (repeatable) stores instead the score-aware policies of the chosen viras at
 those scores, from their re-solves under DIR (``lab solve match-play --checkpoints DIR``):
 each given the points policy's strategy wherever it plays within ``--tolerance`` of it
-(total variation; default 0.05, 0 keeps it whole), stored as its difference from the vira's
-points policy where that is smaller than on its own, with its exploitability and value at
-its match payoffs (match-win probability; see :mod:`lab.tables.score_policies`).
+(total variation; default 0.05, 0 keeps it whole) or where its own reach times that
+distance is at most ``--reach-tolerance`` (default 0.01, 0 by distance alone), stored as
+its difference from the vira's points policy where that is smaller than on its own, with
+its exploitability and value at its match payoffs (match-win probability; see
+:mod:`lab.tables.score_policies`).
 
 :mod:`lab.commands.solve` hands ``lab solve policy`` to this module.
 """
@@ -59,6 +61,10 @@ def add_arguments(parser) -> None:
                         help="with --score: play the points policy's strategy where the "
                              "score-aware one is within TV of it (total variation; default "
                              "0.05, 0 keeps it whole)")
+    parser.add_argument("--reach-tolerance", type=number, default=None, metavar="R",
+                        help="with --score: play the points policy's strategy also where "
+                             "a pair's own reach times its total variation from it is at "
+                             "most R (default 0.01; 0: by --tolerance alone)")
 
 
 def run(args) -> int:
@@ -88,16 +94,22 @@ def run(args) -> int:
     if not args.checkpoints:
         raise UsageError("give --checkpoints DIR (the folder of `lab solve full "
                          "--checkpoints DIR`), or --repack")
-    if args.tolerance is not None and not args.score:
-        raise UsageError("--tolerance is for score-aware policies: give --score M,P")
+    for name in ("tolerance", "reach_tolerance"):
+        if getattr(args, name) is not None and not args.score:
+            raise UsageError(f"--{name.replace('_', '-')} is for score-aware policies: give "
+                             "--score M,P")
     if args.score:
-        from ..tables.score_policies import TOLERANCE
+        from ..tables.score_policies import REACH_TOLERANCE, TOLERANCE
 
         tolerance = TOLERANCE if args.tolerance is None else args.tolerance
         if not 0 <= tolerance <= 1:
             raise UsageError(f"--tolerance {args.tolerance}: give a probability in [0, 1]")
+        reach = REACH_TOLERANCE if args.reach_tolerance is None else args.reach_tolerance
+        if not reach >= 0:
+            raise UsageError(f"--reach-tolerance {args.reach_tolerance}: give a number of 0 "
+                             "or more")
         return _store_score_aware(viras, chosen_scores(args.score), args.checkpoints,
-                                  threshold, tolerance, args.threads, same)
+                                  threshold, (tolerance, reach), args.threads, same)
     for v in viras:
         if v in same:
             info = copy_policy(v, same[v])
@@ -113,10 +125,11 @@ def run(args) -> int:
     return 0
 
 
-def _store_score_aware(viras, scores, checkpoints, threshold, tolerance, threads,
+def _store_score_aware(viras, scores, checkpoints, threshold, tolerances, threads,
                        same) -> int:
     from ..tables.score_policies import build_score_policy, copy_score_policy
 
+    tolerance, reach_tolerance = tolerances
     for v in viras:
         for score in scores:
             if v in same:
@@ -128,7 +141,8 @@ def _store_score_aware(viras, scores, checkpoints, threshold, tolerance, threads
             info = build_score_policy(v, score, checkpoints, threshold, tolerance,
                                       threads=threads,
                                       progress=lambda msg: print(msg, file=sys.stderr,
-                                                                 flush=True))
+                                                                 flush=True),
+                                      reach_tolerance=reach_tolerance)
             how = "as the difference from the points policy" if info["difference"] else \
                 "on its own (smaller than as the difference from the points policy)"
             print(f"vira {v} at {score[0]}-{score[1]}: {info['pairs']:,} pairs "

@@ -3,7 +3,8 @@
 A score-aware re-solve (``lab solve match-play``) plays one vira's hand at one score with
 match-win payoffs. Its compact policy has the same keys as the vira's points policy
 (:mod:`lab.tables.policies`). Wherever it plays within a tolerance of the points policy
-(total variation; :data:`TOLERANCE`) it is given the points policy's strategy
+(total variation; :data:`TOLERANCE`), or where its own reach times that distance is at
+most :data:`REACH_TOLERANCE`, it is given the points policy's strategy
 (:func:`lab.solver.fullgame.compact.snap_to`), so it keeps its own only where the score
 moved the play, and it is stored as its difference from the points policy
 (:func:`lab.solver.fullgame.compact.encode` with ``base``), zero where the two play alike,
@@ -49,6 +50,11 @@ BUDGET = 100_000_000
 TOLERANCE = 0.05
 """Total variation (probability) within which a score-aware policy's pair plays the points
 policy's strategy instead of its own (see :func:`build_score_policy`)."""
+REACH_TOLERANCE = 0.01
+"""A score-aware policy's pair also plays the points policy's strategy where its own reach
+(summed over the betting histories of its key) times its total variation from it is at
+most this: on vira 4 at 9-10 and vira 2 at 9-9, 23-30 % smaller files for 5-12 % more
+exploitability (``benchmarks/score.md``)."""
 SOURCES = POLICY_SOURCES + ("lab/tables/score.py", "lab/tables/score_sweep.py",
                             "lab/tables/score_policies.py")
 
@@ -171,17 +177,21 @@ def smaller_encoding(q, base, keys, tree, templates) -> tuple[bytes, bytes, byte
 
 def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOLD,
                        tolerance: float = TOLERANCE, threads: int = 1,
-                       directory: Optional[Path] = None, progress=None) -> dict:
+                       directory: Optional[Path] = None, progress=None,
+                       reach_tolerance: float = REACH_TOLERANCE) -> dict:
     """Store the score-aware policy of ``vira`` at ``score`` from its re-solve under
     ``checkpoint_root`` (``lab solve match-play --checkpoints DIR``): thresholded, quantised
     and pruned as the points policies are, then given the vira's points strategy wherever
-    it plays within ``tolerance`` of it (total variation, probability; 0 keeps it whole),
-    kept as its difference from the points policy (or on its own where that is smaller),
+    it plays within ``tolerance`` of it (total variation, probability; 0 keeps it whole)
+    or where its own reach times that distance is at most ``reach_tolerance`` (0: by
+    distance alone), kept as its difference from the points policy (or on its own where
+    that is smaller),
     with its exploitability and value measured exactly at its payoffs (match-win
     probability). Returns the manifest entry."""
     from dataclasses import replace
 
-    from ..solver.fullgame.compact import LEVEL, PACKING, QUANT, compact_policy, expand, snap_to
+    from ..solver.fullgame.compact import (LEVEL, PACKING, QUANT, compact_policy, expand,
+                                           own_reach, snap_to)
     from ..solver.fullgame.solver import FullSolver, config_for, has_checkpoint
     from .score import payoff_scale
     from .score_sweep import finished, score_dir
@@ -212,10 +222,13 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
                          f"re-solve {keys.n_slots}; rebuild the points policy first")
     tree, layout, templates = solver.tree, solver.layout, solver.templates
     del solver
-    own = snap_to(q, base.q, keys, tree, templates, tolerance)
+    reach = own_reach(config, keys, q, threads) if reach_tolerance > 0 else None
+    own = snap_to(q, base.q, keys, tree, templates, tolerance, reach, reach_tolerance)
+    del reach
     blob, plain, difference = smaller_encoding(q, base, keys, tree, templates)
     say(f"vira {v} at {score[0]}-{score[1]}: {kept:,} pairs, {own:,} of them more than "
-        f"{tolerance:g} from points play, {len(plain) / 1e6:.2f} MB on its "
+        f"{tolerance:g} from points play (and more than {reach_tolerance:g} times their "
+        f"own reach), {len(plain) / 1e6:.2f} MB on its "
         f"own, {len(difference) / 1e6:.2f} MB as the difference from the points policy; "
         "measuring the stored policy's exploitability")
     held = FullSolver(replace(config, storage="float32"), threads=threads).use_policy(
@@ -231,7 +244,8 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
             "centre": centre, "half_swing": half_swing,
             "scaled_mao": scaled[0], "scaled_pe": scaled[1],
             "threshold": float(threshold), "quant": QUANT, "level": LEVEL, "packing": PACKING,
-            "pairs": int(kept), "tolerance": float(tolerance), "own_pairs": int(own),
+            "pairs": int(kept), "tolerance": float(tolerance),
+            "reach_tolerance": float(reach_tolerance), "own_pairs": int(own),
             "slots": int(keys.n_slots), "difference": blob is difference,
             "plain_bytes": len(plain), "difference_bytes": len(difference),
             "base_sha256": policy_info(v, directory)["sha256"],

@@ -476,7 +476,7 @@ QUANTISE, MASK, NEAR = 0, 1, 2
 
 
 @njit(cache=True, inline="always")
-def _pair_job(job, ix, m, sums, threshold, quant, q_out, other, x, o):
+def _pair_job(job, ix, m, sums, threshold, floor, quant, q_out, other, x, o):
     """One (key, private state) pair whose slots are ``ix[:m]``; returns 1 when the pair
     stays stored (job QUANTISE, MASK) or differs from ``other`` (job NEAR)."""
     if job == QUANTISE:
@@ -496,13 +496,24 @@ def _pair_job(job, ix, m, sums, threshold, quant, q_out, other, x, o):
                 q_out[ix[j]] = 0
         return 1 if reached else 0
     # NEAR: other is a policy of the same keys; take its bytes where q_out holds nothing
-    # (pruned) or differs by at most ``threshold`` (half the L1 distance, in steps)
+    # (pruned) or differs by at most ``threshold`` (half the L1 distance, in steps; all
+    # of ``quant`` where ``other`` holds nothing), or, with own reaches in ``sums`` (one
+    # per slot), where the pair's own reach times that distance (in probability) is at
+    # most ``floor``
     held = 0
+    held_other = 0
     moved = 0
+    reach = 0.0
     for j in range(m):
         held += q_out[ix[j]]
+        held_other += other[ix[j]]
         moved += abs(np.int64(q_out[ix[j]]) - np.int64(other[ix[j]]))
-    if held > 0 and moved > 2 * threshold:
+        if sums.shape[0] > 1:
+            reach += sums[ix[j]]
+    if held_other == 0:
+        moved = 2 * quant
+    if held > 0 and moved > 2 * threshold and (
+            sums.shape[0] == 1 or reach * moved > 2.0 * quant * floor):
         return 1
     for j in range(m):
         q_out[ix[j]] = other[ix[j]]
@@ -510,7 +521,7 @@ def _pair_job(job, ix, m, sums, threshold, quant, q_out, other, x, o):
 
 
 @njit(cache=True)
-def _pair_pass(job, sums, threshold, quant, q_out, other, kind, actor, nn, n_edges,
+def _pair_pass(job, sums, threshold, floor, quant, q_out, other, kind, actor, nn, n_edges,
                pair_start, pair_edge_start, pair_edge_count, t_kind, t_child_a, t_child_b,
                t_answerer, key_start, key_gid, key_slot):
     """Every (key, private state) pair of a policy's keys, given to :func:`_pair_job`:
@@ -545,15 +556,15 @@ def _pair_pass(job, sums, threshold, quant, q_out, other, kind, actor, nn, n_edg
                     if can_raise:
                         ix[m] = ks + E + i
                         m += 1
-                    counted += _pair_job(job, ix, m, sums, threshold, quant, q_out, other,
-                                         x, o)
+                    counted += _pair_job(job, ix, m, sums, threshold, floor, quant, q_out,
+                                         other, x, o)
             else:
                 nb = nn[c, t_answerer[gid]]
                 n_ans = 3 if t_child_b[gid] >= 0 else 2
                 for i in range(nb):
                     for j in range(n_ans):
                         ix[j] = ks + i * n_ans + j
-                    counted += _pair_job(job, ix, n_ans, sums, threshold, quant, q_out,
+                    counted += _pair_job(job, ix, n_ans, sums, threshold, floor, quant, q_out,
                                          other, x, o)
     return counted
 
@@ -569,9 +580,10 @@ def _walk(job, keys: Keys, tree, layout, templates, src, scale, dst):
                  tm.child_a, tm.child_b, tm.answerer, keys.start, keys.code, keys.slot)
 
 
-def _by_key(job, threshold, quant, keys: Keys, tree, templates, sums, q, other) -> int:
+def _by_key(job, threshold, quant, keys: Keys, tree, templates, sums, q, other,
+            floor: float = 0.0) -> int:
     t, tm = tree, templates
-    return int(_pair_pass(job, sums, float(threshold), int(quant), q, other,
+    return int(_pair_pass(job, sums, float(threshold), float(floor), int(quant), q, other,
                           t.kind, t.actor, t.n, t.n_edges, t.pair_start,
                           t.pair_edge_start, t.pair_edge_count, tm.kind, tm.child_a,
                           tm.child_b, tm.answerer, keys.start, keys.gid, keys.slot))
@@ -615,28 +627,44 @@ def expand(keys: Keys, tree, layout, templates, q: np.ndarray) -> np.ndarray:
     return out
 
 
-def prune_unreached(config, keys: Keys, q: np.ndarray, threads: int = 1) -> int:
-    """Zero, in place, every pair of ``q`` whose own seat reaches it in none of its key's
-    histories under ``q`` itself; returns the number of pairs kept.
-
-    Own reach comes from the kernels: one Discounted CFR traversal per seat whose regrets
-    are the expanded ``q`` (regret matching then plays ``q``) and whose strategy sums start
-    at zero with no discount, so that each slot's new sum is its seat's own reach times its
-    probability (float32: a reach of 1/255 to the twelfth power is far above its smallest
-    number)."""
+def _reach_solver(config, keys: Keys, q: np.ndarray, threads: int):
+    """A float32 solver whose strategy sums hold each seat's own reach under ``q`` times
+    its probability, slot by slot: one Discounted CFR traversal per seat whose regrets are
+    the expanded ``q`` (regret matching then plays ``q``) and whose sums start at zero
+    with no discount (float32: a reach of 1/255 to the twelfth power is far above its
+    smallest number)."""
     from .solver import FullSolver
 
     wide = FullSolver(_wide(config), threads=threads).allocate()
-    t, L, tm = wide.tree, wide.layout, wide.templates
-    full = expand(keys, t, L, tm, q)
+    full = expand(keys, wide.tree, wide.layout, wide.templates, q)
     for u in (0, 1):
         wide.reg32[:] = full
         wide.traverse(u, K.CFR, 1.0, 1.0, 0.0)
-    del full
+    return wide
+
+
+def prune_unreached(config, keys: Keys, q: np.ndarray, threads: int = 1) -> int:
+    """Zero, in place, every pair of ``q`` whose own seat reaches it in none of its key's
+    histories under ``q`` itself (own reach from the kernels, :func:`_reach_solver`);
+    returns the number of pairs kept."""
+    wide = _reach_solver(config, keys, q, threads)
+    t, L, tm = wide.tree, wide.layout, wide.templates
     mask = np.zeros(keys.n_slots, dtype=np.uint8)
     _walk(2, keys, t, L, tm, wide.cum32, np.ones(1), mask)
     _groups(1, keys, t, tm, mask)
     return _by_key(MASK, 0.0, QUANT, keys, t, tm, np.zeros(1), q, mask)
+
+
+def own_reach(config, keys: Keys, q: np.ndarray, threads: int = 1) -> np.ndarray:
+    """Per key slot: its seat's own reach under ``q`` times the slot's probability, summed
+    over the key's betting histories (float). A pair's slots therefore add up to its own
+    reach summed over those histories (zero exactly where :func:`prune_unreached` drops
+    it); the states of a round-3 group each get the group's total."""
+    wide = _reach_solver(config, keys, q, threads)
+    reach = np.zeros(keys.n_slots)
+    _walk(0, keys, wide.tree, wide.layout, wide.templates, wide.cum32, np.ones(1), reach)
+    _groups(0, keys, wide.tree, wide.templates, reach)
+    return reach
 
 
 def _wide(config):
@@ -853,13 +881,24 @@ def unpack_pairs(flags: np.ndarray, rest: np.ndarray, keys: Keys, tree, template
 
 
 def snap_to(q: np.ndarray, base: np.ndarray, keys: Keys, tree, templates,
-            tolerance: float) -> int:
+            tolerance: float, reach: np.ndarray | None = None,
+            reach_tolerance: float = 0.0) -> int:
     """Give, in place, every pair of ``q`` that ``q`` does not hold (pruned) or that plays
     within ``tolerance`` of ``base`` (another policy of the same keys; total variation,
-    probability) ``base``'s bytes; returns the pairs that keep their own. ``q`` then
-    differs from ``base`` only where it moved by more than ``tolerance``, so its
-    difference from ``base`` (:func:`encode`) is mostly zeros."""
+    probability) ``base``'s bytes; returns the pairs that keep their own. With ``reach``
+    (:func:`own_reach` of ``q``), a pair also takes ``base``'s bytes where its own reach
+    times its total variation is at most ``reach_tolerance``: a pair its seat seldom gets
+    to moves the policy's values little. ``q`` then differs from ``base`` only where it
+    moved by more than that, so its difference from ``base`` (:func:`encode`) is mostly
+    zeros."""
     if not 0.0 <= tolerance <= 1.0:
         raise InputError(f"tolerance {tolerance}: a probability between 0 and 1")
-    return _by_key(NEAR, tolerance * QUANT, QUANT, keys, tree, templates, np.zeros(1), q,
-                   np.ascontiguousarray(base, dtype=np.uint8))
+    if not reach_tolerance >= 0.0:
+        raise InputError(f"reach tolerance {reach_tolerance}: a number of 0 or more")
+    if reach is None:
+        reach = np.zeros(1)
+    elif reach.shape != (keys.n_slots,):
+        raise ValueError(f"reach: one number per key slot ({keys.n_slots}), not {reach.shape}")
+    return _by_key(NEAR, tolerance * QUANT, QUANT, keys, tree, templates,
+                   np.ascontiguousarray(reach, dtype=np.float64), q,
+                   np.ascontiguousarray(base, dtype=np.uint8), reach_tolerance)
