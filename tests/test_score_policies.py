@@ -274,15 +274,9 @@ def test_storing_without_a_re_solve_names_the_command(tmp_path, capsys):
     assert "lab solve match-play" in err and len(err.strip().splitlines()) == 1
 
 
-def test_repacking_keeps_every_policy_byte_for_byte(tmp_path, monkeypatch):
-    """`lab solve policy --repack` writes vira 4's points policy and its score-aware policy
-    again at another compression: new files and hashes, the same bytes per key slot, and
-    the score-aware policy still loads against its repacked points policy."""
-    from lab.cli import main
-    from lab.solver.fullgame import compact
-    from lab.tables.policies import load_full_policy, policy_info
-    from lab.tables.score_policies import load_score_policy, score_policy_info
-
+def one_policy_store(tmp_path, monkeypatch) -> Path:
+    """A data dir holding vira 4's points policy and its score-aware policy at SCORE only,
+    read by the lab for the rest of the test."""
     data = tmp_path / "data"
     (data / "full_policy").mkdir(parents=True)
     (data / "score_policy" / VIRA).mkdir(parents=True)
@@ -297,6 +291,44 @@ def test_repacking_keeps_every_policy_byte_for_byte(tmp_path, monkeypatch):
     name = f"{SCORE[0]}-{SCORE[1]}.zst"
     shutil.copy(REPO_DATA / "score_policy" / VIRA / name, data / "score_policy" / VIRA)
     monkeypatch.setenv("LAB_DATA_DIR", str(data))
+    return data
+
+
+def test_snapping_the_stored_policies_by_reach(tmp_path, monkeypatch):
+    """`lab solve policy --snap-stored --reach-tolerance R` snaps the stored score-aware
+    policy to its points policy by own reach and records R and the exploitability measured
+    again: with an R no pair's reach times move exceeds, it becomes the points policy
+    itself, stored as an empty difference, exploitable by about what points play leaks at
+    10-10 (0.05 match-win probability, against the re-solve's 0.0035). The rule itself is
+    tested on the toy game (tests/test_full_policy.py)."""
+    from lab.cli import main
+    from lab.solver.fullgame import compact
+    from lab.tables.policies import load_full_policy
+    from lab.tables.score_policies import load_score_policy, score_policy_info
+
+    one_policy_store(tmp_path, monkeypatch)
+    entry = score_policy_info(VIRA, SCORE)
+    monkeypatch.setattr(compact, "LEVEL", 1)   # fast
+    assert main(["solve", "policy", "--snap-stored", "--reach-tolerance", "1e9",
+                 "--threads", "2"]) == 0
+    after = score_policy_info(VIRA, SCORE)
+    np.testing.assert_array_equal(load_score_policy(VIRA, SCORE).q, load_full_policy(VIRA).q)
+    assert after["reach_tolerance"] == 1e9 and after["own_pairs"] == 0 and after["difference"]
+    assert after["bytes"] < entry["bytes"] / 100
+    assert 0.03 < after["exploitability"] < 0.07 and entry["exploitability"] < 0.005
+    assert 0 < after["value_mao"] < 1
+
+
+def test_repacking_keeps_every_policy_byte_for_byte(tmp_path, monkeypatch):
+    """`lab solve policy --repack` writes vira 4's points policy and its score-aware policy
+    again at another compression: new files and hashes, the same bytes per key slot, and
+    the score-aware policy still loads against its repacked points policy."""
+    from lab.cli import main
+    from lab.solver.fullgame import compact
+    from lab.tables.policies import load_full_policy, policy_info
+    from lab.tables.score_policies import load_score_policy, score_policy_info
+
+    one_policy_store(tmp_path, monkeypatch)
     before = load_full_policy(VIRA).q.copy(), load_score_policy(VIRA, SCORE).q.copy()
     hashes = policy_info(VIRA)["sha256"], score_policy_info(VIRA, SCORE)["sha256"]
     monkeypatch.setattr(compact, "LEVEL", 1)   # fast, and other bytes than the stored ones

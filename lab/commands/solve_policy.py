@@ -11,6 +11,10 @@ and its manifest (see :mod:`lab.tables.policies`). About 3-4 minutes per vira on
 compression (:data:`lab.solver.fullgame.compact.LEVEL`), the same strategies byte for byte,
 without checkpoints.
 
+``--snap-stored`` snaps every stored score-aware policy to its points policy again by own
+reach (``--reach-tolerance``, default 0.01), without checkpoints, measuring each one's
+exploitability again (for policies stored before the reach tolerance existed).
+
 ``--same-as 3=2`` stores vira 3's policy as vira 2's when the two decks have the same deal
 weights (viras 2 and 3 do: the vira's own rank is the top plain level in both), after
 checking that they do; with ``--score``, its score-aware policies there (vira 2's stored
@@ -57,6 +61,11 @@ def add_arguments(parser) -> None:
                         help="write the stored policies (points and score-aware) again at "
                              "the current compression, the same strategies byte for byte "
                              "(no checkpoints needed; about a minute per policy)")
+    parser.add_argument("--snap-stored", action="store_true",
+                        help="snap the stored score-aware policies to their points policies "
+                             "again by own reach (--reach-tolerance), each one's "
+                             "exploitability measured again (no checkpoints needed; about a "
+                             "minute per policy)")
     parser.add_argument("--tolerance", type=number, default=None, metavar="TV",
                         help="with --score: play the points policy's strategy where the "
                              "score-aware one is within TV of it (total variation; default "
@@ -84,30 +93,38 @@ def run(args) -> int:
     viras = chosen_viras(args.vira)
     check_data_writable()
     if args.repack:
-        if args.score or same or args.checkpoints or args.vira:
+        if args.score or same or args.checkpoints or args.vira or args.snap_stored:
             raise UsageError("--repack rewrites every stored policy as it is: give it alone")
         from ..tables.score_policies import repack_policies
 
         total = repack_policies(progress=lambda msg: print(msg, file=sys.stderr, flush=True))
         print(f"the policy store holds {total / 1e6:.1f} MB")
         return 0
+    if args.snap_stored:
+        if args.score or same or args.checkpoints or args.vira or args.tolerance is not None:
+            raise UsageError("--snap-stored snaps every stored score-aware policy: give it "
+                             "alone, or with --reach-tolerance and --threads")
+        from ..tables.score_policies import snap_stored
+
+        reach = _reach_tolerance(args)
+        total = snap_stored(reach, args.threads,
+                            progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+        print(f"the policy store holds {total / 1e6:.1f} MB")
+        return 0
     if not args.checkpoints:
         raise UsageError("give --checkpoints DIR (the folder of `lab solve full "
-                         "--checkpoints DIR`), or --repack")
+                         "--checkpoints DIR`), or --repack or --snap-stored")
     for name in ("tolerance", "reach_tolerance"):
         if getattr(args, name) is not None and not args.score:
             raise UsageError(f"--{name.replace('_', '-')} is for score-aware policies: give "
                              "--score M,P")
     if args.score:
-        from ..tables.score_policies import REACH_TOLERANCE, TOLERANCE
+        from ..tables.score_policies import TOLERANCE
 
         tolerance = TOLERANCE if args.tolerance is None else args.tolerance
         if not 0 <= tolerance <= 1:
             raise UsageError(f"--tolerance {args.tolerance}: give a probability in [0, 1]")
-        reach = REACH_TOLERANCE if args.reach_tolerance is None else args.reach_tolerance
-        if not reach >= 0:
-            raise UsageError(f"--reach-tolerance {args.reach_tolerance}: give a number of 0 "
-                             "or more")
+        reach = _reach_tolerance(args)
         return _store_score_aware(viras, chosen_scores(args.score), args.checkpoints,
                                   threshold, (tolerance, reach), args.threads, same)
     for v in viras:
@@ -123,6 +140,17 @@ def run(args) -> int:
               f"solve's {info['solver_exploitability']:.4f} at {info['iterations']} "
               f"iterations), mão's value {info['value_mao']:+.4f}")
     return 0
+
+
+def _reach_tolerance(args) -> float:
+    from ..tables.score_policies import REACH_TOLERANCE
+
+    if args.reach_tolerance is None:
+        return REACH_TOLERANCE
+    if not args.reach_tolerance >= 0:
+        raise UsageError(f"--reach-tolerance {args.reach_tolerance}: give a number of 0 or "
+                         "more")
+    return args.reach_tolerance
 
 
 def _store_score_aware(viras, scores, checkpoints, threshold, tolerances, threads,

@@ -188,10 +188,8 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
     that is smaller),
     with its exploitability and value measured exactly at its payoffs (match-win
     probability). Returns the manifest entry."""
-    from dataclasses import replace
-
-    from ..solver.fullgame.compact import (LEVEL, PACKING, QUANT, compact_policy, expand,
-                                           own_reach, snap_to)
+    from ..solver.fullgame.compact import (LEVEL, PACKING, QUANT, compact_policy, own_reach,
+                                           snap_to)
     from ..solver.fullgame.solver import FullSolver, config_for, has_checkpoint
     from .score import payoff_scale
     from .score_sweep import finished, score_dir
@@ -231,14 +229,11 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
         f"own reach), {len(plain) / 1e6:.2f} MB on its "
         f"own, {len(difference) / 1e6:.2f} MB as the difference from the points policy; "
         "measuring the stored policy's exploitability")
-    held = FullSolver(replace(config, storage="float32"), threads=threads).use_policy(
-        expand(keys, tree, layout, templates, q))
-    held.set_payoffs(*scaled)
-    br = held.best_response_values()
+    exploitability, value_mao = measure(config, keys, tree, layout, templates, q, scaled,
+                                        centre, half_swing, threads)
     info = {"vira": v, "score": list(score), "iterations": int(row["iterations"]),
             "start": row["start"], "solver_exploitability": float(row["exploitability"]),
-            "exploitability": 0.5 * (br[0] + br[1]) * half_swing,
-            "value_mao": centre + held.value() * half_swing,
+            "exploitability": exploitability, "value_mao": value_mao,
             "pay_mao": [float(row[f"pay_mao_{x}"]) for x in config.ladder],
             "pay_pe": [float(row[f"pay_pe_{x}"]) for x in config.ladder],
             "centre": centre, "half_swing": half_swing,
@@ -251,6 +246,70 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
             "base_sha256": policy_info(v, directory)["sha256"],
             "seconds": round(time.perf_counter() - start, 1)}
     return write_score_policy(v, score, blob, info, directory)
+
+
+def measure(config, keys, tree, layout, templates, q, scaled, centre: float,
+            half_swing: float, threads: int = 1) -> tuple[float, float]:
+    """(exploitability, the mão's value) of the stored policy ``q`` at its match payoffs
+    (``scaled``, on the solver's scale ``centre + scaled * half_swing``), both in
+    match-win probability: an exact best response against it and its value."""
+    from dataclasses import replace
+
+    from ..solver.fullgame.compact import expand
+    from ..solver.fullgame.solver import FullSolver
+
+    held = FullSolver(replace(config, storage="float32"), threads=threads).use_policy(
+        expand(keys, tree, layout, templates, q))
+    held.set_payoffs(*(np.asarray(x, dtype=np.float64) for x in scaled))
+    br = held.best_response_values()
+    return 0.5 * (br[0] + br[1]) * half_swing, centre + held.value() * half_swing
+
+
+def snap_stored(reach_tolerance: float, threads: int = 1, directory: Optional[Path] = None,
+                progress=None) -> int:
+    """Snap every stored score-aware policy (each vira's own, not copies) to its points
+    policy again, by its own tolerance and by own reach at ``reach_tolerance``
+    (:func:`lab.solver.fullgame.compact.snap_to`), without checkpoints: each one's
+    exploitability and value measured again at its payoffs, written smaller where it
+    shrank (an entry whose file would not shrink is left as it is), a vira stored as
+    another's copied again. Returns the bytes of the store after."""
+    from ..solver.fullgame.compact import LEVEL, PACKING, own_reach, snap_to
+
+    say = progress or (lambda msg: None)
+    entries = list(read_score_policy_manifest(directory)["policies"].values())
+    for entry in entries:
+        if "same_as" in entry:
+            continue
+        v, score = entry["vira"], tuple(entry["score"])
+        q = load_score_policy(v, score, directory).q.copy()
+        base = load_full_policy(v, directory)
+        where = (base.keys, base.tree, base.templates)
+        reach = own_reach(base.config, base.keys, q, threads)
+        own = snap_to(q, base.q, *where, float(entry["tolerance"]), reach, reach_tolerance)
+        del reach
+        blob, plain, difference = smaller_encoding(q, base, *where)
+        if len(blob) >= entry["bytes"]:
+            say(f"vira {v} at {score[0]}-{score[1]}: {len(blob) / 1e6:.2f} MB, no smaller; "
+                "left as it is")
+            continue
+        exploitability, value_mao = measure(
+            base.config, base.keys, base.tree, base.layout, base.templates, q,
+            (entry["scaled_mao"], entry["scaled_pe"]), entry["centre"], entry["half_swing"],
+            threads)
+        write_score_policy(v, score, blob, dict(
+            _content(entry), exploitability=exploitability, value_mao=value_mao,
+            reach_tolerance=float(reach_tolerance), own_pairs=int(own), level=LEVEL,
+            packing=PACKING, difference=blob is difference, plain_bytes=len(plain),
+            difference_bytes=len(difference)), directory)
+        say(f"vira {v} at {score[0]}-{score[1]}: {entry['bytes'] / 1e6:.2f} -> "
+            f"{len(blob) / 1e6:.2f} MB, exploitability as stored {entry['exploitability']:.4f}"
+            f" -> {exploitability:.4f} match-win probability")
+    for entry in entries:
+        if "same_as" in entry:
+            copy_score_policy(entry["vira"], entry["same_as"], tuple(entry["score"]),
+                              directory)
+    _CACHE.clear()
+    return store_bytes(directory)
 
 
 def write_score_policy(vira, score, blob: bytes, info: dict,
