@@ -4,8 +4,9 @@ The tests read vira 4's re-solve at 10-10 (``lab solve policy --vira 4 --score 1
 --checkpoints DIR``), kept in the data dir the suite reads as its difference from vira 4's
 points policy. Without it the tests fail and say so.
 
-Runtime: about a minute (the policies load in a few seconds each; 1,000 hands of
-self-play at 10-10, about 30 s).
+Runtime: about a minute and a half (the policies load in a few seconds each; 1,000 hands
+of self-play at 10-10, about 30 s; snapping the stored policy again, an own-reach
+traversal and a best response of the whole game, about 30 s).
 """
 
 from __future__ import annotations
