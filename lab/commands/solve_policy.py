@@ -174,7 +174,8 @@ def _store_score_aware(viras, scores, checkpoints, threshold, tolerances, thread
             how = "as the difference from the points policy" if info["difference"] else \
                 "on its own (smaller than as the difference from the points policy)"
             print(f"vira {v} at {score[0]}-{score[1]}: {info['pairs']:,} pairs "
-                  f"({info['own_pairs']:,} more than {tolerance:g} from points play), "
+                  f"({info['own_pairs']:,} keep their own: more than {tolerance:g} from "
+                  f"points play, own reach times move above {reach_tolerance:g}), "
                   f"{info['bytes'] / 1e6:.2f} MB {how}, "
                   f"stored policy's exploitability {info['exploitability']:.4f} match-win "
                   f"probability (the re-solve's {info['solver_exploitability']:.4f} at "

@@ -185,9 +185,8 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
     it plays within ``tolerance`` of it (total variation, probability; 0 keeps it whole)
     or where its own reach times that distance is at most ``reach_tolerance`` (0: by
     distance alone), kept as its difference from the points policy (or on its own where
-    that is smaller),
-    with its exploitability and value measured exactly at its payoffs (match-win
-    probability). Returns the manifest entry."""
+    that is smaller), with its exploitability and value measured exactly at its payoffs
+    (match-win probability). Returns the manifest entry."""
     from ..solver.fullgame.compact import (LEVEL, PACKING, QUANT, compact_policy, own_reach,
                                            snap_to)
     from ..solver.fullgame.solver import FullSolver, config_for, has_checkpoint
@@ -225,9 +224,9 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
     del reach
     blob, plain, difference = smaller_encoding(q, base, keys, tree, templates)
     say(f"vira {v} at {score[0]}-{score[1]}: {kept:,} pairs, {own:,} of them more than "
-        f"{tolerance:g} from points play (and more than {reach_tolerance:g} times their "
-        f"own reach), {len(plain) / 1e6:.2f} MB on its "
-        f"own, {len(difference) / 1e6:.2f} MB as the difference from the points policy; "
+        f"{tolerance:g} from points play and their own reach times that move above "
+        f"{reach_tolerance:g}, {len(plain) / 1e6:.2f} MB on its own, "
+        f"{len(difference) / 1e6:.2f} MB as the difference from the points policy; "
         "measuring the stored policy's exploitability")
     exploitability, value_mao = measure(config, keys, tree, layout, templates, q, scaled,
                                         centre, half_swing, threads)
