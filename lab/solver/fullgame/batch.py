@@ -26,8 +26,8 @@ from numba import njit
 from collections import namedtuple
 
 from ..indexing import without_wraparound
-from .kernels import (AVERAGE, BEST, END, LAST, T_NODE, deal_block, enter_child, enter_turns,
-                      prepare_node, showdown_winner, walk_stack)
+from .kernels import (AVERAGE, BEST, END, LAST, ONE, ROOT, T_NODE, deal_block, enter_child,
+                      enter_turns, prepare_node, showdown_winner, walk_stack)
 
 Batch = namedtuple("Batch", ["WIN", "LOSE", "VB", "EB", "OB", "PAY"])
 """The payoff columns (``WIN``, ``LOSE``: ``[b, ladder index]``), the batched values
@@ -320,5 +320,5 @@ def traverse_batch(T, S, W, P, WIN, LOSE, VB, EB, OB):
         W.ENT[0, i] = 1.0
     W.ES[0, 0] = 0
     X = Batch(WIN, LOSE, VB, EB, OB, np.empty(WIN.shape[0]))
-    _visit(0, 0, 1, T, S, W, P, X, walk_stack(W))
+    _visit(ROOT, ROOT, ONE, T, S, W, P, X, walk_stack(W))
     return OB[0, :nn[0, P.u], :].copy()

@@ -76,6 +76,10 @@ from ..indexing import without_wraparound
 without_wraparound(__name__)   # computed indices, never negative (see indexing)
 
 CFR, BEST, AVERAGE = 0, 1, 2
+ROOT, ONE = np.int64(0), np.int64(1)
+"""The root's card node and depth, and its one entering history, as int64: a kernel called
+with a literal 0 or 1 is compiled again for it (numba types a literal argument as its own
+type), so every walk passes these and one compiled walk serves them all."""
 T_NODE, Q_NODE = 0, 1
 DECISION, LAST, END = 0, 1, 2
 I16 = 32767.0
@@ -344,7 +348,7 @@ def traverse(T, S, W, P):
         W.ENT[0, i] = 1.0
     W.ES[0, 0] = 0  # state_id(value 0, no raiser)
     W.ED[0, 0] = 0
-    _visit(0, 0, 1, T, S, W, P)
+    _visit(ROOT, ROOT, ONE, T, S, W, P)
     return W.OUT[0, :nn[0, P.u]].copy()
 
 
@@ -990,12 +994,12 @@ def traverse_parallel(nthreads, owner, T, S, W, P, Wt):
     in their order afterwards, so the values and updates are bit-identical to
     :func:`traverse`'s."""
     nn, child_start = T.nn, T.child_start
-    c = 0
+    c, d = ROOT, ROOT
     for i in range(nn[0, 0] + nn[0, 1]):
         W.ENT[0, i] = 1.0
     W.ES[0, 0] = 0
     W.ED[0, 0] = 0
-    K, TT = prepare_node(c, 0, 1, T, S, W, P)
+    K, TT = prepare_node(c, d, ONE, T, S, W, P)
     nch = T.child_count[c]
     width = 0
     for j in range(nch):
@@ -1005,20 +1009,20 @@ def traverse_parallel(nthreads, owner, T, S, W, P, Wt):
         Wc = Work(Wt.ENT[th], Wt.OUT[th], Wt.ES[th], Wt.RI[th], Wt.VI[th], Wt.SIG[th],
                   Wt.EV[th], Wt.KI[th], Wt.TMP[th], Wt.WC[th], Wt.TK[th], Wt.MK[th],
                   Wt.DK[th], Wt.ED[th], Wt.DC[th])
-        enter_turns(c, 0, TT, T, W, Wc)
+        enter_turns(c, d, TT, T, W, Wc)
         for j in range(nch):
             if owner[j] != th:
                 continue
             ch = child_start[c] + j
-            if not enter_child_any(c, ch, 0, K, TT, T, W, Wc, P):
+            if not enter_child_any(c, ch, d, K, TT, T, W, Wc, P):
                 pass   # Wc.OUT[1] holds its values, zero
             elif T.kind[ch] == END:
-                end_values(ch, 0, TT, T, P, W, Wc)
+                end_values(ch, d, TT, T, P, W, Wc)
             else:
-                _visit(ch, 1, TT, T, S, Wc, P)
+                _visit(ch, ONE, TT, T, S, Wc, P)
             n = TT * nn[ch, P.u]
             values[j, :n] = Wc.OUT[1, :n]
     for j in range(nch):
-        take_child_values(c, child_start[c] + j, 0, TT, T, P, W, values[j])
-    _finish(c, 0, 1, T, S, W, P, K)
+        take_child_values(c, child_start[c] + j, d, TT, T, P, W, values[j])
+    _finish(c, d, ONE, T, S, W, P, K)
     return W.OUT[0, :nn[0, P.u]].copy()
