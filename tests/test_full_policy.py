@@ -17,7 +17,7 @@ import pytest
 from lab.solver.fullgame import kernels as K
 from lab.solver.fullgame import compact as P
 from lab.solver.games.cardplay_game import COVER, decided
-from lab.solver.fullgame.solver import FullSolver, config_for
+from lab.solver.fullgame.solver import FullSolver, SolverStateError, config_for
 from lab.solver.fullgame.tree import LAST, T_NODE
 from lab.solver.fullgame.game import FullGame
 from lab.solver.fullgame.policy import RAISE, FullPolicy, Spot, Terminal
@@ -540,6 +540,19 @@ def test_best_responses_and_value_match_brute_force(toy_policy, toy_brute):
     under it, by the solver's kernels on the expanded ``q``, equal a plain recursion over
     the reference game that reads the policy only through FullPolicy.decision."""
     check_best_responses(toy_policy, *toy_brute[1])
+
+
+def test_a_held_policy_is_walked_by_the_solvers_own_compiled_walks(toy_solver, toy_policy):
+    """The stored policy's solver hands the kernels arrays of the same types as a solving
+    solver's (16-bit sums), so numba compiles no walk of its own for it; its walks are
+    refused as CFR iterations."""
+    from numba import typeof
+
+    held = toy_policy.solver(1)
+    assert typeof(held.store()) == typeof(toy_solver.store())
+    assert held.store().wide is False and held.cum16.dtype == np.uint16
+    with pytest.raises(SolverStateError):
+        held.iterate(1)
 
 
 @pytest.mark.parametrize("ladder, merge", [(FULL, True), (SHORT, False)])

@@ -775,8 +775,9 @@ def _finish(c, d, H, T, S, W, P, K):
         ks = KI[d, k, 2]
         so = KI[d, k, 4]
         pub = KI[d, k, 3]
-        rs = 1.0 if wide else np.float64(rscale[pub])
-        cs = np.float64(cscale[pub]) if cfr else 1.0   # a held policy has one scale only
+        # a held policy has one scale only, and its walks are never CFR
+        rs = np.float64(rscale[pub]) if cfr and not wide else 1.0
+        cs = np.float64(cscale[pub]) if cfr else 1.0
         if t_kind[gid] == T_NODE:
             kq = h0 + t_child_a[gid] if t_child_a[gid] >= 0 else -1
             can_raise = kq >= 0

@@ -342,20 +342,24 @@ class FullSolver(Lifecycle):
         seats' average strategy is ``q`` (one byte per slot, each stored pair summing to
         its quantisation). Best responses, values and the outcome distribution are then
         those of the stored policy, exactly; :meth:`iterate` is refused. Needs a solver
-        built with ``storage="float32"`` (the kernels read ``q`` as its wide arrays)."""
+        built with ``storage="float32"``.
+
+        The kernels read ``q`` as 16-bit strategy sums with one scale (their walks that
+        are not CFR read no scale): the arrays have the types of a solver's own, so the
+        walks compiled for solving serve the policy too (held as bytes, numba compiled
+        every walk again for it, 40 s), for two bytes per slot instead of one."""
         self._need_built("use_policy()")
         if self.config.storage != "float32":
             raise ValueError("use_policy() needs a solver configured with storage='float32'")
-        q = np.ascontiguousarray(q, dtype=np.uint8)
+        q = np.asarray(q)
         if q.shape != (self.layout.n_slots,):
             raise ValueError(f"a policy of {q.shape[0]:,} slots for a game of "
                              f"{self.layout.n_slots:,}")
-        if not q.flags.writeable:
-            q = q.copy()
-        self.cum32 = q
-        self.reg32 = q.view(np.int8)  # the responder's own strategy never enters his values
-        self.reg16 = np.zeros(1, dtype=np.int16)
-        self.cum16 = np.zeros(1, dtype=np.uint16)
+        self.cum16 = q.astype(np.uint16)
+        # the responder's own strategy never enters his values
+        self.reg16 = self.cum16.view(np.int16)
+        self.reg32 = np.zeros(1, dtype=np.float32)
+        self.cum32 = np.zeros(1, dtype=np.float32)
         self.rscale = np.ones(1, dtype=np.float32)
         self.cscale = np.ones(1, dtype=np.float32)
         self.rstamp = np.zeros(1, dtype=np.int32)
@@ -547,7 +551,8 @@ class FullSolver(Lifecycle):
 
     def store(self) -> K.Store:
         """The regrets and strategy sums as the kernels take them (:data:`kernels.Store`)."""
-        return K.Store(self.config.storage == "float32", self.reg32, self.reg16, self.rscale,
+        wide = self.config.storage == "float32" and not self.fixed_policy
+        return K.Store(wide, self.reg32, self.reg16, self.rscale,
                        self.cum32, self.cum16, self.cscale, self.pred32, self.pred16,
                        self.pscale, self.rstamp, self.cstamp)
 
