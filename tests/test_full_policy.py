@@ -702,15 +702,16 @@ def test_a_policy_stored_as_a_difference_decodes_to_itself(toy_policy, packing):
 def test_snapping_keeps_a_pair_s_own_strategy_only_where_it_moved(toy_policy, tolerance):
     """snap_to(q, base, tolerance): at every decision and private state, a pair ``q``
     stores keeps its own strategy where it is more than ``tolerance`` (total variation)
-    from ``base``'s, and takes ``base``'s otherwise, as does every pair ``q`` does not
-    store; read back through FullPolicy, decision by decision."""
+    from ``base``'s or ``base`` does not store it, and takes ``base``'s otherwise, as
+    does every pair ``q`` does not store; read back through FullPolicy, decision by
+    decision. Tolerance 1 keeps only the pairs ``base`` does not store."""
     base = toy_policy
     where = (base.keys, base.tree, base.templates)
     later = stored(solved(TOY, SHORT, iterations=40), 0.01)[0]
     snapped = later.q.copy()
     own = P.snap_to(snapped, base.q, *where, tolerance)
     result = FullPolicy(base.config, snapped, keys=base.keys)
-    kept = moved = seen = 0
+    kept = moved = seen = only_own = 0
     for spot, _, _, d in every_spot(result):
         dq, db = later.decision(spot), base.decision(spot)
         for i in range(d.strategy.shape[1]):
@@ -720,15 +721,18 @@ def test_snapping_keeps_a_pair_s_own_strategy_only_where_it_moved(toy_policy, to
             else:
                 tv = (0.5 * np.nansum(np.abs(dq.strategy[:, i] - db.strategy[:, i]))
                       if db.stored[i] else 1.0)
-                want = dq if tv > tolerance + 1e-9 else db
+                want = dq if tv > tolerance + 1e-9 or not db.stored[i] else db
                 kept += want is dq
+                only_own += not db.stored[i]
                 moved += tv > 0
             np.testing.assert_array_equal(d.strategy[:, i], want.strategy[:, i])
             assert d.stored[i] == want.stored[i]
     assert seen > 100 and kept > 0 and (kept < moved or tolerance == 0)
     assert 0 < own <= int((snapped != base.q).sum())
-    full_q = later.q.copy()
-    assert P.snap_to(full_q, base.q, *where, 1.0) == 0 and np.array_equal(full_q, base.q)
+    assert only_own > 0
+    assert 0 < P.snap_to(later.q.copy(), base.q, *where, 1.0) <= only_own   # keys, spots
+    same = base.q.copy()
+    assert P.snap_to(same, base.q, *where, 1.0) == 0 and np.array_equal(same, base.q)
     with pytest.raises(InputError):
         P.snap_to(later.q.copy(), base.q, *where, 1.5)
     blob = P.encode(snapped, *where, base=base.q)
@@ -783,8 +787,10 @@ def test_own_reach_follows_the_policy_s_own_probabilities(toy_solver, toy_policy
 def test_snapping_by_reach_keeps_what_moves_a_reached_pair(toy_solver, toy_policy,
                                                            reach_tolerance):
     """snap_to with own reaches: a pair keeps its own strategy where it moved by more than
-    the tolerance *and* its own reach times that move exceeds ``reach_tolerance``; 0 is
-    snapping by distance alone, a huge one gives the base back whole."""
+    the tolerance *and* its own reach times that move exceeds ``reach_tolerance``, and
+    wherever the base holds nothing (however seldom it is reached: a stored policy holds
+    every pair its own play reaches); 0 is snapping by distance alone, a huge one gives
+    the base back wherever the base holds the pair."""
     base = toy_policy
     where = (base.keys, base.tree, base.templates)
     later = stored(solved(TOY, SHORT, iterations=40), 0.01)[0]
@@ -794,7 +800,8 @@ def test_snapping_by_reach_keeps_what_moves_a_reached_pair(toy_solver, toy_polic
     snapped = later.q.copy()
     own = P.snap_to(snapped, base.q, *where, 0.05, reach, reach_tolerance)
     result = FullPolicy(base.config, snapped, keys=base.keys)
-    kept = 0
+    tm = base.templates
+    kept = only_own = 0
     for spot, _, _, d in every_spot(result):
         dq, db = later.decision(spot), base.decision(spot)
         r = pair_sums(later, spot, reach)
@@ -804,14 +811,23 @@ def test_snapping_by_reach_keeps_what_moves_a_reached_pair(toy_solver, toy_polic
             else:
                 tv = (0.5 * np.nansum(np.abs(dq.strategy[:, i] - db.strategy[:, i]))
                       if db.stored[i] else 1.0)
-                want = dq if tv > 0.05 + 1e-9 and r[i] * tv > reach_tolerance else db
+                moved = tv > 0.05 + 1e-9 and r[i] * tv > reach_tolerance
+                want = dq if moved or not db.stored[i] else db
                 kept += want is dq
+                only_own += not db.stored[i]
             np.testing.assert_array_equal(d.strategy[:, i], want.strategy[:, i])
+    assert only_own > 0     # the case that matters: pairs the base never reaches
+    reached = P.own_reach(toy_solver.config, base.keys, snapped)
+    for spot, _, _, d in every_spot(result):    # wherever its own play goes, it is stored
+        if tm.kind[spot.node] == T_NODE and tm.child_a[spot.node] < 0 \
+                and base.tree.n_edges[spot.card] <= d.strategy.shape[1]:
+            continue                            # a forced card has no slots
+        assert d.stored[pair_sums(result, spot, reached) > 0].all()
     if reach_tolerance == 0:
         np.testing.assert_array_equal(snapped, by_distance)
         assert own > 0 and kept > 0
     elif reach_tolerance > 1e6:
-        assert own == 0 and np.array_equal(snapped, base.q)
+        assert kept == only_own and 0 < own <= only_own   # (own counts keys, kept spots)
     else:
         assert 0 < own < P.snap_to(later.q.copy(), base.q, *where, 0.05) and kept > 0
     with pytest.raises(InputError):

@@ -496,10 +496,10 @@ def _pair_job(job, ix, m, sums, threshold, floor, quant, q_out, other, x, o):
                 q_out[ix[j]] = 0
         return 1 if reached else 0
     # NEAR: other is a policy of the same keys; take its bytes where q_out holds nothing
-    # (pruned) or differs by at most ``threshold`` (half the L1 distance, in steps; all
-    # of ``quant`` where ``other`` holds nothing), or, with own reaches in ``sums`` (one
-    # per slot), where the pair's own reach times that distance (in probability) is at
-    # most ``floor``
+    # (pruned) or differs by at most ``threshold`` (half the L1 distance, in steps), or,
+    # with own reaches in ``sums`` (one per slot), where the pair's own reach times that
+    # distance (in probability) is at most ``floor``; never where ``other`` holds nothing
+    # and q_out holds the pair (its own play reaches it, however seldom)
     held = 0
     held_other = 0
     moved = 0
@@ -510,10 +510,8 @@ def _pair_job(job, ix, m, sums, threshold, floor, quant, q_out, other, x, o):
         moved += abs(np.int64(q_out[ix[j]]) - np.int64(other[ix[j]]))
         if sums.shape[0] > 1:
             reach += sums[ix[j]]
-    if held_other == 0:
-        moved = 2 * quant
-    if held > 0 and moved > 2 * threshold and (
-            sums.shape[0] == 1 or reach * moved > 2.0 * quant * floor):
+    if held > 0 and (held_other == 0 or moved > 2 * threshold and (
+            sums.shape[0] == 1 or reach * moved > 2.0 * quant * floor)):
         return 1
     for j in range(m):
         q_out[ix[j]] = other[ix[j]]
@@ -888,7 +886,8 @@ def snap_to(q: np.ndarray, base: np.ndarray, keys: Keys, tree, templates,
     probability) ``base``'s bytes; returns the pairs that keep their own. With ``reach``
     (:func:`own_reach` of ``q``), a pair also takes ``base``'s bytes where its own reach
     times its total variation is at most ``reach_tolerance``: a pair its seat seldom gets
-    to moves the policy's values little. ``q`` then differs from ``base`` only where it
+    to moves the policy's values little. A pair ``q`` holds and ``base`` does not always
+    keeps its own, so the result holds every pair its own play reaches. ``q`` then differs from ``base`` only where it
     moved by more than that, so its difference from ``base`` (:func:`encode`) is mostly
     zeros."""
     if not 0.0 <= tolerance <= 1.0:
