@@ -834,6 +834,59 @@ def test_snapping_by_reach_keeps_what_moves_a_reached_pair(toy_solver, toy_polic
         P.snap_to(later.q.copy(), base.q, *where, 0.05, reach, -1.0)
 
 
+@pytest.mark.parametrize("reach_tolerance", [0.0, 0.02, 1e9])
+def test_coarsening_rounds_a_pair_by_its_own_reach(toy_solver, toy_policy, reach_tolerance):
+    """coarsen after snap_to: a pair with bytes of its own is rounded to multiples of one
+    of STEPS (in 1/QUANT) moving it, in total variation times its own reach, by at most
+    ``reach_tolerance``; it plays no move it did not play, stays stored, and a pair that
+    is the base's is left alone. 0 rounds nothing; a huge tolerance leaves every own pair
+    a pure strategy. The rounded policy still stores every pair its own play reaches."""
+    base = toy_policy
+    where = (base.keys, base.tree, base.templates)
+    later = stored(solved(TOY, SHORT, iterations=40), 0.01)[0]
+    reach = P.own_reach(toy_solver.config, base.keys, later.q)
+    snapped = later.q.copy()
+    P.snap_to(snapped, base.q, *where, 0.0, reach, 0.0)
+    rounded = snapped.copy()
+    n = P.coarsen(rounded, base.q, *where, reach, reach_tolerance)
+    before = FullPolicy(base.config, snapped, keys=base.keys)
+    after = FullPolicy(base.config, rounded, keys=base.keys)
+    tm, grid = base.templates, np.append(P.STEPS, 1)
+    changed = pure = own_pairs = 0
+    for spot, _, _, d in every_spot(after):
+        db, dbase = before.decision(spot), base.decision(spot)
+        r = pair_sums(before, spot, reach)
+        assert (d.stored == db.stored).all()
+        for i in np.flatnonzero(db.stored):
+            x, y = d.strategy[:, i], db.strategy[:, i]
+            if dbase.stored[i] and np.array_equal(y, dbase.strategy[:, i]):
+                np.testing.assert_array_equal(x, y)       # the base's: left alone
+                continue
+            own_pairs += 1
+            steps = np.rint(np.nan_to_num(x) * P.QUANT).astype(int)
+            assert any((steps % k == 0).all() for k in grid)
+            assert (np.nan_to_num(x)[np.nan_to_num(y) == 0] == 0).all()
+            tv = 0.5 * np.nansum(np.abs(x - y))
+            assert r[i] * tv <= reach_tolerance + 1e-9
+            changed += tv > 0
+            pure += np.nanmax(x) == 1.0
+    assert own_pairs > 0
+    if reach_tolerance == 0:
+        assert n == 0 and np.array_equal(rounded, snapped)
+    else:
+        assert n > 0 and changed > 0
+    if reach_tolerance > 1e6:
+        assert pure == own_pairs
+    reached = P.own_reach(toy_solver.config, base.keys, rounded)
+    for spot, _, _, d in every_spot(after):
+        if tm.kind[spot.node] == T_NODE and tm.child_a[spot.node] < 0 \
+                and base.tree.n_edges[spot.card] <= d.strategy.shape[1]:
+            continue                            # a forced card has no slots
+        assert d.stored[pair_sums(after, spot, reached) > 0].all()
+    with pytest.raises(InputError):
+        P.coarsen(rounded, base.q, *where, reach, -1.0)
+
+
 # ---------------------------------------------------------------- the solver's sums, read directly
 # A reader of FullSolver's strategy sums written independently of lab.solver.fullgame.policy: it
 # numbers each card node's public nodes as the kernels do (``self`` is the solver).

@@ -12,8 +12,9 @@ compression (:data:`lab.solver.fullgame.compact.LEVEL`), the same strategies byt
 without checkpoints.
 
 ``--snap-stored`` snaps every stored score-aware policy to its points policy again by own
-reach (``--reach-tolerance``, default 0.01), without checkpoints, measuring each one's
-exploitability again (for policies stored before the reach tolerance existed).
+reach (``--reach-tolerance``, default 0.01) and rounds it by own reach as a build does,
+without checkpoints, measuring each one's exploitability again (for policies stored before
+the reach tolerance existed).
 
 ``--same-as 3=2`` stores vira 3's policy as vira 2's when the two decks have the same deal
 weights (viras 2 and 3 do: the vira's own rank is the top plain level in both), after
@@ -24,8 +25,9 @@ first, and vira 3's ``score_play`` rows copies of vira 2's).
 those scores, from their re-solves under DIR (``lab solve match-play --checkpoints DIR``):
 each given the points policy's strategy wherever it plays within ``--tolerance`` of it
 (total variation; default 0.05, 0 keeps it whole) or where its own reach times that
-distance is at most ``--reach-tolerance`` (default 0.01, 0 by distance alone), stored as
-its difference from the vira's points policy where that is smaller than on its own, with
+distance is at most ``--reach-tolerance`` (default 0.01, 0 by distance alone), each pair
+that keeps its own strategy rounded to the coarsest steps (a pure strategy at the coarsest)
+whose move times its own reach is at most that too, stored as its difference from the vira's points policy where that is smaller than on its own, with
 its exploitability and value at its match payoffs (match-win probability; see
 :mod:`lab.tables.score_policies`).
 
@@ -73,7 +75,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--reach-tolerance", type=number, default=None, metavar="R",
                         help="with --score: play the points policy's strategy also where "
                              "a pair's own reach times its total variation from it is at "
-                             "most R (default 0.01; 0: by --tolerance alone)")
+                             "most R, and round the pairs keeping their own to the coarsest "
+                             "steps that move them by no more (default 0.01; 0: by "
+                             "--tolerance alone, nothing rounded)")
 
 
 def run(args) -> int:
@@ -175,7 +179,8 @@ def _store_score_aware(viras, scores, checkpoints, threshold, tolerances, thread
                 "on its own (smaller than as the difference from the points policy)"
             print(f"vira {v} at {score[0]}-{score[1]}: {info['pairs']:,} pairs "
                   f"({info['own_pairs']:,} keep their own: more than {tolerance:g} from "
-                  f"points play, own reach times move above {reach_tolerance:g}), "
+                  f"points play, own reach times move above {reach_tolerance:g}; "
+                  f"{info['coarse_pairs']:,} of them rounded coarser), "
                   f"{info['bytes'] / 1e6:.2f} MB {how}, "
                   f"stored policy's exploitability {info['exploitability']:.4f} match-win "
                   f"probability (the re-solve's {info['solver_exploitability']:.4f} at "

@@ -184,11 +184,13 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
     and pruned as the points policies are, then given the vira's points strategy wherever
     it plays within ``tolerance`` of it (total variation, probability; 0 keeps it whole)
     or where its own reach times that distance is at most ``reach_tolerance`` (0: by
-    distance alone), kept as its difference from the points policy (or on its own where
-    that is smaller), with its exploitability and value measured exactly at its payoffs
-    (match-win probability). Returns the manifest entry."""
-    from ..solver.fullgame.compact import (LEVEL, PACKING, QUANT, compact_policy, own_reach,
-                                           snap_to)
+    distance alone), each pair that keeps its own strategy rounded to the coarsest steps
+    that move it by at most ``reach_tolerance`` over its own reach, kept as its difference
+    from the points policy (or on its own where that is smaller), with its exploitability
+    and value measured exactly at its payoffs (match-win probability). Returns the
+    manifest entry."""
+    from ..solver.fullgame.compact import (LEVEL, PACKING, QUANT, coarsen, compact_policy,
+                                           own_reach, snap_to)
     from ..solver.fullgame.solver import FullSolver, config_for, has_checkpoint
     from .score import payoff_scale
     from .score_sweep import finished, score_dir
@@ -221,11 +223,14 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
     del solver
     reach = own_reach(config, keys, q, threads) if reach_tolerance > 0 else None
     own = snap_to(q, base.q, keys, tree, templates, tolerance, reach, reach_tolerance)
+    coarse = coarsen(q, base.q, keys, tree, templates, reach, reach_tolerance) \
+        if reach is not None else 0
     del reach
     blob, plain, difference = smaller_encoding(q, base, keys, tree, templates)
     say(f"vira {v} at {score[0]}-{score[1]}: {kept:,} pairs, {own:,} of them more than "
         f"{tolerance:g} from points play and their own reach times that move above "
-        f"{reach_tolerance:g}, {len(plain) / 1e6:.2f} MB on its own, "
+        f"{reach_tolerance:g} ({coarse:,} of those rounded coarser by their own reach), "
+        f"{len(plain) / 1e6:.2f} MB on its own, "
         f"{len(difference) / 1e6:.2f} MB as the difference from the points policy; "
         "measuring the stored policy's exploitability")
     exploitability, value_mao = measure(config, keys, tree, layout, templates, q, scaled,
@@ -240,6 +245,7 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
             "threshold": float(threshold), "quant": QUANT, "level": LEVEL, "packing": PACKING,
             "pairs": int(kept), "tolerance": float(tolerance),
             "reach_tolerance": float(reach_tolerance), "own_pairs": int(own),
+            "coarse_pairs": int(coarse),
             "slots": int(keys.n_slots), "difference": blob is difference,
             "plain_bytes": len(plain), "difference_bytes": len(difference),
             "base_sha256": policy_info(v, directory)["sha256"],
@@ -268,11 +274,12 @@ def snap_stored(reach_tolerance: float, threads: int = 1, directory: Optional[Pa
                 progress=None) -> int:
     """Snap every stored score-aware policy (each vira's own, not copies) to its points
     policy again, by its own tolerance and by own reach at ``reach_tolerance``
-    (:func:`lab.solver.fullgame.compact.snap_to`), without checkpoints: each one's
+    (:func:`lab.solver.fullgame.compact.snap_to`, then
+    :func:`~lab.solver.fullgame.compact.coarsen`), without checkpoints: each one's
     exploitability and value measured again at its payoffs, written smaller where it
     shrank (an entry whose file would not shrink is left as it is), a vira stored as
     another's copied again. Returns the bytes of the store after."""
-    from ..solver.fullgame.compact import LEVEL, PACKING, own_reach, snap_to
+    from ..solver.fullgame.compact import LEVEL, PACKING, coarsen, own_reach, snap_to
 
     say = progress or (lambda msg: None)
     entries = list(read_score_policy_manifest(directory)["policies"].values())
@@ -285,6 +292,7 @@ def snap_stored(reach_tolerance: float, threads: int = 1, directory: Optional[Pa
         where = (base.keys, base.tree, base.templates)
         reach = own_reach(base.config, base.keys, q, threads)
         own = snap_to(q, base.q, *where, float(entry["tolerance"]), reach, reach_tolerance)
+        coarse = coarsen(q, base.q, *where, reach, reach_tolerance)
         del reach
         blob, plain, difference = smaller_encoding(q, base, *where)
         if len(blob) >= entry["bytes"]:
@@ -297,7 +305,8 @@ def snap_stored(reach_tolerance: float, threads: int = 1, directory: Optional[Pa
             threads)
         write_score_policy(v, score, blob, dict(
             _content(entry), exploitability=exploitability, value_mao=value_mao,
-            reach_tolerance=float(reach_tolerance), own_pairs=int(own), level=LEVEL,
+            reach_tolerance=float(reach_tolerance), own_pairs=int(own),
+            coarse_pairs=int(coarse), level=LEVEL,
             packing=PACKING, difference=blob is difference, plain_bytes=len(plain),
             difference_bytes=len(difference)), directory)
         say(f"vira {v} at {score[0]}-{score[1]}: {entry['bytes'] / 1e6:.2f} -> "

@@ -471,8 +471,59 @@ def _quantise_group(x, m, threshold, quant, out):
     return 0
 
 
-QUANTISE, MASK, NEAR = 0, 1, 2
+QUANTISE, MASK, NEAR, COARSE = 0, 1, 2, 3
 """Jobs of :func:`_pair_pass`."""
+
+STEPS = np.array([255, 85, 51, 17, 15, 5, 3], dtype=np.int64)
+"""The divisors of :data:`QUANT` above 1, coarsest first: the steps a pair's strategy may
+be rounded to by :func:`coarsen` (255: a pure strategy)."""
+
+
+@njit(cache=True, inline="always")
+def _coarse_pair(ix, m, sums, floor, quant, q_out, other, x, o):
+    """Job COARSE on one held pair that is not ``other``'s: round its bytes to multiples
+    of the coarsest of :data:`STEPS` whose move (half the L1 distance, in probability)
+    times the pair's own reach (``sums``, one per slot) is at most ``floor``; returns 1
+    when it was rounded. Rounding by largest remainders never gives a move a pair does
+    not play, so no pair its own play did not reach becomes reached."""
+    held = 0
+    reach = 0.0
+    same = True
+    for j in range(m):
+        held += q_out[ix[j]]
+        reach += sums[ix[j]]
+        if q_out[ix[j]] != other[ix[j]]:
+            same = False
+    if held == 0 or same:
+        return 0
+    for s in range(STEPS.shape[0]):
+        k = STEPS[s]
+        units = quant // k
+        given = 0
+        for j in range(m):
+            x[j] = q_out[ix[j]] / k
+            o[j] = int(np.floor(x[j]))
+            x[j] -= o[j]
+            given += o[j]
+        while given < units:  # largest remainders first
+            b = 0
+            for j in range(m):
+                if x[j] > x[b]:
+                    b = j
+            o[b] += 1
+            x[b] = -1.0
+            given += 1
+        moved = 0
+        for j in range(m):
+            o[j] *= k
+            moved += abs(o[j] - np.int64(q_out[ix[j]]))
+        if moved == 0:
+            return 0
+        if reach * moved <= 2.0 * quant * floor:
+            for j in range(m):
+                q_out[ix[j]] = o[j]
+            return 1
+    return 0
 
 
 @njit(cache=True, inline="always")
@@ -495,6 +546,8 @@ def _pair_job(job, ix, m, sums, threshold, floor, quant, q_out, other, x, o):
             for j in range(m):
                 q_out[ix[j]] = 0
         return 1 if reached else 0
+    if job == COARSE:
+        return _coarse_pair(ix, m, sums, floor, quant, q_out, other, x, o)
     # NEAR: other is a policy of the same keys; take its bytes where q_out holds nothing
     # (pruned) or differs by at most ``threshold`` (half the L1 distance, in steps), or,
     # with own reaches in ``sums`` (one per slot), where the pair's own reach times that
@@ -524,8 +577,9 @@ def _pair_pass(job, sums, threshold, floor, quant, q_out, other, kind, actor, nn
                t_answerer, key_start, key_gid, key_slot):
     """Every (key, private state) pair of a policy's keys, given to :func:`_pair_job`:
     QUANTISE ``q_out`` from ``sums``; MASK: zero the pairs ``other`` (a mask) does not
-    reach; NEAR: take ``other``'s bytes where ``q_out``'s are near them. Returns the
-    pairs :func:`_pair_job` counts."""
+    reach; NEAR: take ``other``'s bytes where ``q_out``'s are near them; COARSE: round
+    the pairs that are not ``other``'s by own reach. Returns the pairs :func:`_pair_job`
+    counts."""
     x = np.empty(64)
     o = np.empty(64, dtype=np.int64)
     ix = np.empty(64, dtype=np.int64)
@@ -899,5 +953,23 @@ def snap_to(q: np.ndarray, base: np.ndarray, keys: Keys, tree, templates,
     elif reach.shape != (keys.n_slots,):
         raise ValueError(f"reach: one number per key slot ({keys.n_slots}), not {reach.shape}")
     return _by_key(NEAR, tolerance * QUANT, QUANT, keys, tree, templates,
+                   np.ascontiguousarray(reach, dtype=np.float64), q,
+                   np.ascontiguousarray(base, dtype=np.uint8), reach_tolerance)
+
+
+def coarsen(q: np.ndarray, base: np.ndarray, keys: Keys, tree, templates,
+            reach: np.ndarray, reach_tolerance: float) -> int:
+    """Round, in place, every pair ``q`` holds with bytes of its own (not ``base``'s: after
+    :func:`snap_to`) to the coarsest multiple of one of :data:`STEPS` whose total variation
+    from its strategy, times its own reach (``reach``: :func:`own_reach`, one number per
+    key slot), is at most ``reach_tolerance``; returns the pairs rounded. A pair its seat
+    seldom gets to keeps only the shape of its strategy (a pure one, at the coarsest), in
+    bytes of a few values that compress to little. Pairs stay held and sum to
+    :data:`QUANT`; a move a pair never plays stays unplayed."""
+    if not reach_tolerance >= 0.0:
+        raise InputError(f"reach tolerance {reach_tolerance}: a number of 0 or more")
+    if reach.shape != (keys.n_slots,):
+        raise ValueError(f"reach: one number per key slot ({keys.n_slots}), not {reach.shape}")
+    return _by_key(COARSE, 0.0, QUANT, keys, tree, templates,
                    np.ascontiguousarray(reach, dtype=np.float64), q,
                    np.ascontiguousarray(base, dtype=np.uint8), reach_tolerance)
