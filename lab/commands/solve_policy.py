@@ -12,7 +12,7 @@ compression (:data:`lab.solver.fullgame.compact.LEVEL`), the same strategies byt
 without checkpoints.
 
 ``--snap-stored`` snaps every stored score-aware policy to its points policy again by own
-reach (``--reach-tolerance``, default 0.01) and rounds it by own reach as a build does,
+reach (``--reach-tolerance``, default 0.05) and rounds it by own reach as a build does,
 without checkpoints, measuring each one's exploitability again (for policies stored before
 the reach tolerance existed).
 
@@ -25,11 +25,11 @@ first, and vira 3's ``score_play`` rows copies of vira 2's).
 those scores, from their re-solves under DIR (``lab solve match-play --checkpoints DIR``):
 each given the points policy's strategy wherever it plays within ``--tolerance`` of it
 (total variation; default 0.05, 0 keeps it whole) or where its own reach times that
-distance is at most ``--reach-tolerance`` (default 0.01, 0 by distance alone), each pair
+distance is at most ``--reach-tolerance`` (default 0.05, 0 by distance alone), each pair
 that keeps its own strategy rounded to the coarsest steps (a pure strategy at the coarsest)
-whose move times its own reach is at most that too, stored as its difference from the vira's points policy where that is smaller than on its own, with
-its exploitability and value at its match payoffs (match-win probability; see
-:mod:`lab.tables.score_policies`).
+whose move times its own reach is at most that too, stored as its difference from the
+vira's points policy where that is smaller than on its own, with its exploitability and
+value at its match payoffs (match-win probability; see :mod:`lab.tables.score_policies`).
 
 :mod:`lab.commands.solve` hands ``lab solve policy`` to this module.
 """
@@ -76,7 +76,7 @@ def add_arguments(parser) -> None:
                         help="with --score: play the points policy's strategy also where "
                              "a pair's own reach times its total variation from it is at "
                              "most R, and round the pairs keeping their own to the coarsest "
-                             "steps that move them by no more (default 0.01; 0: by "
+                             "steps that move them by no more (default 0.05; 0: by "
                              "--tolerance alone, nothing rounded)")
 
 
