@@ -454,13 +454,22 @@ def _quantise_group(x, m, threshold, quant, out):
         else:
             x[q] = p
             kept += p
-    given = 0
     for q in range(m):
         x[q] = x[q] / kept * quant
+    _largest_remainders(x, m, quant, out)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _largest_remainders(x, m, total, out):
+    """``out[:m]``: integers summing to ``total`` next to ``x[:m]`` (which sum to it): the
+    floors, then one more each to the largest remainders (``x`` is overwritten)."""
+    given = 0
+    for q in range(m):
         out[q] = int(np.floor(x[q]))
         given += out[q]
         x[q] -= out[q]
-    while given < quant:  # largest remainders first
+    while given < total:
         j = 0
         for q in range(m):
             if x[q] > x[j]:
@@ -468,7 +477,6 @@ def _quantise_group(x, m, threshold, quant, out):
         out[j] += 1
         x[j] = -1.0
         given += 1
-    return 0
 
 
 QUANTISE, MASK, NEAR, COARSE = 0, 1, 2, 3
@@ -498,21 +506,9 @@ def _coarse_pair(ix, m, sums, floor, quant, q_out, other, x, o):
         return 0
     for s in range(STEPS.shape[0]):
         k = STEPS[s]
-        units = quant // k
-        given = 0
         for j in range(m):
             x[j] = q_out[ix[j]] / k
-            o[j] = int(np.floor(x[j]))
-            x[j] -= o[j]
-            given += o[j]
-        while given < units:  # largest remainders first
-            b = 0
-            for j in range(m):
-                if x[j] > x[b]:
-                    b = j
-            o[b] += 1
-            x[b] = -1.0
-            given += 1
+        _largest_remainders(x, m, quant // k, o)
         moved = 0
         for j in range(m):
             o[j] *= k
