@@ -937,9 +937,9 @@ def snap_to(q: np.ndarray, base: np.ndarray, keys: Keys, tree, templates,
     (:func:`own_reach` of ``q``), a pair also takes ``base``'s bytes where its own reach
     times its total variation is at most ``reach_tolerance``: a pair its seat seldom gets
     to moves the policy's values little. A pair ``q`` holds and ``base`` does not always
-    keeps its own, so the result holds every pair its own play reaches. ``q`` then differs from ``base`` only where it
-    moved by more than that, so its difference from ``base`` (:func:`encode`) is mostly
-    zeros."""
+    keeps its own, so the result holds every pair its own play reaches. ``q`` then
+    differs from ``base`` only where it moved by more than that, so its difference from
+    ``base`` (:func:`encode`) is mostly zeros."""
     if not 0.0 <= tolerance <= 1.0:
         raise InputError(f"tolerance {tolerance}: a probability between 0 and 1")
     if not reach_tolerance >= 0.0:
