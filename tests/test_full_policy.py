@@ -757,6 +757,15 @@ def pair_sums(policy, spot, per_slot) -> np.ndarray:
     return out
 
 
+def assert_reached_pairs_stored(config, policy):
+    """Every pair ``policy``'s own play reaches (:func:`compact.own_reach` of its bytes) is
+    stored, at every decision with slots."""
+    reached = P.own_reach(config, policy.keys, policy.q)
+    for spot, _, _, d in every_spot(policy):
+        if not forced(d):
+            assert d.stored[pair_sums(policy, spot, reached) > 0].all()
+
+
 def test_own_reach_follows_the_policy_s_own_probabilities(toy_solver, toy_policy):
     """own_reach: a pair's slots add up to its seat's own reach, summed over its key's
     histories; zero exactly on the pairs the policy does not hold (pruning dropped them).
@@ -775,11 +784,8 @@ def test_own_reach_follows_the_policy_s_own_probabilities(toy_solver, toy_policy
     truco = np.nan_to_num(d.strategy[d.actions.index(RAISE)])
     np.testing.assert_allclose(pair_sums(policy, raised, reach), truco, rtol=1e-5, atol=1e-7)
     assert 0 < truco.max() and (truco == 0).any()
-    t, tm = policy.tree, policy.templates
     for spot, _, _, dd in every_spot(policy):
-        forced = (tm.kind[spot.node] == T_NODE and tm.child_a[spot.node] < 0
-                  and t.n_edges[spot.card] <= dd.strategy.shape[1])
-        if not forced:   # a forced card has no slots
+        if not forced(dd):
             assert ((pair_sums(policy, spot, reach) > 0) == dd.stored).all()
 
 
@@ -800,7 +806,6 @@ def test_snapping_by_reach_keeps_what_moves_a_reached_pair(toy_solver, toy_polic
     snapped = later.q.copy()
     own = P.snap_to(snapped, base.q, *where, 0.05, reach, reach_tolerance)
     result = FullPolicy(base.config, snapped, keys=base.keys)
-    tm = base.templates
     kept = only_own = 0
     for spot, _, _, d in every_spot(result):
         dq, db = later.decision(spot), base.decision(spot)
@@ -817,12 +822,7 @@ def test_snapping_by_reach_keeps_what_moves_a_reached_pair(toy_solver, toy_polic
                 only_own += not db.stored[i]
             np.testing.assert_array_equal(d.strategy[:, i], want.strategy[:, i])
     assert only_own > 0     # the case that matters: pairs the base never reaches
-    reached = P.own_reach(toy_solver.config, base.keys, snapped)
-    for spot, _, _, d in every_spot(result):    # wherever its own play goes, it is stored
-        if tm.kind[spot.node] == T_NODE and tm.child_a[spot.node] < 0 \
-                and base.tree.n_edges[spot.card] <= d.strategy.shape[1]:
-            continue                            # a forced card has no slots
-        assert d.stored[pair_sums(result, spot, reached) > 0].all()
+    assert_reached_pairs_stored(toy_solver.config, result)
     if reach_tolerance == 0:
         np.testing.assert_array_equal(snapped, by_distance)
         assert own > 0 and kept > 0
@@ -851,7 +851,7 @@ def test_coarsening_rounds_a_pair_by_its_own_reach(toy_solver, toy_policy, reach
     n = P.coarsen(rounded, base.q, *where, reach, reach_tolerance)
     before = FullPolicy(base.config, snapped, keys=base.keys)
     after = FullPolicy(base.config, rounded, keys=base.keys)
-    tm, grid = base.templates, np.append(P.STEPS, 1)
+    grid = np.append(P.STEPS, 1)
     changed = pure = own_pairs = 0
     for spot, _, _, d in every_spot(after):
         db, dbase = before.decision(spot), base.decision(spot)
@@ -877,12 +877,7 @@ def test_coarsening_rounds_a_pair_by_its_own_reach(toy_solver, toy_policy, reach
         assert n > 0 and changed > 0
     if reach_tolerance > 1e6:
         assert pure == own_pairs
-    reached = P.own_reach(toy_solver.config, base.keys, rounded)
-    for spot, _, _, d in every_spot(after):
-        if tm.kind[spot.node] == T_NODE and tm.child_a[spot.node] < 0 \
-                and base.tree.n_edges[spot.card] <= d.strategy.shape[1]:
-            continue                            # a forced card has no slots
-        assert d.stored[pair_sums(after, spot, reached) > 0].all()
+    assert_reached_pairs_stored(toy_solver.config, after)
     with pytest.raises(InputError):
         P.coarsen(rounded, base.q, *where, reach, -1.0)
 
