@@ -176,6 +176,20 @@ def smaller_encoding(q, base, keys, tree, templates) -> tuple[bytes, bytes, byte
     return (difference if len(difference) < len(plain) else plain), plain, difference
 
 
+def snap_and_round(q, base_q, where, tolerance: float, reach, reach_tolerance: float):
+    """``(pairs keeping their own, pairs rounded)``: ``q`` given, in place, the points
+    policy ``base_q``'s strategy where within ``tolerance`` of it or, with own reaches
+    ``reach`` (None: by distance alone, nothing rounded), where its reach times its move is
+    at most ``reach_tolerance``, then its own pairs rounded by own reach
+    (:func:`~lab.solver.fullgame.compact.snap_to`,
+    :func:`~lab.solver.fullgame.compact.coarsen`; ``where``: the keys, tree and templates)."""
+    from ..solver.fullgame.compact import coarsen, snap_to
+
+    own = snap_to(q, base_q, *where, tolerance, reach, reach_tolerance)
+    coarse = 0 if reach is None else coarsen(q, base_q, *where, reach, reach_tolerance)
+    return own, coarse
+
+
 def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOLD,
                        tolerance: float = TOLERANCE, threads: int = 1,
                        directory: Optional[Path] = None, progress=None,
@@ -190,8 +204,7 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
     from the points policy (or on its own where that is smaller), with its exploitability
     and value measured exactly at its payoffs (match-win probability). Returns the
     manifest entry."""
-    from ..solver.fullgame.compact import (LEVEL, PACKING, QUANT, coarsen, compact_policy,
-                                           own_reach, snap_to)
+    from ..solver.fullgame.compact import LEVEL, PACKING, QUANT, compact_policy, own_reach
     from ..solver.fullgame.solver import FullSolver, config_for, has_checkpoint
     from .score import payoff_scale
     from .score_sweep import finished, score_dir
@@ -223,9 +236,8 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
     tree, layout, templates = solver.tree, solver.layout, solver.templates
     del solver
     reach = own_reach(config, keys, q, threads) if reach_tolerance > 0 else None
-    own = snap_to(q, base.q, keys, tree, templates, tolerance, reach, reach_tolerance)
-    coarse = coarsen(q, base.q, keys, tree, templates, reach, reach_tolerance) \
-        if reach is not None else 0
+    own, coarse = snap_and_round(q, base.q, (keys, tree, templates), tolerance, reach,
+                                 reach_tolerance)
     del reach
     blob, plain, difference = smaller_encoding(q, base, keys, tree, templates)
     say(f"vira {v} at {score[0]}-{score[1]}: {kept:,} pairs, {own:,} of them more than "
@@ -280,7 +292,7 @@ def snap_stored(reach_tolerance: float, threads: int = 1, directory: Optional[Pa
     exploitability and value measured again at its payoffs, written smaller where it
     shrank (an entry whose file would not shrink is left as it is), a vira stored as
     another's copied again. Returns the bytes of the store after."""
-    from ..solver.fullgame.compact import LEVEL, PACKING, coarsen, own_reach, snap_to
+    from ..solver.fullgame.compact import LEVEL, PACKING, own_reach
 
     say = progress or (lambda msg: None)
     entries = list(read_score_policy_manifest(directory)["policies"].values())
@@ -292,8 +304,8 @@ def snap_stored(reach_tolerance: float, threads: int = 1, directory: Optional[Pa
         base = load_full_policy(v, directory)
         where = (base.keys, base.tree, base.templates)
         reach = own_reach(base.config, base.keys, q, threads)
-        own = snap_to(q, base.q, *where, float(entry["tolerance"]), reach, reach_tolerance)
-        coarse = coarsen(q, base.q, *where, reach, reach_tolerance)
+        own, coarse = snap_and_round(q, base.q, where, float(entry["tolerance"]), reach,
+                                     reach_tolerance)
         del reach
         blob, plain, difference = smaller_encoding(q, base, *where)
         if len(blob) >= entry["bytes"]:
