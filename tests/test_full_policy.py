@@ -633,17 +633,25 @@ def test_one_states_action_values_walk_only_its_cards(toy_policy, toy_game):
 
 # ------------------------------------------------------------------ 7. encoding
 
-@pytest.mark.parametrize("packing", ["pairs", "slots"])
+@pytest.mark.parametrize("packing", ["model", "pairs", "slots", "smallest"])
 def test_encode_decode_round_trip(toy_policy, toy_solver, packing):
-    """decode(encode(q)) is q, byte for byte, in either packing: the toy policy (merged
+    """decode(encode(q)) is q, byte for byte, in every packing: the toy policy (merged
     keys, round-3 hands sharing a strategy stored once); decode tells the packings apart by
-    the file's first bytes. The "slots" packing takes any bytes (here random ones on
-    unmerged keys); "pairs" refuses bytes whose pairs are not strategies, and bytes packed
-    for other keys."""
+    the file's first bytes, and "smallest" is the smaller of "model" and "pairs". The
+    "slots" packing takes any bytes (here random ones on unmerged keys); the others refuse
+    bytes whose pairs are not strategies, bytes packed for other keys and (model) bytes cut
+    short."""
     policy = toy_policy
     where = (policy.keys, policy.tree, policy.templates)
     blob = P.encode(policy.q, *where, packing=packing)
-    assert blob.startswith(P.PAIRS_MAGIC) == (packing == "pairs")
+    if packing == "smallest":
+        sizes = {p: len(P.encode(policy.q, *where, packing=p)) for p in ("model", "pairs")}
+        assert len(blob) == min(sizes.values()) == sizes[P.packing_of(blob)]
+    else:
+        assert P.packing_of(blob) == packing
+    if P.packing_of(blob) == "model":
+        with pytest.raises(ValueError, match="cut short"):
+            P.decode(blob[:-3], *where)
     back = P.decode(blob, *where)
     assert back.dtype == np.uint8 and back.shape == policy.q.shape
     np.testing.assert_array_equal(back, policy.q)
@@ -679,7 +687,7 @@ def test_the_pairs_packing_keeps_one_flag_and_all_but_one_byte_per_pair(toy_poli
         P.unpack_pairs(flags, rest[:-1], *where)
 
 
-@pytest.mark.parametrize("packing", ["pairs", "slots"])
+@pytest.mark.parametrize("packing", ["model", "pairs", "slots"])
 def test_a_policy_stored_as_a_difference_decodes_to_itself(toy_policy, packing):
     """encode(q, base=b) keeps q - b (modulo 256) and decode with the same base gives q back
     byte for byte: here the toy policy against the policy of ten more iterations (a
@@ -693,8 +701,8 @@ def test_a_policy_stored_as_a_difference_decodes_to_itself(toy_policy, packing):
     np.testing.assert_array_equal(P.decode(blob, *where, base=policy.q), later)
     try:                                                       # the base is needed
         assert not np.array_equal(P.decode(blob, *where), later)
-    except ValueError as e:                                    # (pairs: they do not fit)
-        assert packing == "pairs" and "do not fit" in str(e)
+    except ValueError as e:                          # (pairs, model: they do not fit)
+        assert packing != "slots" and "do not fit" in str(e)
     assert len(blob) < len(P.encode(later, *where, packing=packing))
 
 
@@ -880,6 +888,40 @@ def test_coarsening_rounds_a_pair_by_its_own_reach(toy_solver, toy_policy, reach
     assert_reached_pairs_stored(toy_solver.config, after)
     with pytest.raises(InputError):
         P.coarsen(rounded, base.q, *where, reach, -1.0)
+
+
+def test_rebasing_gives_the_new_base_where_the_old_one_was_played(toy_solver, toy_policy):
+    """A points policy rounded by own reach (coarsen against no base: a huge tolerance
+    leaves every stored pair pure, still storing every pair its own play reaches); then
+    rebase(q, old, new): every pair of a score-aware-like policy snapped to the old points
+    policy that plays the old one's bytes (stored or not) plays the new one's, every other
+    pair keeps its own."""
+    base = toy_policy
+    where = (base.keys, base.tree, base.templates)
+    new = base.q.copy()
+    reach = P.own_reach(toy_solver.config, base.keys, base.q)
+    assert P.coarsen(new, np.zeros_like(new), *where, reach, 0.0) == 0
+    assert P.coarsen(new, np.zeros_like(new), *where, reach, 1e9) > 0
+    rounded = FullPolicy(base.config, new, keys=base.keys)
+    assert_reached_pairs_stored(toy_solver.config, rounded)
+    snapped = stored(solved(TOY, SHORT, iterations=40), 0.01)[0].q.copy()
+    P.snap_to(snapped, base.q, *where, 0.05)
+    before = FullPolicy(base.config, snapped, keys=base.keys)
+    rebased = snapped.copy()
+    assert P.rebase(rebased, base.q, new, *where) > 0
+    result = FullPolicy(base.config, rebased, keys=base.keys)
+    counts = {"new": 0, "own": 0}
+    for spot, _, _, d in every_spot(result):
+        ds, db, dn = before.decision(spot), base.decision(spot), rounded.decision(spot)
+        for i in range(d.strategy.shape[1]):
+            assert not dn.stored[i] or np.nanmax(dn.strategy[:, i]) == 1.0
+            played_old = ds.stored[i] == db.stored[i] and np.array_equal(
+                ds.strategy[:, i], db.strategy[:, i], equal_nan=True)
+            want = dn if played_old else ds
+            counts["new" if played_old else "own"] += 1
+            np.testing.assert_array_equal(d.strategy[:, i], want.strategy[:, i])
+            assert d.stored[i] == want.stored[i]
+    assert counts["new"] > 0 and counts["own"] > 0
 
 
 # ---------------------------------------------------------------- the solver's sums, read directly

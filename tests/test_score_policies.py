@@ -330,6 +330,38 @@ def test_snapping_the_stored_policies_by_reach(tmp_path, monkeypatch):
     assert 0 < after["value_mao"] < 1
 
 
+def test_rounding_the_stored_points_policies_moves_their_score_aware_ones(tmp_path,
+                                                                        monkeypatch):
+    """`lab solve policy --round-points --reach-tolerance R` rounds vira 4's stored points
+    policy by own reach (smaller, its exploitability measured again and its R recorded)
+    and stores its score-aware policy against it: the bytes the score-aware policy shared
+    with the old points policy are now the new one's, its own bytes stay, and it is
+    measured again at its payoffs."""
+    from lab.cli import main
+    from lab.solver.fullgame import compact
+    from lab.tables.policies import load_full_policy, policy_info
+    from lab.tables.score_policies import load_score_policy, score_policy_info
+
+    one_policy_store(tmp_path, monkeypatch)
+    old, aware = load_full_policy(VIRA).q.copy(), load_score_policy(VIRA, SCORE).q.copy()
+    before = policy_info(VIRA), score_policy_info(VIRA, SCORE)
+    monkeypatch.setattr(compact, "LEVEL", 1)   # fast
+    assert main(["solve", "policy", "--round-points", "--reach-tolerance", "0.05",
+                 "--threads", "2"]) == 0
+    points, entry = policy_info(VIRA), score_policy_info(VIRA, SCORE)
+    assert points["reach_tolerance"] == 0.05 and points["coarse_pairs"] > 0
+    assert points["exploitability"] > before[0]["exploitability"] - 1e-4
+    assert points["exploitability"] < 0.1 and points["value_mao"] != before[0]["value_mao"]
+    assert entry["base_sha256"] == points["sha256"] != before[0]["sha256"]
+    assert entry["exploitability"] != before[1]["exploitability"] and 0 < entry["value_mao"] < 1
+    new, after = load_full_policy(VIRA).q, load_score_policy(VIRA, SCORE).q
+    own = aware != old
+    np.testing.assert_array_equal(after[own], aware[own])
+    moved = ~own & (new != old)      # a base byte that moved: the new one's, unless own pair
+    assert ((after[moved] == new[moved]) | (after[moved] == old[moved])).all()
+    assert (after[moved] == new[moved]).mean() > 0.9
+
+
 def test_repacking_keeps_every_policy_byte_for_byte(tmp_path, monkeypatch):
     """`lab solve policy --repack` writes vira 4's points policy and its score-aware policy
     again at another compression: new files and hashes, the same bytes per key slot, and
@@ -343,10 +375,12 @@ def test_repacking_keeps_every_policy_byte_for_byte(tmp_path, monkeypatch):
     before = load_full_policy(VIRA).q.copy(), load_score_policy(VIRA, SCORE).q.copy()
     hashes = policy_info(VIRA)["sha256"], score_policy_info(VIRA, SCORE)["sha256"]
     monkeypatch.setattr(compact, "LEVEL", 1)   # fast, and other bytes than the stored ones
+    monkeypatch.setattr(compact, "PACKING", "pairs")
     assert main(["solve", "policy", "--repack"]) == 0
     after = policy_info(VIRA), score_policy_info(VIRA, SCORE)
     assert after[0]["sha256"] != hashes[0] and after[1]["sha256"] != hashes[1]
     assert after[0]["level"] == after[1]["level"] == 1
+    assert after[0]["packing"] == after[1]["packing"] == "pairs"
     np.testing.assert_array_equal(load_full_policy(VIRA).q, before[0])
     np.testing.assert_array_equal(load_score_policy(VIRA, SCORE).q, before[1])
     if after[1]["difference"]:

@@ -5,11 +5,17 @@
 average strategy over betting histories, drops probabilities below the threshold,
 quantises to bytes, prunes what each seat's own play never reaches, measures the stored
 policy's exploitability by an exact best response (points per hand) and writes the policy
-and its manifest (see :mod:`lab.tables.policies`). About 3-4 minutes per vira on one core.
+and its manifest; each pair is rounded to the coarsest steps whose move times its own reach
+is at most ``--reach-tolerance`` (points per hand, default 0.005, 0 rounds nothing) (see :mod:`lab.tables.policies`). About 3-4 minutes per vira on one core.
 
 ``--repack`` writes every stored policy (points and score-aware) again at the current
 compression (:data:`lab.solver.fullgame.compact.LEVEL`), the same strategies byte for byte,
 without checkpoints.
+
+``--round-points`` rounds every stored points policy by own reach again
+(``--reach-tolerance``, points per hand, default 0.005) without checkpoints, measuring its
+exploitability again, and gives each of its score-aware policies the rounded strategy
+wherever it played the old one, measured again too.
 
 ``--snap-stored`` snaps every stored score-aware policy to its points policy again by own
 reach (``--reach-tolerance``, default 0.05) and rounds it by own reach as a build does,
@@ -63,6 +69,12 @@ def add_arguments(parser) -> None:
                         help="write the stored policies (points and score-aware) again at "
                              "the current compression, the same strategies byte for byte "
                              "(no checkpoints needed; about a minute per policy)")
+    parser.add_argument("--round-points", action="store_true",
+                        help="round the stored points policies by own reach again "
+                             "(--reach-tolerance, points per hand) and give their "
+                             "score-aware policies the rounded strategy where they played "
+                             "the old one, each measured again (no checkpoints needed; "
+                             "about a minute per policy)")
     parser.add_argument("--snap-stored", action="store_true",
                         help="snap the stored score-aware policies to their points policies "
                              "again by own reach (--reach-tolerance), each one's "
@@ -73,14 +85,16 @@ def add_arguments(parser) -> None:
                              "score-aware one is within TV of it (total variation; default "
                              "0.05, 0 keeps it whole)")
     parser.add_argument("--reach-tolerance", type=number, default=None, metavar="R",
-                        help="with --score: play the points policy's strategy also where "
-                             "a pair's own reach times its total variation from it is at "
-                             "most R, and round the pairs keeping their own to the coarsest "
-                             "steps that move them by no more (default 0.05; 0: by "
-                             "--tolerance alone, nothing rounded)")
+                        help="round each pair to the coarsest steps whose move (total "
+                             "variation) times its own reach is at most R: points per hand "
+                             "for points policies (default 0.005); with --score, match-win "
+                             "probability, and the points policy's strategy is played too "
+                             "where a pair's own reach times its move from it is at most R "
+                             "(default 0.05; 0: by --tolerance alone, nothing rounded)")
 
 
 def run(args) -> int:
+    from ..tables.policies import REACH_TOLERANCE as POINTS_REACH_TOLERANCE
     from ..tables.policies import THRESHOLD, build_full_policy, copy_policy
     from ..cli import chosen_viras
     from ..tables import check_data_writable
@@ -97,40 +111,54 @@ def run(args) -> int:
     viras = chosen_viras(args.vira)
     check_data_writable()
     if args.repack:
-        if args.score or same or args.checkpoints or args.vira or args.snap_stored:
+        if args.score or same or args.checkpoints or args.vira or args.snap_stored \
+                or args.round_points:
             raise UsageError("--repack rewrites every stored policy as it is: give it alone")
         from ..tables.score_policies import repack_policies
 
         total = repack_policies(progress=lambda msg: print(msg, file=sys.stderr, flush=True))
         print(f"the policy store holds {total / 1e6:.1f} MB")
         return 0
+    if args.round_points:
+        if args.score or same or args.checkpoints or args.vira or args.tolerance is not None \
+                or args.snap_stored:
+            raise UsageError("--round-points rounds every stored points policy: give it "
+                             "alone, or with --reach-tolerance and --threads")
+        from ..tables.policies import REACH_TOLERANCE
+        from ..tables.score_policies import round_stored_points
+
+        total = round_stored_points(_reach_tolerance(args, REACH_TOLERANCE), args.threads,
+                                    progress=lambda msg: print(msg, file=sys.stderr,
+                                                               flush=True))
+        print(f"the policy store holds {total / 1e6:.1f} MB")
+        return 0
     if args.snap_stored:
         if args.score or same or args.checkpoints or args.vira or args.tolerance is not None:
             raise UsageError("--snap-stored snaps every stored score-aware policy: give it "
                              "alone, or with --reach-tolerance and --threads")
-        from ..tables.score_policies import snap_stored
+        from ..tables.score_policies import REACH_TOLERANCE, snap_stored
 
-        reach = _reach_tolerance(args)
+        reach = _reach_tolerance(args, REACH_TOLERANCE)
         total = snap_stored(reach, args.threads,
                             progress=lambda msg: print(msg, file=sys.stderr, flush=True))
         print(f"the policy store holds {total / 1e6:.1f} MB")
         return 0
     if not args.checkpoints:
         raise UsageError("give --checkpoints DIR (the folder of `lab solve full "
-                         "--checkpoints DIR`), or --repack or --snap-stored")
-    for name in ("tolerance", "reach_tolerance"):
-        if getattr(args, name) is not None and not args.score:
-            raise UsageError(f"--{name.replace('_', '-')} is for score-aware policies: give "
-                             "--score M,P")
+                         "--checkpoints DIR`), or --repack, --round-points or "
+                         "--snap-stored")
+    if args.tolerance is not None and not args.score:
+        raise UsageError("--tolerance is for score-aware policies: give --score M,P")
     if args.score:
-        from ..tables.score_policies import TOLERANCE
+        from ..tables.score_policies import REACH_TOLERANCE, TOLERANCE
 
         tolerance = TOLERANCE if args.tolerance is None else args.tolerance
         if not 0 <= tolerance <= 1:
             raise UsageError(f"--tolerance {args.tolerance}: give a probability in [0, 1]")
-        reach = _reach_tolerance(args)
+        reach = _reach_tolerance(args, REACH_TOLERANCE)
         return _store_score_aware(viras, chosen_scores(args.score), args.checkpoints,
                                   threshold, (tolerance, reach), args.threads, same)
+    points_reach = _reach_tolerance(args, POINTS_REACH_TOLERANCE)
     for v in viras:
         if v in same:
             info = copy_policy(v, same[v])
@@ -138,7 +166,8 @@ def run(args) -> int:
                   f"exploitability {info['exploitability']:.4f} points per hand")
             continue
         info = build_full_policy(v, args.checkpoints, threshold, threads=args.threads,
-                                 progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+                                 progress=lambda msg: print(msg, file=sys.stderr, flush=True),
+                                 reach_tolerance=points_reach)
         print(f"vira {v}: {info['pairs']:,} pairs, {info['bytes'] / 1e6:.2f} MB, stored "
               f"policy's exploitability {info['exploitability']:.4f} points per hand (the "
               f"solve's {info['solver_exploitability']:.4f} at {info['iterations']} "
@@ -146,11 +175,9 @@ def run(args) -> int:
     return 0
 
 
-def _reach_tolerance(args) -> float:
-    from ..tables.score_policies import REACH_TOLERANCE
-
+def _reach_tolerance(args, default: float) -> float:
     if args.reach_tolerance is None:
-        return REACH_TOLERANCE
+        return default
     if not args.reach_tolerance >= 0:
         raise UsageError(f"--reach-tolerance {args.reach_tolerance}: give a number of 0 or "
                          "more")

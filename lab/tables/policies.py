@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 import time
+
+import numpy as np
 from pathlib import Path
 from typing import Optional
 
@@ -35,10 +37,16 @@ SCHEMA = 1
 THRESHOLD = 0.02
 """Default threshold: probabilities below 2 % are dropped before quantising (the best point
 under 100 MB for ten viras of the size-exploitability frontier in benchmarks/policy.md)."""
+REACH_TOLERANCE = 0.005
+"""Each pair of a stored points policy is rounded to the coarsest steps whose move (total
+variation) times its own reach (summed over the betting histories of its key) is at most
+this (points per hand): vira 4's took 3.24 MB instead of 5.03 for an exploitability of
+0.0200 instead of 0.0187 points per hand (``benchmarks/policy.md``)."""
 
 SOURCES = ("lab/cards.py", "lab/classes.py", "lab/rules.py", "lab/solver/games/cardplay_game.py",
            "lab/solver/fullgame/game.py", "lab/solver/fullgame/tree.py", "lab/solver/fullgame/kernels.py",
-           "lab/solver/fullgame/solver.py", "lab/solver/fullgame/compact.py", "lab/tables/policies.py")
+           "lab/solver/fullgame/solver.py", "lab/solver/fullgame/compact.py",
+           "lab/solver/fullgame/pair_coder.py", "lab/tables/policies.py")
 
 
 def rebuild_command(vira: str = "V") -> str:
@@ -189,12 +197,13 @@ def policy_keys(config, merge: bool = True):
 
 def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge: bool = True,
                       threads: int = 1, directory: Optional[Path] = None,
-                      progress=None) -> dict:
+                      progress=None, reach_tolerance: float = REACH_TOLERANCE) -> dict:
     """Load a vira's ``lab solve full`` checkpoint, store its policy (thresholded at
-    ``threshold``, quantised, pruned) and measure the stored policy's exploitability
-    exactly. Returns the manifest entry."""
+    ``threshold``, quantised, pruned, each pair rounded by its own reach at
+    ``reach_tolerance``: :func:`round_by_reach`) and measure the stored policy's
+    exploitability exactly. Returns the manifest entry."""
     from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for, has_checkpoint
-    from ..solver.fullgame.compact import LEVEL, PACKING, QUANT, compact_policy, encode, expand
+    from ..solver.fullgame.compact import LEVEL, QUANT, compact_policy, encode, packing_of
 
     v = RANKS[vira_rank_of(vira)]
     config = config_for(v)
@@ -213,24 +222,55 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge
     solver_expl = float(solver.final_exploitability)
     iterations, source = int(solver.own_iterations), solver.start
     del solver
+    coarse = round_by_reach(config, keys, tree, templates, q, reach_tolerance, threads)
     blob = encode(q, keys, tree, templates)
-    say(f"vira {v}: {kept:,} pairs stored, {len(blob) / 1e6:.2f} MB; measuring the stored "
-        "policy's exploitability")
-    from dataclasses import replace
-
-    held = FullSolver(replace(config, storage="float32"), threads=threads).use_policy(
-        expand(keys, tree, layout, templates, q))
-    br = held.best_response_values()
-    value = held.value()
+    say(f"vira {v}: {kept:,} pairs stored ({coarse:,} rounded by own reach), "
+        f"{len(blob) / 1e6:.2f} MB; measuring the stored policy's exploitability")
     info = {"vira": v, "iterations": iterations, "solver_exploitability": solver_expl,
-            "exploitability": 0.5 * (br[0] + br[1]),
-            "best_response": [float(br[0]), float(br[1])], "value_mao": float(value),
-            "threshold": float(threshold), "quant": QUANT, "level": LEVEL, "packing": PACKING,
-            "merge": bool(merge),
+            **measure_points(config, keys, tree, layout, templates, q, threads),
+            "threshold": float(threshold), "quant": QUANT, "level": LEVEL,
+            "packing": packing_of(blob),
+            "merge": bool(merge), "reach_tolerance": float(reach_tolerance),
+            "coarse_pairs": int(coarse),
             "pairs": int(kept), "slots": int(keys.n_slots), "ladder": list(config.ladder),
             "seconds": round(time.perf_counter() - start, 1),
             **({"start": source} if source else {})}
     return write_full_policy(v, blob, info, directory)
+
+
+def round_by_reach(config, keys, tree, templates, q, reach_tolerance: float,
+                   threads: int = 1) -> int:
+    """Round, in place, every pair of the points policy ``q`` to the coarsest steps whose
+    move (total variation) times the pair's own reach is at most ``reach_tolerance``
+    (:func:`lab.solver.fullgame.compact.coarsen`; 0 rounds nothing); returns the pairs
+    rounded."""
+    from ..solver.fullgame.compact import coarsen, own_reach
+
+    if reach_tolerance == 0:
+        return 0
+    reach = own_reach(config, keys, q, threads)
+    return coarsen(q, np.zeros_like(q), keys, tree, templates, reach, reach_tolerance)
+
+
+def held_solver(config, keys, tree, layout, templates, q, threads: int = 1):
+    """A float32 solver of ``config``'s game playing the stored policy ``q`` (for its exact
+    best response and value)."""
+    from dataclasses import replace
+
+    from ..solver.fullgame.compact import expand
+    from ..solver.fullgame.solver import FullSolver
+
+    return FullSolver(replace(config, storage="float32"), threads=threads).use_policy(
+        expand(keys, tree, layout, templates, q))
+
+
+def measure_points(config, keys, tree, layout, templates, q, threads: int = 1) -> dict:
+    """The stored points policy ``q``'s ``exploitability`` (the mean of both seats'
+    ``best_response``) and ``value_mao``, by an exact best response, points per hand."""
+    held = held_solver(config, keys, tree, layout, templates, q, threads)
+    br = held.best_response_values()
+    return {"exploitability": 0.5 * (br[0] + br[1]),
+            "best_response": [float(br[0]), float(br[1])], "value_mao": float(held.value())}
 
 
 def copy_policy(vira, same_as, directory: Optional[Path] = None) -> dict:

@@ -40,7 +40,7 @@ from ..rules import RULES_VERSION
 from ..store import content_hash, data_lock, write_atomic
 from .manifests import code_hash
 from .policies import SOURCES as POLICY_SOURCES, THRESHOLD, load_full_policy, policy_info
-from .policies import read_checked, read_policy_manifest
+from .policies import held_solver, read_checked, read_policy_manifest
 from .registry import TableError, data_dir
 
 NAME = "score_policy"
@@ -166,13 +166,13 @@ def store_bytes(directory: Optional[Path] = None) -> int:
     return points + int(read_score_policy_manifest(directory).get("bytes", 0))
 
 
-def smaller_encoding(q, base, keys, tree, templates) -> tuple[bytes, bytes, bytes]:
+def smaller_encoding(q, base_q, keys, tree, templates) -> tuple[bytes, bytes, bytes]:
     """``(the smaller, plain, difference)``: the bytes of the score-aware policy ``q`` on its
-    own and as its difference from the points policy ``base``."""
+    own and as its difference from the points policy's bytes ``base_q``."""
     from ..solver.fullgame.compact import encode
 
     plain = encode(q, keys, tree, templates)
-    difference = encode(q, keys, tree, templates, base=base.q)
+    difference = encode(q, keys, tree, templates, base=base_q)
     return (difference if len(difference) < len(plain) else plain), plain, difference
 
 
@@ -204,7 +204,7 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
     from the points policy (or on its own where that is smaller), with its exploitability
     and value measured exactly at its payoffs (match-win probability). Returns the
     manifest entry."""
-    from ..solver.fullgame.compact import LEVEL, PACKING, QUANT, compact_policy, own_reach
+    from ..solver.fullgame.compact import LEVEL, QUANT, compact_policy, own_reach, packing_of
     from ..solver.fullgame.solver import FullSolver, config_for, has_checkpoint
     from .score import payoff_scale
     from .score_sweep import finished, score_dir
@@ -239,7 +239,7 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
     own, coarse = snap_and_round(q, base.q, (keys, tree, templates), tolerance, reach,
                                  reach_tolerance)
     del reach
-    blob, plain, difference = smaller_encoding(q, base, keys, tree, templates)
+    blob, plain, difference = smaller_encoding(q, base.q, keys, tree, templates)
     say(f"vira {v} at {score[0]}-{score[1]}: {kept:,} pairs, {own:,} of them more than "
         f"{tolerance:g} from points play and their own reach times that move above "
         f"{reach_tolerance:g} ({coarse:,} of those rounded coarser by their own reach), "
@@ -255,7 +255,8 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
             "pay_pe": [float(row[f"pay_pe_{x}"]) for x in config.ladder],
             "centre": centre, "half_swing": half_swing,
             "scaled_mao": scaled[0], "scaled_pe": scaled[1],
-            "threshold": float(threshold), "quant": QUANT, "level": LEVEL, "packing": PACKING,
+            "threshold": float(threshold), "quant": QUANT, "level": LEVEL,
+            "packing": packing_of(blob),
             "pairs": int(kept), "tolerance": float(tolerance),
             "reach_tolerance": float(reach_tolerance), "own_pairs": int(own),
             "coarse_pairs": int(coarse),
@@ -271,13 +272,7 @@ def measure(config, keys, tree, layout, templates, q, scaled, centre: float,
     """(exploitability, the mão's value) of the stored policy ``q`` at its match payoffs
     (``scaled``, on the solver's scale ``centre + scaled * half_swing``), both in
     match-win probability: an exact best response against it and its value."""
-    from dataclasses import replace
-
-    from ..solver.fullgame.compact import expand
-    from ..solver.fullgame.solver import FullSolver
-
-    held = FullSolver(replace(config, storage="float32"), threads=threads).use_policy(
-        expand(keys, tree, layout, templates, q))
+    held = held_solver(config, keys, tree, layout, templates, q, threads)
     held.set_payoffs(*(np.asarray(x, dtype=np.float64) for x in scaled))
     br = held.best_response_values()
     return 0.5 * (br[0] + br[1]) * half_swing, centre + held.value() * half_swing
@@ -292,7 +287,7 @@ def snap_stored(reach_tolerance: float, threads: int = 1, directory: Optional[Pa
     exploitability and value measured again at its payoffs, written smaller where it
     shrank (an entry whose file would not shrink is left as it is), a vira stored as
     another's copied again. Returns the bytes of the store after."""
-    from ..solver.fullgame.compact import LEVEL, PACKING, own_reach
+    from ..solver.fullgame.compact import LEVEL, own_reach, packing_of
 
     say = progress or (lambda msg: None)
     entries = list(read_score_policy_manifest(directory)["policies"].values())
@@ -307,7 +302,7 @@ def snap_stored(reach_tolerance: float, threads: int = 1, directory: Optional[Pa
         own, coarse = snap_and_round(q, base.q, where, float(entry["tolerance"]), reach,
                                      reach_tolerance)
         del reach
-        blob, plain, difference = smaller_encoding(q, base, *where)
+        blob, plain, difference = smaller_encoding(q, base.q, *where)
         if len(blob) >= entry["bytes"]:
             say(f"vira {v} at {score[0]}-{score[1]}: {len(blob) / 1e6:.2f} MB, no smaller; "
                 "left as it is")
@@ -320,7 +315,8 @@ def snap_stored(reach_tolerance: float, threads: int = 1, directory: Optional[Pa
             _content(entry), exploitability=exploitability, value_mao=value_mao,
             reach_tolerance=float(reach_tolerance), own_pairs=int(own),
             coarse_pairs=int(coarse), level=LEVEL,
-            packing=PACKING, difference=blob is difference, plain_bytes=len(plain),
+            packing=packing_of(blob), difference=blob is difference,
+            plain_bytes=len(plain),
             difference_bytes=len(difference)), directory)
         say(f"vira {v} at {score[0]}-{score[1]}: {entry['bytes'] / 1e6:.2f} -> "
             f"{len(blob) / 1e6:.2f} MB, exploitability as stored {entry['exploitability']:.4f}"
@@ -329,6 +325,73 @@ def snap_stored(reach_tolerance: float, threads: int = 1, directory: Optional[Pa
         if "same_as" in entry:
             copy_score_policy(entry["vira"], entry["same_as"], tuple(entry["score"]),
                               directory)
+    _CACHE.clear()
+    return store_bytes(directory)
+
+
+def round_stored_points(reach_tolerance: float, threads: int = 1,
+                        directory: Optional[Path] = None, progress=None) -> int:
+    """Round every stored points policy (each vira's own, not copies) by own reach at
+    ``reach_tolerance`` (points per hand; :func:`lab.tables.policies.round_by_reach`)
+    without checkpoints, its exploitability measured again; then give each of the vira's
+    score-aware policies, wherever it played the old points strategy, the new one
+    (:func:`lab.solver.fullgame.compact.rebase`), measured again and stored against the
+    new points policy. A vira whose policy no pair of which moves is left as it is; a vira
+    stored as another's copies it again. Returns the bytes of the store after."""
+    from ..solver.fullgame.compact import LEVEL, encode, packing_of, rebase
+    from .policies import (copy_policy, measure_points, round_by_reach,
+                           write_full_policy)
+
+    say = progress or (lambda msg: None)
+    viras = read_policy_manifest(directory)["viras"]
+    aware = [e for e in read_score_policy_manifest(directory)["policies"].values()
+             if "same_as" not in e]
+    for v, entry in viras.items():
+        if "same_as" in entry:
+            continue
+        points = load_full_policy(v, directory)
+        config, keys, tree, layout, templates = (points.config, points.keys, points.tree,
+                                                 points.layout, points.templates)
+        old = points.q.copy()
+        own = {tuple(e["score"]): (load_score_policy(v, e["score"], directory).q.copy(), e)
+               for e in aware if e["vira"] == v}
+        new = old.copy()
+        coarse = round_by_reach(config, keys, tree, templates, new, reach_tolerance, threads)
+        if coarse == 0:
+            say(f"vira {v}: no pair moves at reach tolerance {reach_tolerance:g}; left as "
+                "it is")
+            continue
+        points_blob = encode(new, keys, tree, templates)
+        info = dict(_content(entry), **measure_points(config, keys, tree, layout, templates,
+                                                      new, threads),
+                    reach_tolerance=float(reach_tolerance), coarse_pairs=int(coarse),
+                    level=LEVEL, packing=packing_of(points_blob))
+        say(f"vira {v}: {entry['bytes'] / 1e6:.2f} -> {len(points_blob) / 1e6:.2f} MB, "
+            f"{coarse:,} pairs rounded, exploitability as stored "
+            f"{entry['exploitability']:.4f} -> {info['exploitability']:.4f} points per hand")
+        rebased = {}   # measured before anything is written: the old base decodes them
+        for score, (q, e) in own.items():
+            rebase(q, old, new, keys, tree, templates)
+            blob, plain, difference = smaller_encoding(q, new, keys, tree, templates)
+            exploitability, value_mao = measure(
+                config, keys, tree, layout, templates, q, (e["scaled_mao"], e["scaled_pe"]),
+                e["centre"], e["half_swing"], threads)
+            rebased[score] = blob, dict(
+                _content(e), exploitability=exploitability, value_mao=value_mao,
+                level=LEVEL, packing=packing_of(blob), difference=blob is difference,
+                plain_bytes=len(plain), difference_bytes=len(difference))
+            say(f"vira {v} at {score[0]}-{score[1]}: {e['bytes'] / 1e6:.2f} -> "
+                f"{len(blob) / 1e6:.2f} MB, exploitability as stored "
+                f"{e['exploitability']:.4f} -> {exploitability:.4f} match-win probability")
+        sha = write_full_policy(v, points_blob, info, directory)["sha256"]
+        for score, (blob, e) in rebased.items():
+            write_score_policy(v, score, blob, dict(e, base_sha256=sha), directory)
+    for v, entry in viras.items():
+        if "same_as" in entry:
+            copy_policy(v, entry["same_as"], directory)
+    for e in read_score_policy_manifest(directory)["policies"].values():
+        if "same_as" in e:
+            copy_score_policy(e["vira"], e["same_as"], tuple(e["score"]), directory)
     _CACHE.clear()
     return store_bytes(directory)
 
@@ -426,7 +489,7 @@ def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
     decoding, new files and hashes; a score-aware difference is taken again against its
     repacked points policy, and a vira stored as another's copies it again. Returns the
     bytes of the store after."""
-    from ..solver.fullgame.compact import LEVEL, PACKING, decode, encode
+    from ..solver.fullgame.compact import LEVEL, decode, encode, packing_of
     from .policies import copy_policy, write_full_policy
 
     say = progress or (lambda msg: None)
@@ -442,7 +505,8 @@ def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
         blob = encode(policy.q, *where)
         if not np.array_equal(decode(blob, *where), policy.q):
             raise TableError(f"vira {v}'s policy does not decode to itself after repacking")
-        write_full_policy(v, blob, dict(_content(entry), level=LEVEL, packing=PACKING),
+        write_full_policy(v, blob, dict(_content(entry), level=LEVEL,
+                                        packing=packing_of(blob)),
                           directory)
         say(f"vira {v}: {entry['bytes'] / 1e6:.2f} -> {len(blob) / 1e6:.2f} MB")
     for v, entry in read_policy_manifest(directory)["viras"].items():
@@ -453,13 +517,14 @@ def repack_policies(directory: Optional[Path] = None, progress=None) -> int:
             continue
         base = load_full_policy(v, directory)
         where = (base.keys, base.tree, base.templates)
-        blob, plain, difference = smaller_encoding(q, base, *where)
+        blob, plain, difference = smaller_encoding(q, base.q, *where)
         if not np.array_equal(decode(blob, *where, base=base.q if blob is difference
                                      else None), q):
             raise TableError(f"the score-aware policy of vira {v} at {score[0]}-{score[1]} "
                              "does not decode to itself after repacking")
         write_score_policy(v, score, blob, dict(
-            _content(entry), level=LEVEL, packing=PACKING, difference=blob is difference,
+            _content(entry), level=LEVEL, packing=packing_of(blob),
+            difference=blob is difference,
             plain_bytes=len(plain), difference_bytes=len(difference),
             base_sha256=policy_info(v, directory)["sha256"]),
             directory)
