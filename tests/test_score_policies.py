@@ -343,6 +343,7 @@ def test_rounding_the_stored_points_policies_moves_their_score_aware_ones(tmp_pa
     from lab.tables.score_policies import load_score_policy, score_policy_info
 
     one_policy_store(tmp_path, monkeypatch)
+    assert main(["solve", "policy", "--round-points", "--vira", VIRA]) == 2   # all or none
     old, aware = load_full_policy(VIRA).q.copy(), load_score_policy(VIRA, SCORE).q.copy()
     before = policy_info(VIRA), score_policy_info(VIRA, SCORE)
     monkeypatch.setattr(compact, "LEVEL", 1)   # fast

@@ -5,12 +5,13 @@
 average strategy over betting histories, drops probabilities below the threshold,
 quantises to bytes, prunes what each seat's own play never reaches, measures the stored
 policy's exploitability by an exact best response (points per hand) and writes the policy
-and its manifest; each pair is rounded to the coarsest steps whose move times its own reach
-is at most ``--reach-tolerance`` (points per hand, default 0.005, 0 rounds nothing) (see :mod:`lab.tables.policies`). About 3-4 minutes per vira on one core.
+and its manifest (see :mod:`lab.tables.policies`); each pair is rounded to the coarsest
+steps whose move times its own reach is at most ``--reach-tolerance`` (points per hand,
+default 0.005, 0 rounds nothing). About 3-4 minutes per vira on one core.
 
 ``--repack`` writes every stored policy (points and score-aware) again at the current
-compression (:data:`lab.solver.fullgame.compact.LEVEL`), the same strategies byte for byte,
-without checkpoints.
+packing and compression (:data:`lab.solver.fullgame.compact.PACKING`, ``LEVEL``), the same
+strategies byte for byte, without checkpoints.
 
 ``--round-points`` rounds every stored points policy by own reach again
 (``--reach-tolerance``, points per hand, default 0.005) without checkpoints, measuring its
@@ -124,10 +125,9 @@ def run(args) -> int:
                 or args.snap_stored:
             raise UsageError("--round-points rounds every stored points policy: give it "
                              "alone, or with --reach-tolerance and --threads")
-        from ..tables.policies import REACH_TOLERANCE
         from ..tables.score_policies import round_stored_points
 
-        total = round_stored_points(_reach_tolerance(args, REACH_TOLERANCE), args.threads,
+        total = round_stored_points(_reach_tolerance(args, POINTS_REACH_TOLERANCE), args.threads,
                                     progress=lambda msg: print(msg, file=sys.stderr,
                                                                flush=True))
         print(f"the policy store holds {total / 1e6:.1f} MB")
