@@ -71,7 +71,7 @@ def test_no_policy_where_none_was_stored():
 
     assert SCORE in stored_scores(VIRA)
     assert load_score_policy(VIRA, (0, 0)) is None
-    assert load_score_policy("A", SCORE) is None   # vira A's re-solve is not stored
+    assert load_score_policy("A", (9, 8)) is None   # end games (9-9 to 10-10) only
 
 
 def test_every_stored_policy_is_the_re_solve_score_play_describes():

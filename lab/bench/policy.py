@@ -71,10 +71,13 @@ def main(argv) -> int:
              else policies.stored_viras())
     if not viras:
         raise InputError(f"no stored policy; build them with `{policies.rebuild_command()}`")
+    from ..tables import score_policies
+
     manifest = policies.read_policy_manifest()
     total = manifest.get("bytes", 0)
-    print(f"stored policies: {len(manifest['viras'])} viras, {total / 1e6:.2f} MB on disk in all "
-          f"(budget 50 MB)")
+    print(f"stored policies: {len(manifest['viras'])} viras, {total / 1e6:.2f} MB on disk in all; "
+          f"with the score-aware ones {score_policies.store_bytes() / 1e6:.2f} MB (budget "
+          f"{score_policies.BUDGET / 1e6:.0f} MB)")
     print(f"{'vira':>4} {'MB':>6} {'pairs':>11} {'cold s':>7} {'warm s':>7} {'p50 ms':>7} "
           f"{'p99 ms':>7} {'max ms':>7} {'expl':>7} {'solve':>7} {'its':>4}")
     for i, v in enumerate(viras):
@@ -103,7 +106,34 @@ def main(argv) -> int:
           "one more vira; lookups: FullPolicy.strategy on random walks; expl: the stored "
           "policy's exploitability by exact best response, solve: the solver's own "
           "(points per hand)")
+    score_aware(viras)
     return 0
+
+
+def score_aware(viras) -> None:
+    """One line per stored score-aware policy of ``viras``: its size and packing, its
+    load time (its points policy already in memory: the decoding of its own file), its
+    reach tolerance and its exploitability as stored (match-win probability)."""
+    from ..tables import policies, score_policies
+
+    rows = [(v, score) for v in viras for score in score_policies.stored_scores(v)]
+    if not rows:
+        return
+    print(f"\n{'vira':>4} {'score':>5} {'MB':>6} {'packing':>8} {'load s':>7} {'R':>5} "
+          f"{'expl':>7}")
+    for v, score in rows:
+        info = score_policies.score_policy_info(v, score)
+        policies.load_full_policy(v)
+        score_policies._CACHE.clear()
+        start = time.perf_counter()
+        score_policies.load_score_policy(v, score)
+        load = time.perf_counter() - start
+        size = "copy" if "same_as" in info else f"{info['bytes'] / 1e6:6.2f}"
+        packing = info.get("packing", "slots")
+        print(f"{v:>4} {score[0]:>2}-{score[1]:<2} {size:>6} {packing:>8} {load:7.2f} "
+              f"{info.get('reach_tolerance', 0):5.2f} {info['exploitability']:7.4f}")
+    print("score-aware: load, the policy's own file decoded against its points policy; R, "
+          "its reach tolerance; expl, its exploitability as stored (match-win probability)")
 
 
 def frontier(vira, checkpoint_root, grid, threads: int = 1, out=print) -> list[dict]:
