@@ -66,6 +66,7 @@ def main(argv) -> int:
     from ..cards import RANKS
     from ..classes import vira_rank_of
     from ..solver.fullgame import policy as policy_module
+    from ..solver.fullgame import solver as solver_module
 
     viras = ([RANKS[vira_rank_of(v)] for v in args.vira] if args.vira
              else policies.stored_viras())
@@ -83,11 +84,9 @@ def main(argv) -> int:
     for i, v in enumerate(viras):
         info = policies.policy_info(v)
         if i == 0:
-            for cache in (policy_module._LAYOUTS, policy_module._KEYS):
+            for cache in (solver_module._LAYOUTS, policy_module._KEYS):
                 cache.clear()
-            from ..solver.fullgame.solver import _card_tree
-
-            _card_tree.cache_clear()
+            solver_module._card_tree.cache_clear()
         policies._CACHE.clear()
         start = time.perf_counter()
         pol = policies.load_full_policy(v)

@@ -51,8 +51,7 @@ import numpy as np
 from numba import njit
 
 from . import kernels as K
-from .pair_coder import MAGIC as MODEL_MAGIC
-from .pair_coder import card_pairs, key_pairs, model_decode, model_encode, pair_slots
+from .pair_coder import MAGIC as MODEL_MAGIC, model_decode, model_encode
 from ...errors import InputError
 
 QUANT = 255
@@ -852,16 +851,36 @@ def _pairs_pass(pack, q, base, has_base, mask, flags, rest, quant, start, gid, s
     for c in range(start.shape[0] - 1):
         if start[c] == start[c + 1]:
             continue
-        na, E, pa = card_pairs(c, actor, nn, n_edges, pair_start)
+        a = actor[c]
+        na = nn[c, a]
+        E = n_edges[c]
+        pa = pair_start[c] + (nn[c, 0] if a == 1 else 0)
         for y in range(start[c], start[c + 1]):
             g = gid[y]
             s0 = slot[y]
             is_t = t_kind[g] == T_NODE
-            n_pairs, can_raise, n_ans = key_pairs(c, g, na, E, nn, is_t, t_child_a, t_child_b,
-                                                  t_answerer)
+            can_raise = t_child_a[g] >= 0
+            n_ans = 3 if t_child_b[g] >= 0 else 2
+            if is_t:
+                if not can_raise and E <= na:
+                    continue   # no choice, no slots
+                n_pairs = na
+            else:
+                n_pairs = nn[c, t_answerer[g]]
             for i in range(n_pairs):
-                m = pair_slots(i, s0, E, pa, is_t, can_raise, n_ans, pair_edge_start,
-                               pair_edge_count, idx)
+                m = 0
+                if is_t:
+                    es = pair_edge_start[pa + i]
+                    for e in range(es, es + pair_edge_count[pa + i]):
+                        idx[m] = s0 + e
+                        m += 1
+                    if can_raise:
+                        idx[m] = s0 + E + i
+                        m += 1
+                else:
+                    for x in range(n_ans):
+                        idx[m] = s0 + i * n_ans + x
+                        m += 1
                 if not mask[idx[0]]:
                     continue
                 for j in range(1, m):
