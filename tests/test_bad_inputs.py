@@ -106,7 +106,8 @@ def sweep() -> list[list[str]]:
     cases.append(["solve", "policy", "--vira", "4", "--checkpoints", "nowhere",
                   "--tolerance", "0.1"])   # a tolerance without --score
     cases.append(["solve", "policy", "--vira", "4", "--checkpoints", "nowhere",
-                  "--reach-tolerance", "0.1"])
+                  "--reach-tolerance", "-0.1"])   # a points policy's rounding
+    cases.append(["solve", "policy", "--round-points", "--vira", "4"])
     cases.append(["solve", "policy", "--vira", "4"])   # no checkpoints, no --repack
     cases.append(["solve", "policy", "--repack", "--vira", "4"])
     # output paths

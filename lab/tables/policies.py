@@ -1,7 +1,7 @@
 """The stored full-game policies in ``data/full_policy/``: writing, checking and loading.
 
 One file per vira, ``data/full_policy/<V>.zst`` (the bytes of
-:mod:`lab.solver.fullgame.compact`, zstd-compressed), and one manifest,
+:mod:`lab.solver.fullgame.compact`), and one manifest,
 ``data/full_policy.json``, with per vira: the solve it comes from (iterations, the
 solver's own exploitability, and ``start`` where it started from another vira's solve),
 how it was stored (threshold, quantisation), the
@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import json
 import time
-
-import numpy as np
 from pathlib import Path
 from typing import Optional
+
+import numpy as np
 
 from ..cards import RANKS
 from ..classes import vira_rank_of
