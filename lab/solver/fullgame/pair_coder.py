@@ -14,10 +14,13 @@ as a few binary decisions, in key order:
    pair and plays it pure, the last two pairs' answers, the same private state's answer
    at the previous key of its card node, the decision's kind and width);
 2. *held*: where the reference holds the pair, does this policy hold it at all?
-3. *copy*: does it play the previous held pair's bytes?
-4. its *step*, the coarsest divisor of 255 all its bytes are multiples of, and then
-   either its one move (a pure strategy, in the context of the reference's most played
-   move) or its bytes but the last, in that step (the last is what is left of 255).
+3. *copy*: where the last pair with bytes of its own (held, not the reference's) is as
+   wide, does it play that pair's bytes?
+4. its *step*, the coarsest divisor of 255 all its bytes are multiples of (in the context
+   of that last pair's step), and then either its one move (a pure strategy, in the
+   context of the reference's most played move and the last pair's move) or its bytes but
+   the last, in that step (each in the context of the last pair's byte there; the last is
+   what is left of 255).
 
 Each decision costs about its information under the learnt probability (LZMA's range
 coder: 12-bit probabilities, moved 1/32 of the way at each bit). One compiled pass both
