@@ -327,7 +327,7 @@ def model_encode(q: np.ndarray, base: np.ndarray, mask: np.ndarray, keys, tree,
     Raises ValueError for bytes that are not a stored policy's."""
     q = np.ascontiguousarray(q, dtype=np.uint8)
     base = np.ascontiguousarray(base, dtype=np.uint8)
-    size = 1 << 20
+    size = int(mask.sum()) // 8 + (1 << 20)   # one bit a stored slot: room for a real policy
     while True:
         buf = np.zeros(size, dtype=np.uint8)
         n, st = _call(True, q, base, mask, keys, tree, is_t_node, t_child_a, t_child_b,
