@@ -43,6 +43,8 @@ COMMANDS = {
                "equity, mão de onze (JSON; writes the what-if tables)"),
     "rank": ("lab.commands.rank", "rank the bots: exploitability and points per hand against "
              "the solver"),
+    "rebuild": ("lab.commands.rebuild", "rebuild every table and policy of data/ that is due, "
+                "in the order they are built on each other"),
 }
 """Sub-command name -> (module implementing it, one-line help)."""
 

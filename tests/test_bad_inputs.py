@@ -77,6 +77,9 @@ def sweep() -> list[list[str]]:
     vary(["rank"], "--bot", ["nobody"])
     for v in BAD_VIRAS[:5]:
         cases.append(["rank", "--vira", v])
+    vary(["rebuild", "--plan"], "--threads", BAD_INTEGERS[:3] + BAD_COUNTS)
+    vary(["rebuild", "--plan"], "--jobs", BAD_INTEGERS[:3] + BAD_COUNTS)
+    cases.append(["rebuild"])   # every step due, some solve the full game: no --checkpoints
     for cmd in (["solve", "cardplay"], ["solve", "full"], ["solve", "policy"],
                 ["solve", "score", "--score", "3,4", "--checkpoints", "nowhere"]):
         for v in BAD_VIRAS:
@@ -135,7 +138,7 @@ def sweep() -> list[list[str]]:
     # unknown options, missing arguments, unknown commands
     for cmd in (["replay"], ["equity"], ["ev"], ["advise"], ["match"], ["simulate"],
                 ["solve", "full"], ["bench", "full"], ["bench", "score"], ["bench", "policy"],
-                ["rank"], ["publish"], ["play"]):
+                ["rank"], ["publish"], ["play"], ["rebuild"]):
         cases.append([*cmd, "--no-such-option"])
     for cmd in (["replay"], ["equity"], ["ev"], ["advise"], ["match"], ["simulate"],
                 ["solve"], ["bench"]):
@@ -160,7 +163,8 @@ WORK = ["lab.tables:build_cardplay_tables", "lab.tables:build_match_tables",
         "lab.tables.policies:build_full_policy", "lab.tables.policies:copy_policy",
         "lab.commands.rank:rank_bots", "lab.tables.score:measure_leaks",
         "lab.tables.score:load_points_solution", "lab.commands.play:play_match",
-        "lab.commands.publish:execute", "lab.solver.fullgame.solver:ensure_compiled"]
+        "lab.commands.publish:execute", "lab.solver.fullgame.solver:ensure_compiled",
+        "lab.commands.rebuild:_run_lab"]
 """``module:function`` of each entry point of long work: a bad input must be refused
 before any of them is called."""
 

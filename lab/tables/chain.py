@@ -1,0 +1,251 @@
+"""The order in which ``data/`` is rebuilt, and which steps of it are due.
+
+Tables are built on each other (the ``built_on`` of :data:`~lab.tables.registry.TABLES`),
+and the stored policies on the full solves and the score-aware re-solves: when one is
+rebuilt, everything built on it has to be rebuilt after it, in order. :data:`STEPS` is that
+chain, each step with what it writes, the steps whose output it reads, the time it took on
+the 2-core development machine and (:func:`step_commands`) the ``lab`` commands that run it.
+
+:func:`plan` says which steps are due on a data folder: a step whose output is missing,
+stale or corrupt (:func:`why_due`), and every step after a due step that reads its output.
+``lab rebuild`` runs the due steps in order. Every command resumes where it stopped (the
+solves from their checkpoints), and a step is done once its output is fresh, so running the
+plan again after an interruption goes on from the step it stopped in.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import pandas as pd
+
+from ..cards import RANKS
+from ..store import content_hash
+from .manifests import check_family, check_manifest, read_manifest
+from .registry import TableError, data_dir, table_paths
+
+END_GAMES = ((10, 10), (9, 10), (10, 9), (9, 9))
+"""The end-game scores (mão, pé) whose score-aware policies every vira stores."""
+
+CHECKPOINTS = "DIR"
+"""Stands for the checkpoint folder in a command that needs one (:func:`step_commands`)."""
+
+
+@dataclass(frozen=True)
+class ChainStep:
+    """One step of the rebuild: the tables or policy stores it ``writes``, the steps
+    ``after`` which it runs (it reads their output), the ``time`` it took here, and whether
+    its commands read or write the full solves' ``checkpoints``."""
+
+    name: str
+    writes: tuple
+    after: tuple
+    time: str
+    checkpoints: bool = False
+
+
+STEPS = (
+    ChainStep("cardplay", ("cardplay", "cardplay_summary"), (), "about 20 s"),
+    ChainStep("full", ("full_ev", "full_strategy", "full_summary"), (),
+              "25 min for the first vira to 0.01 points per hand with two threads, 3-4 min "
+              "for each later one from its solve (--from)", checkpoints=True),
+    ChainStep("full_policy", ("full_policy",), ("full",), "3-5 min per vira",
+              checkpoints=True),
+    ChainStep("match", ("match_equity", "mao_de_onze"), ("cardplay", "full"), "4-12 min"),
+    ChainStep("score", ("score_leak",), ("match", "full"), "about 4 min per vira",
+              checkpoints=True),
+    ChainStep("match_play", ("score_play", "score_play_hands", "match_equity_mixed"),
+              ("match", "full", "score"),
+              "2-4 min per (vira, score) from another vira's re-solve of it, 6-9 from "
+              "points play", checkpoints=True),
+    ChainStep("score_policy", ("score_policy",), ("match_play", "full_policy"),
+              "about 3 min per (vira, score)", checkpoints=True),
+    ChainStep("whatif", ("whatif", "whatif_match"), ("cardplay", "full", "match"),
+              "fpt 6 min, buteco 10-20 min"),
+    ChainStep("ranking", ("bot_ranking",), ("full_policy",), "about 1 min per vira"),
+)
+"""The whole chain, each step after the steps it reads."""
+
+STEP_NAMES = tuple(s.name for s in STEPS)
+
+
+def step_of(name: str) -> ChainStep:
+    for step in STEPS:
+        if step.name == name:
+            return step
+    raise TableError(f"{name!r}: unknown rebuild step (steps are {', '.join(STEP_NAMES)})")
+
+
+# ---------------------------------------------------------------- what is due
+
+
+def table_due(name: str, directory: Path, coverage: bool = True) -> Optional[str]:
+    """Why table ``name`` must be rebuilt (missing, stale, corrupt: one line), or None;
+    ``coverage``: it must hold all ten viras."""
+    try:
+        manifest = read_manifest(name, directory)
+        check_manifest(name, manifest, viras=None if coverage else [], directory=directory)
+        parquet = table_paths(name, directory)[0]
+        if content_hash(parquet.read_bytes()) != manifest.get("sha256"):
+            return f"table {name!r}: {parquet.name} is not the file its manifest describes"
+        check_family(name, manifest, directory)
+    except (TableError, OSError) as exc:
+        return str(exc)
+    return None
+
+
+def policies_due(directory: Path) -> Optional[str]:
+    """Why the stored points policies must be rebuilt, or None."""
+    from .policies import read_policy_manifest, policy_path
+
+    try:
+        manifest = read_policy_manifest(directory)
+    except TableError as exc:
+        return str(exc)
+    for v in RANKS:
+        entry = manifest["viras"].get(v)
+        if entry is None:
+            return f"no stored points policy of vira {v}"
+        if entry.get("same_as") is None and not policy_path(v, directory).exists():
+            return f"vira {v}'s points policy file is missing"
+    return None
+
+
+def score_policies_due(directory: Path) -> Optional[str]:
+    """Why the stored score-aware policies must be rebuilt (each vira stores the end
+    games), or None."""
+    from .score_policies import read_score_policy_manifest
+
+    try:
+        entries = read_score_policy_manifest(directory)["policies"].values()
+    except TableError as exc:
+        return str(exc)
+    have = {(e.get("vira"), tuple(e.get("score", ()))) for e in entries}
+    for v in RANKS:
+        lacking = [f"{m}-{p}" for m, p in END_GAMES if (v, (m, p)) not in have]
+        if lacking:
+            return f"no stored score-aware policy of vira {v} at {', '.join(lacking)}"
+    return None
+
+
+def why_due(step: ChainStep, directory: Optional[Path] = None) -> Optional[str]:
+    """Why the output of ``step`` must be rebuilt (the first reason found), or None when
+    all of it is fresh."""
+    directory = data_dir() if directory is None else Path(directory)
+    for name in step.writes:
+        if name == "full_policy":
+            why = policies_due(directory)
+        elif name == "score_policy":
+            why = score_policies_due(directory)
+        else:   # the bot ranking holds the viras it was asked for
+            why = table_due(name, directory, coverage=name != "bot_ranking")
+        if why is not None:
+            return why
+    return None
+
+
+def plan(directory: Optional[Path] = None) -> list[dict]:
+    """Every step in order: ``step``, ``due`` and ``why`` (its own output's reason, or the
+    earlier due steps it reads)."""
+    out, due = [], set()
+    for step in STEPS:
+        why = why_due(step, directory)
+        if why is None:
+            upstream = [a for a in step.after if a in due]
+            if upstream:
+                why = f"it reads the output of {', '.join(upstream)}, rebuilt before it"
+        if why is not None:
+            due.add(step.name)
+        out.append({"step": step.name, "due": why is not None, "why": why,
+                    "writes": list(step.writes), "time": step.time})
+    return out
+
+
+# ---------------------------------------------------------------- the commands of a step
+
+
+def step_commands(step: ChainStep, directory: Optional[Path] = None,
+                  checkpoints: str = CHECKPOINTS, threads: int = 2,
+                  jobs: int = 2) -> list[list[str]]:
+    """The ``lab`` commands (argument lists after ``lab``) that rebuild ``step``'s output
+    with the default settings: the same viras, scores and rule sets the data folder holds
+    now (all ten viras and the end games where it holds none)."""
+    directory = data_dir() if directory is None else Path(directory)
+    ck = ["--checkpoints", str(checkpoints)]
+    th = ["--threads", str(threads)]
+    if step.name == "cardplay":
+        return [["solve", "cardplay", "--all", "--jobs", str(jobs)]]
+    if step.name == "full":
+        return [["solve", "full", "--all", *ck, *th, "--from", "4"]]
+    if step.name == "full_policy":
+        return [["solve", "policy", "--all", *ck, *th, "--same-as", "3=2"]]
+    if step.name == "match":
+        return [["solve", "match", "--jobs", str(jobs)]]
+    if step.name == "score":
+        return [["solve", "score", "--all-scores", *ck, *th]]
+    if step.name == "match_play":
+        return [["solve", "match-play", *ck, *th, "--vira", v, *_score_options(scores)]
+                for v, scores in _held_scores(directory).items()]
+    if step.name == "score_policy":
+        return [["solve", "policy", *ck, *th, "--vira", v, *_score_options(scores),
+                 *(["--same-as", "3=2"] if v == "3" else [])]
+                for v, scores in _held_policy_scores(directory).items()]
+    if step.name == "whatif":
+        return [["whatif", "--rules", r, "--jobs", str(jobs)] for r in _held_rules(directory)]
+    if step.name == "ranking":
+        return [["rank", "--write", "--vira", *_held_viras(directory, "bot_ranking")]]
+    raise TableError(f"{step.name!r}: unknown rebuild step")
+
+
+def _score_options(scores) -> list[str]:
+    return [x for m, p in scores for x in ("--score", f"{m},{p}")]
+
+
+def _column_values(name: str, directory: Path, columns) -> Optional[pd.DataFrame]:
+    """The ``columns`` of table ``name`` as written (None when it cannot be read): only which
+    viras, scores or rule sets to rebuild are taken from it, never a number."""
+    path = table_paths(name, directory)[0]
+    try:
+        return pd.read_parquet(path, columns=list(columns))
+    except Exception:   # missing or damaged: the defaults are rebuilt
+        return None
+
+
+def _held_scores(directory: Path) -> dict:
+    """{vira: scores} of the ``score_play`` rows (the end games of every vira when none)."""
+    rows = _column_values("score_play", directory, ("vira", "score_mao", "score_pe"))
+    if rows is None or rows.empty:
+        return {v: list(END_GAMES) for v in RANKS}
+    held = {}
+    for v, m, p in rows.itertuples(index=False):
+        held.setdefault(str(v), []).append((int(m), int(p)))
+    return {v: sorted(held[v], reverse=True) for v in RANKS if v in held}
+
+
+def _held_policy_scores(directory: Path) -> dict:
+    """{vira: scores} of the stored score-aware policies (the end games of every vira, and
+    those of the re-solves, when fewer are stored)."""
+    path = directory / "score_policy.json"
+    held = {v: set(END_GAMES) for v in RANKS}
+    try:
+        for e in json.loads(path.read_text()).get("policies", {}).values():
+            held.setdefault(str(e["vira"]), set()).add(tuple(e["score"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    return {v: sorted(held[v], reverse=True) for v in RANKS if v in held}
+
+
+def _held_rules(directory: Path) -> list[str]:
+    rows = _column_values("whatif", directory, ("rules",))
+    if rows is None or rows.empty:
+        return ["fpt", "buteco"]
+    return list(dict.fromkeys(str(r) for r in rows["rules"]))
+
+
+def _held_viras(directory: Path, name: str) -> list[str]:
+    rows = _column_values(name, directory, ("vira",))
+    held = set() if rows is None else {str(v) for v in rows["vira"]}
+    return [v for v in RANKS if v in held] or list(RANKS)

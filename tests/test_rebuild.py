@@ -1,0 +1,193 @@
+"""`lab rebuild`: the order of the data chain, which steps are due, and running them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from argparse import Namespace
+
+import pytest
+
+from lab.cli import build_parser
+from lab.commands import rebuild
+from lab.errors import InputError
+from lab.tables import data_dir
+from lab.tables.chain import STEPS, STEP_NAMES, plan, step_commands, step_of, why_due
+
+from conftest import in_ci
+
+
+def due_steps(directory) -> list[str]:
+    return [row["step"] for row in plan(directory) if row["due"]]
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    """The bundled data folder, which every test here needs whole and fresh."""
+    directory = data_dir()
+    due = due_steps(directory)
+    if due:
+        message = f"the bundled data has steps due: {due}"
+        if in_ci():
+            pytest.fail(message)
+        pytest.skip(message)
+    return directory
+
+
+@pytest.fixture
+def copy(bundled, tmp_path):
+    """A copy of the bundled data folder (the policies linked, not copied)."""
+    target = tmp_path / "data"
+    target.mkdir()
+    for path in bundled.iterdir():
+        if path.name.startswith("."):
+            continue
+        if path.is_dir():
+            (target / path.name).symlink_to(path)
+        else:
+            shutil.copy2(path, target / path.name)
+    return target
+
+
+def test_each_step_runs_after_the_steps_it_reads_and_the_tables_they_are_built_on():
+    from lab.tables.registry import TABLES
+
+    writer = {name: s.name for s in STEPS for name in s.writes}
+    assert set(TABLES) <= set(writer), "every table is written by a step"
+    for i, step in enumerate(STEPS):
+        assert all(STEP_NAMES.index(a) < i for a in step.after)
+        for name in step.writes:
+            if name in TABLES:
+                for dep in TABLES[name].built_on:
+                    if writer[dep] != step.name:
+                        assert writer[dep] in step.after, (step.name, dep)
+
+
+def test_nothing_is_due_on_the_bundled_data_and_every_command_parses(bundled):
+    rows = plan(bundled)
+    assert [r["step"] for r in rows] == list(STEP_NAMES)
+    assert not any(r["due"] for r in rows)
+    for step in STEPS:
+        commands = step_commands(step, bundled, checkpoints="ck")
+        assert commands
+        for argv in commands:
+            args = build_parser(argv[0]).parse_args(argv)   # a real command line of the lab
+            assert ("--checkpoints" in argv) == step.checkpoints
+            if step.checkpoints:
+                assert args.checkpoints == "ck"
+
+
+def test_commands_rebuild_what_the_data_holds(bundled):
+    import pandas as pd
+
+    plays = pd.read_parquet(bundled / "score_play.parquet")
+    resolves = [argv for argv in step_commands(step_of("match_play"), bundled)]
+    asked = {(argv[argv.index("--vira") + 1], tuple(map(int, argv[i + 1].split(","))))
+             for argv in resolves for i, x in enumerate(argv) if x == "--score"}
+    assert asked == {(str(v), (int(m), int(p))) for v, m, p in
+                     plays[["vira", "score_mao", "score_pe"]].itertuples(index=False)}
+    rules = set(pd.read_parquet(bundled / "whatif.parquet")["rules"])
+    assert {argv[argv.index("--rules") + 1] for argv in
+            step_commands(step_of("whatif"), bundled)} == rules
+
+
+def test_a_stale_full_game_table_makes_everything_built_on_it_due(copy):
+    manifest = copy / "full_summary.json"
+    data = json.loads(manifest.read_text())
+    data["settings"] = dict(data["settings"], target_exploitability=0.001)
+    manifest.write_text(json.dumps(data))
+    rows = {r["step"]: r for r in plan(copy)}
+    assert due_steps(copy) == ["full", "full_policy", "match", "score", "match_play",
+                               "score_policy", "whatif", "ranking"]
+    assert "full_summary" in rows["full"]["why"] and "stale" in rows["full"]["why"]
+    assert "full" in rows["full_policy"]["why"]
+
+
+def test_a_missing_match_table_makes_only_what_reads_it_due(copy):
+    (copy / "match_equity.parquet").unlink()
+    assert due_steps(copy) == ["match", "score", "match_play", "score_policy", "whatif"]
+    assert "missing" in why_due(step_of("match"), copy)
+
+
+def test_a_changed_table_file_and_a_lacking_policy_are_due(bundled, copy):
+    (copy / "cardplay.parquet").write_bytes((copy / "cardplay.parquet").read_bytes() + b"x")
+    assert "not the file its manifest describes" in why_due(step_of("cardplay"), copy)
+    (copy / "score_policy.json").unlink()
+    manifest = json.loads((bundled / "score_policy.json").read_text())
+    del manifest["policies"]["K 9-10"]
+    (copy / "score_policy.json").write_text(json.dumps(manifest))
+    assert why_due(step_of("score_policy"), copy) == \
+        "no stored score-aware policy of vira K at 9-10"
+
+
+def args(**kw):
+    base = dict(plan=False, checkpoints=None, threads=2, jobs=2)
+    return Namespace(**{**base, **kw})
+
+
+def test_rebuild_runs_the_due_steps_in_order_until_their_output_is_fresh(bundled, copy,
+                                                                         monkeypatch, capsys):
+    """A stand-in for the `lab` commands puts the bundled files back, as a rebuild would:
+    each due step runs once, in order, and is checked fresh before the next."""
+    monkeypatch.setenv("LAB_DATA_DIR", str(copy))
+    (copy / "match_equity.parquet").unlink()
+    ran = []
+
+    def runner(argv):
+        ran.append(argv)
+        if argv[:2] == ["solve", "match"]:
+            shutil.copy2(bundled / "match_equity.parquet", copy / "match_equity.parquet")
+        return 0
+
+    assert rebuild.run(args(checkpoints="ck"), runner) == 0
+    order = [a[0] if a[0] != "solve" else a[1] for a in ran]
+    assert order[0] == "match" and order[-1] == "whatif"
+    assert order.index("score") < order.index("match-play") < order.index("policy")
+    assert "full" not in order and "rank" not in order
+    assert "rebuilt 5 steps" in capsys.readouterr().out
+    assert due_steps(copy) == []
+
+
+def test_rebuild_stops_at_a_failed_or_ineffective_step(copy, monkeypatch):
+    monkeypatch.setenv("LAB_DATA_DIR", str(copy))
+    (copy / "match_equity.parquet").unlink()
+    with pytest.raises(InputError, match="step match stopped: `lab solve match --jobs 2` "
+                                         "exited with status 2"):
+        rebuild.run(args(checkpoints="ck"), lambda argv: 2)
+    with pytest.raises(InputError, match="step match ran, but its output is still not fresh: "
+                                         "table 'match_equity' is missing"):
+        rebuild.run(args(checkpoints="ck"), lambda argv: 0)
+    (copy / "full_summary.parquet").unlink()
+    with pytest.raises(InputError, match="steps full, full_policy, score, match_play, "
+                                         "score_policy are due and solve the full game: give "
+                                         "--checkpoints DIR"):
+        rebuild.run(args(), lambda argv: pytest.fail("nothing may run"))
+
+
+def lab(*argv, env=None):
+    return subprocess.run([sys.executable, "-m", "lab", *argv], capture_output=True, text=True,
+                          env=dict(os.environ, **(env or {})))
+
+
+def test_lab_rebuild_plan_and_nothing_to_do(bundled):
+    out = lab("rebuild", "--plan")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["step"] for r in rows] == list(STEP_NAMES)
+    assert all(r["commands"] and r["time"] and not r["due"] for r in rows)
+    done = lab("rebuild")
+    assert done.returncode == 0 and "nothing to rebuild" in done.stdout
+
+
+def test_lab_rebuild_on_an_empty_folder_asks_for_checkpoints(tmp_path):
+    out = lab("rebuild", env={"LAB_DATA_DIR": str(tmp_path)})
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: steps full, ")
+    plan_out = lab("rebuild", "--plan", "--checkpoints", "ck", env={"LAB_DATA_DIR": str(tmp_path)})
+    rows = [json.loads(line) for line in plan_out.stdout.splitlines()]
+    assert all(r["due"] for r in rows)
+    assert rows[0]["why"].startswith("table 'cardplay' is missing")
+    assert "lab solve full --all --checkpoints ck --threads 2 --from 4" in rows[1]["commands"]
