@@ -123,6 +123,27 @@ def test_a_changed_table_file_and_a_lacking_policy_are_due(bundled, copy):
         "no stored score-aware policy of vira K at 9-10"
 
 
+def test_policies_built_on_another_points_policy_are_due(bundled, copy):
+    manifest = json.loads((bundled / "score_policy.json").read_text())
+    manifest["policies"]["7 10-9"]["base_sha256"] = "0" * 16
+    (copy / "score_policy.json").write_text(json.dumps(manifest))
+    assert due_steps(copy) == ["score_policy"]
+    assert why_due(step_of("score_policy"), copy) == (
+        "vira 7's score-aware policy at 10-9 was built on another points policy than the one "
+        "stored now")
+
+
+def test_a_ranking_of_another_policy_is_due(copy):
+    manifest = json.loads((copy / "bot_ranking.json").read_text())
+    ranked = sorted(manifest["viras"])
+    manifest["viras"][ranked[0]]["policy_sha256"] = "0" * 16
+    (copy / "bot_ranking.json").write_text(json.dumps(manifest))
+    assert due_steps(copy) == ["ranking"]
+    assert why_due(step_of("ranking"), copy) == (
+        f"table 'bot_ranking': vira {ranked[0]} was ranked against another points policy "
+        "than the one stored now")
+
+
 def args(**kw):
     base = dict(plan=False, checkpoints=None, threads=2, jobs=2)
     return Namespace(**{**base, **kw})

@@ -50,8 +50,8 @@ class ChainStep:
 STEPS = (
     ChainStep("cardplay", ("cardplay", "cardplay_summary"), (), "about 20 s"),
     ChainStep("full", ("full_ev", "full_strategy", "full_summary"), (),
-              "25 min for the first vira to 0.01 points per hand with two threads, 3-4 min "
-              "for each later one from its solve (--from)", checkpoints=True),
+              "about 10 min for the first vira to 0.01 points per hand with two threads, about "
+              "3 min for each later one started from its solve (--from)", checkpoints=True),
     ChainStep("full_policy", ("full_policy",), ("full",), "3-5 min per vira",
               checkpoints=True),
     ChainStep("match", ("match_equity", "mao_de_onze"), ("cardplay", "full"), "4-12 min"),
@@ -60,12 +60,13 @@ STEPS = (
     ChainStep("match_play", ("score_play", "score_play_hands", "match_equity_mixed"),
               ("match", "full", "score"),
               "2-4 min per (vira, score) from another vira's re-solve of it, 6-9 from "
-              "points play", checkpoints=True),
+              "points play; each re-solve keeps its 2.2 GB solution under DIR/score for "
+              "score_policy", checkpoints=True),
     ChainStep("score_policy", ("score_policy",), ("match_play", "full_policy"),
               "about 3 min per (vira, score)", checkpoints=True),
     ChainStep("whatif", ("whatif", "whatif_match"), ("cardplay", "full", "match"),
               "fpt 6 min, buteco 10-20 min"),
-    ChainStep("ranking", ("bot_ranking",), ("full_policy",), "about 1 min per vira"),
+    ChainStep("ranking", ("bot_ranking",), ("full_policy",), "about 2 min per vira"),
 )
 """The whole chain, each step after the steps it reads."""
 
@@ -117,10 +118,11 @@ def policies_due(directory: Path) -> Optional[str]:
 def score_policies_due(directory: Path) -> Optional[str]:
     """Why the stored score-aware policies must be rebuilt (each vira stores the end
     games), or None."""
+    from .policies import policy_info
     from .score_policies import read_score_policy_manifest
 
     try:
-        entries = read_score_policy_manifest(directory)["policies"].values()
+        entries = list(read_score_policy_manifest(directory)["policies"].values())
     except TableError as exc:
         return str(exc)
     have = {(e.get("vira"), tuple(e.get("score", ()))) for e in entries}
@@ -128,6 +130,35 @@ def score_policies_due(directory: Path) -> Optional[str]:
         lacking = [f"{m}-{p}" for m, p in END_GAMES if (v, (m, p)) not in have]
         if lacking:
             return f"no stored score-aware policy of vira {v} at {', '.join(lacking)}"
+    for e in entries:   # each is built on its vira's points policy (snapped to it, or its
+        try:            # difference from it), named by that policy's content hash
+            base = policy_info(e["vira"], directory).get("sha256")
+        except TableError as exc:
+            return str(exc)
+        if e.get("base_sha256") != base:
+            m, p = e["score"]
+            return (f"vira {e['vira']}'s score-aware policy at {m}-{p} was built on another "
+                    "points policy than the one stored now")
+    return None
+
+
+def ranking_due(directory: Path) -> Optional[str]:
+    """Why the bot ranking must be rebuilt, or None: besides its table, each vira's rows
+    must have been ranked against the policy stored now (its manifest names the policy's
+    content hash)."""
+    from .policies import policy_info
+
+    why = table_due("bot_ranking", directory, coverage=False)
+    if why is not None:
+        return why
+    for v, entry in read_manifest("bot_ranking", directory)["viras"].items():
+        try:
+            now = policy_info(v, directory).get("sha256")
+        except TableError as exc:
+            return str(exc)
+        if entry.get("policy_sha256") != now:
+            return (f"table 'bot_ranking': vira {v} was ranked against another points "
+                    "policy than the one stored now")
     return None
 
 
@@ -140,8 +171,10 @@ def why_due(step: ChainStep, directory: Optional[Path] = None) -> Optional[str]:
             why = policies_due(directory)
         elif name == "score_policy":
             why = score_policies_due(directory)
-        else:   # the bot ranking holds the viras it was asked for
-            why = table_due(name, directory, coverage=name != "bot_ranking")
+        elif name == "bot_ranking":
+            why = ranking_due(directory)
+        else:
+            why = table_due(name, directory)
         if why is not None:
             return why
     return None
