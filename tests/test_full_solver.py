@@ -418,6 +418,28 @@ def test_two_and_three_threads_give_the_same_iterates_bit_for_bit(storage):
                 assert np.array_equal(getattr(many, name), arr), (ladder, name)
 
 
+def test_each_seat_s_walks_share_the_root_by_the_live_pairs_of_its_last_walk(monkeypatch):
+    """A CFR walk on threads records the live (node, hand) pairs it met under each of the
+    root's subtrees, and the seat's next walk shares the subtrees by them (the iterates stay
+    those of one thread: the test above runs such walks)."""
+    from lab.solver.fullgame import solver as module
+
+    solver = FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6)), threads=2).allocate()
+    assert not solver.root_live.any()   # the first walks share by the subtrees' size
+    solver.iterate(1)
+    dead, seen = solver.thread_work.DC.sum(axis=0)   # both walks of the iteration
+    assert solver.root_live.sum() == seen - dead > 0
+    assert (solver.root_live > 0).sum(axis=1).min() >= 2
+    last = solver.root_live.copy()
+    shared = []
+    real = module.share_among_threads
+    monkeypatch.setattr(module, "share_among_threads",
+                        lambda work, threads: shared.append(np.array(work)) or real(work, threads))
+    solver.iterate(1)
+    assert len(shared) == 2
+    assert np.array_equal(shared[0], last[0]) and np.array_equal(shared[1], last[1])
+
+
 def test_with_a_one_step_ladder_the_real_game_is_the_card_play_game():
     """Ladder (1,): no raises, so vira 4's full game is its card-play game in points
     (2 p - 1 for the mão's win probability p). Its certified interval must contain the

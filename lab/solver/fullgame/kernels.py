@@ -987,13 +987,15 @@ def enter_turns(c, d, TT, T, W, Wc):
 
 
 @njit(cache=True, parallel=True)
-def traverse_parallel(nthreads, owner, T, S, W, P, Wt):
+def traverse_parallel(nthreads, owner, T, S, W, P, Wt, live):
     """:func:`traverse` with the subtrees of the root's card moves split among
     ``nthreads`` threads (``owner[j]``: the thread of the root's ``j``-th child), each with
     its own working buffers ``Wt[..][thread]`` (the regret entries of different subtrees
     are disjoint). The children's values are added
     in their order afterwards, so the values and updates are bit-identical to
-    :func:`traverse`'s."""
+    :func:`traverse`'s, whatever the split. ``live[j]``: the live (node, hand) pairs a
+    ``CFR`` walk met under the ``j``-th child (``W.DC``), by which the next walk of the
+    same seat can share them."""
     nn, child_start = T.nn, T.child_start
     c, d = ROOT, ROOT
     for i in range(nn[0, 0] + nn[0, 1]):
@@ -1015,12 +1017,14 @@ def traverse_parallel(nthreads, owner, T, S, W, P, Wt):
             if owner[j] != th:
                 continue
             ch = child_start[c] + j
+            before = Wc.DC[1] - Wc.DC[0]
             if not enter_child_any(c, ch, d, K, TT, T, W, Wc, P):
                 pass   # Wc.OUT[1] holds its values, zero
             elif T.kind[ch] == END:
                 end_values(ch, d, TT, T, P, W, Wc)
             else:
                 _visit(ch, ONE, TT, T, S, Wc, P)
+            live[j] = Wc.DC[1] - Wc.DC[0] - before
             n = TT * nn[ch, P.u]
             values[j, :n] = Wc.OUT[1, :n]
     for j in range(nch):

@@ -212,10 +212,12 @@ class FullSolver(Lifecycle):
             t.pair_edge_start, t.pair_edge_count, L.slot_base, L.node_base,
             tm.start, tm.size, tm.kind, tm.parent, tm.child_a, tm.child_b, tm.value,
             tm.exit_state, tm.answerer)
-        # the root's subtrees, shared among the threads by the work each holds
+        # the root's subtrees, shared among the threads by the work each holds; a CFR walk
+        # shares them by the live pairs each held in the same seat's previous walk
         cs, cc = t.child_start[0], t.child_count[0]
         self.root_owner = None if self.threads == 1 else share_among_threads(
             subtree_work(t, L)[cs:cs + cc], self.threads)
+        self.root_live = np.zeros((2, cc), dtype=np.int64)
         self.build_seconds = time.perf_counter() - start
         self.state = BUILT
         self.iterations = 0
@@ -455,8 +457,14 @@ class FullSolver(Lifecycle):
             return K.traverse(self.shape, self.store(), self.work, step)
         import numba
         numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
-        return K.traverse_parallel(self.threads, self.root_owner, self.shape, self.store(),
-                                   self.work, step, self.thread_work)
+        owner, live = self.root_owner, np.zeros(len(self.root_owner), dtype=np.int64)
+        if step.mode == K.CFR and self.root_live[step.u].any():
+            owner = share_among_threads(self.root_live[step.u], self.threads)
+        values = K.traverse_parallel(self.threads, owner, self.shape, self.store(),
+                                     self.work, step, self.thread_work, live)
+        if step.mode == K.CFR:
+            self.root_live[step.u] = live
+        return values
 
     def iterate(self, n: int = 1) -> None:
         """Run ``n`` Discounted CFR iterations (alternating: the mão, then the pé)."""
