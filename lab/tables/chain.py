@@ -55,7 +55,7 @@ STEPS = (
     ChainStep("full_policy", ("full_policy",), ("full",), "3-5 min per vira",
               checkpoints=True),
     ChainStep("match", ("match_equity", "mao_de_onze"), ("cardplay", "full"), "4-12 min"),
-    ChainStep("score", ("score_leak",), ("match", "full"), "about 4 min per vira",
+    ChainStep("score", ("score_leak",), ("match", "full"), "about 21 min for the ten viras",
               checkpoints=True),
     ChainStep("match_play", ("score_play", "score_play_hands", "match_equity_mixed"),
               ("match", "full", "score"),
