@@ -52,10 +52,11 @@ def run(args, runner=None) -> int:
 
     checkpoints = args.checkpoints if args.checkpoints is not None else CHECKPOINTS
     steps = plan()
+    commands = {row["step"]: step_commands(step_of(row["step"]), checkpoints=checkpoints,
+                                           threads=args.threads, jobs=args.jobs)
+                for row in steps}
     for row in steps:
-        row["commands"] = [command_line(argv) for argv in step_commands(
-            step_of(row["step"]), checkpoints=checkpoints, threads=args.threads,
-            jobs=args.jobs)]
+        row["commands"] = [command_line(argv) for argv in commands[row["step"]]]
     if args.plan:
         for row in steps:
             print_json(row)
@@ -70,9 +71,7 @@ def run(args, runner=None) -> int:
                          "--checkpoints DIR (see `lab rebuild --plan`)")
     runner = runner or _run_lab
     for i, step in enumerate(due, 1):
-        commands = step_commands(step, checkpoints=checkpoints, threads=args.threads,
-                                 jobs=args.jobs)
-        for argv in commands:
+        for argv in commands[step.name]:
             print(f"[{i}/{len(due)} {step.name}] {command_line(argv)}", file=sys.stderr,
                   flush=True)
             status = runner(argv)

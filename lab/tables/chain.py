@@ -15,7 +15,6 @@ plan again after an interruption goes on from the step it stopped in.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -23,8 +22,7 @@ from typing import Optional
 import pandas as pd
 
 from ..cards import RANKS
-from ..store import content_hash
-from .manifests import check_family, check_manifest, read_manifest
+from .manifests import checked_files, read_manifest
 from .registry import TableError, data_dir, table_paths
 
 END_GAMES = ((10, 10), (9, 10), (10, 9), (9, 9))
@@ -87,13 +85,8 @@ def table_due(name: str, directory: Path, coverage: bool = True) -> Optional[str
     """Why table ``name`` must be rebuilt (missing, stale, corrupt: one line), or None;
     ``coverage``: it must hold all ten viras."""
     try:
-        manifest = read_manifest(name, directory)
-        check_manifest(name, manifest, viras=None if coverage else [], directory=directory)
-        parquet = table_paths(name, directory)[0]
-        if content_hash(parquet.read_bytes()) != manifest.get("sha256"):
-            return f"table {name!r}: {parquet.name} is not the file its manifest describes"
-        check_family(name, manifest, directory)
-    except (TableError, OSError) as exc:
+        checked_files(name, viras=None if coverage else [], directory=directory)
+    except TableError as exc:
         return str(exc)
     return None
 
@@ -259,15 +252,17 @@ def _held_scores(directory: Path) -> dict:
 
 
 def _held_policy_scores(directory: Path) -> dict:
-    """{vira: scores} of the stored score-aware policies (the end games of every vira, and
-    those of the re-solves, when fewer are stored)."""
-    path = directory / "score_policy.json"
+    """{vira: scores} of the stored score-aware policies, and the end games of every vira
+    where fewer are stored."""
+    from .score_policies import read_score_policy_manifest
+
     held = {v: set(END_GAMES) for v in RANKS}
     try:
-        for e in json.loads(path.read_text()).get("policies", {}).values():
-            held.setdefault(str(e["vira"]), set()).add(tuple(e["score"]))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        pass
+        entries = read_score_policy_manifest(directory)["policies"].values()
+    except TableError:   # unreadable: the end games are rebuilt
+        entries = ()
+    for e in entries:
+        held.setdefault(str(e["vira"]), set()).add(tuple(e["score"]))
     return {v: sorted(held[v], reverse=True) for v in RANKS if v in held}
 
 

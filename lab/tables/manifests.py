@@ -136,18 +136,8 @@ def load_table(name: str, viras: Optional[Iterable] = None, settings: Optional[d
     returned. Raises TableError, with the command that rebuilds the table, when it is
     missing, unreadable, stale or corrupt (see :func:`validate`).
     """
-    manifest = read_manifest(name, directory)
-    check_manifest(name, manifest, settings, viras, directory)
+    manifest, data = checked_files(name, viras, settings, directory)
     parquet, _ = table_paths(name, directory)
-    try:
-        data = parquet.read_bytes()
-    except OSError as exc:
-        raise TableError(f"table {name!r}: unreadable {parquet} ({exc}); "
-                         f"rebuild it with `{spec_of(name).rebuild}`") from None
-    if content_hash(data) != manifest.get("sha256"):
-        raise corrupt(name, f"{parquet.name} is not the file its manifest describes (a write "
-                            "was interrupted, or the file was changed)")
-    check_family(name, manifest, directory)
     key = (name, manifest.get("sha256"), manifest.get("rows"),
            json.dumps([manifest.get("settings"), sorted(manifest.get("viras", {}))],
                       sort_keys=True))
@@ -167,6 +157,26 @@ def load_table(name: str, viras: Optional[Iterable] = None, settings: Optional[d
         keep = [RANKS[vira_rank_of(v)] for v in viras]
         df = df[df["vira"].isin(keep)].reset_index(drop=True)
     return df
+
+
+def checked_files(name: str, viras: Optional[Iterable] = None, settings: Optional[dict] = None,
+                  directory: Optional[Path] = None) -> tuple[dict, bytes]:
+    """(manifest, parquet bytes) of table ``name`` once its manifest is current
+    (:func:`check_manifest`), the file is the one the manifest describes and the tables
+    written with it are still there; TableError otherwise. The rows are not parsed."""
+    manifest = read_manifest(name, directory)
+    check_manifest(name, manifest, settings, viras, directory)
+    parquet, _ = table_paths(name, directory)
+    try:
+        data = parquet.read_bytes()
+    except OSError as exc:
+        raise TableError(f"table {name!r}: unreadable {parquet} ({exc}); "
+                         f"rebuild it with `{spec_of(name).rebuild}`") from None
+    if content_hash(data) != manifest.get("sha256"):
+        raise corrupt(name, f"{parquet.name} is not the file its manifest describes (a write "
+                            "was interrupted, or the file was changed)")
+    check_family(name, manifest, directory)
+    return manifest, data
 
 
 VALIDATED_KEPT = 16
