@@ -848,6 +848,7 @@ def _pairs_pass(pack, q, base, has_base, mask, flags, rest, quant, start, gid, s
     idx = np.empty(8, dtype=np.int64)
     n = 0
     r = 0
+    # written out as in pair_coder._model_pass, which says why the two share no helper
     for c in range(start.shape[0] - 1):
         if start[c] == start[c + 1]:
             continue
