@@ -199,6 +199,21 @@ def test_checkpoint_resume_is_exact(tmp_path, storage):
         FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6))).load_checkpoint(tmp_path / "ck")
 
 
+def test_a_solve_resumed_after_meeting_its_target_is_not_iterated_again(tmp_path):
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3))
+    first = FullSolver(cfg).solve(0.05, 200, check_every=10, checkpoint_dir=tmp_path / "ck")
+    assert first.final_exploitability <= 0.05 < first.history[-2][2]
+    saved = (tmp_path / "ck" / "state.json").stat().st_mtime_ns
+    again = FullSolver(cfg).solve(0.05, 200, check_every=10, checkpoint_dir=tmp_path / "ck")
+    assert again.iterations == first.iterations and again.history == first.history
+    assert again.final_exploitability == first.final_exploitability
+    assert (tmp_path / "ck" / "state.json").stat().st_mtime_ns == saved   # not written again
+    # a lower target goes on from it
+    lower = FullSolver(cfg).solve(0.0, first.iterations + 10, check_every=10,
+                                  checkpoint_dir=tmp_path / "ck")
+    assert lower.iterations == first.iterations + 10
+
+
 def test_schedule_weights():
     """Discounted CFR's multipliers at iteration t (positive regrets, negative regrets,
     strategy sums): (t-1)^a / ((t-1)^a + 1), (t-1)^b / ((t-1)^b + 1), ((t-1)/t)^g."""

@@ -198,6 +198,37 @@ def test_vira_3_takes_the_re_solve_of_vira_2_whose_game_it_plays(toy_root, tmp_p
                  say=lines.append)[-1]["row"]["vira"] == "2"
 
 
+def test_the_re_solves_follow_the_points_solves_storage_and_schedule(toy_root, tmp_path,
+                                                                    monkeypatch):
+    """With points solves under other settings (float32, dcfr+), the sweep finds them
+    where `lab solve full` keeps them, and re-solves them with their schedule. (Only the
+    points solves' settings change here: the tables stay those of the repository.)"""
+    import lab.tables.full
+    from lab.tables.full import points_checkpoint, points_solver
+    from lab.tables.score import has_points_solution
+
+    _, data = toy_root
+    monkeypatch.setattr(lab.tables.full, "FULL_SETTINGS", dict(
+        lab.tables.full.FULL_SETTINGS, storage="float32", schedule="dcfr+"))
+    root = tmp_path / "ck"
+    assert not has_points_solution(root, "4")
+    solver = points_solver("4", toy_cap=TOY).allocate()
+    assert (solver.config.storage, solver.schedule.name) == ("float32", "dcfr+")
+    solver.iterate(40)
+    where = points_checkpoint(root, "4", toy_cap=TOY)
+    assert where.name.endswith("_float32")
+    solver.save_checkpoint(where)
+    rows = [r["row"] for r in sweep([("4", (10, 10), 0.05)], root, target=0.5, toy_cap=TOY,
+                                    directory=data, say=lambda line: None)]
+    assert rows[0]["start"] == "points" and rows[0]["iterations"] == 10
+    state = json.loads((score_dir(root, "4", (10, 10), TOY) / "solution" / "state.json")
+                       .read_text())
+    assert (state["config"]["storage"], state["schedule"]) == ("float32", "dcfr+")
+    value, expl = check_row(root, rows[0], toy_cap=TOY)
+    assert value == pytest.approx(rows[0]["value_mao"], abs=1e-9)
+    assert expl == pytest.approx(rows[0]["exploitability"], abs=1e-9)
+
+
 def test_a_vira_starts_from_another_viras_re_solve_of_the_same_score(toy_root, tmp_path):
     points, data = toy_root
     root = own_root(points, tmp_path)

@@ -141,12 +141,12 @@ def frontier(vira, checkpoint_root, grid, threads: int = 1, out=print) -> list[d
     stored, the compressed megabytes and the exact exploitability (points per hand)."""
     from dataclasses import replace
 
-    from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for
+    from ..solver.fullgame.solver import FullSolver
+    from ..tables.full import points_checkpoint, points_solver
     from ..solver.fullgame.compact import build_keys, encode, expand, key_sums, prune_unreached, quantise
 
-    config = config_for(vira)
-    solver = FullSolver(config, threads=threads)
-    solver.load_checkpoint(checkpoint_path(checkpoint_root, config))
+    solver = points_solver(vira, threads).load_checkpoint(points_checkpoint(checkpoint_root, vira))
+    config = solver.config
     tree, layout, templates = solver.tree, solver.layout, solver.templates
     keys = build_keys(tree, layout, templates, True)
     sums = key_sums(solver, keys)

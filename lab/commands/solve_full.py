@@ -121,7 +121,7 @@ def start_of(args, viras, settings: dict):
     from ..cli import chosen_viras
     from ..errors import InputError
     from ..solver.fullgame.solver import has_checkpoint
-    from ..tables.full import start_folder
+    from ..tables.full import points_checkpoint
 
     if args.start_vira is None:
         return None
@@ -129,7 +129,7 @@ def start_of(args, viras, settings: dict):
     if args.checkpoints is None:
         raise InputError("--from needs --checkpoints DIR: the folder that holds (or will "
                          f"hold) vira {start}'s solve")
-    source = start_folder(args.checkpoints, start, settings)
+    source = points_checkpoint(args.checkpoints, start, settings)
     if start not in viras and not has_checkpoint(source):
         raise InputError(f"--from {start}: {source} holds no solve of vira {start}; "
                          f"`lab solve full --vira {start} --checkpoints {args.checkpoints}` "

@@ -31,6 +31,7 @@ regrets, go to ``data/``.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Iterable, Optional
 
 import numpy as np
@@ -180,11 +181,23 @@ def solve_config(vira, settings: dict, toy_cap=None):
                       three_ties=settings.get("three_ties", DEFAULT_RULES.three_ties))
 
 
-def start_folder(checkpoint_root, vira, settings: Optional[dict] = None):
-    """Where ``vira``'s solve under ``settings`` keeps its checkpoint in ``checkpoint_root``
-    (the start of ``--from``)."""
+def points_solver(vira, threads: int = 1, settings: Optional[dict] = None,
+                  toy_cap=None) -> FullSolver:
+    """An empty solver of ``vira``'s points game as ``lab solve full`` solves it under
+    ``settings`` (default FULL_SETTINGS): its configuration (ladder, storage, rules) and
+    Discounted CFR schedule, so that it loads that solve's checkpoint and every re-solve or
+    policy built on it sees the same game."""
+    s = dict(FULL_SETTINGS if settings is None else settings)
+    return FullSolver(solve_config(vira, s, toy_cap), threads=threads,
+                      schedule=s.get("schedule", "dcfr"))
+
+
+def points_checkpoint(checkpoint_root, vira, settings: Optional[dict] = None,
+                      toy_cap=None) -> Path:
+    """Where ``lab solve full --checkpoints checkpoint_root`` keeps ``vira``'s solve under
+    ``settings`` (default FULL_SETTINGS)."""
     return checkpoint_path(checkpoint_root, solve_config(
-        vira, dict(FULL_SETTINGS if settings is None else settings)))
+        vira, dict(FULL_SETTINGS if settings is None else settings), toy_cap))
 
 
 def solve_game_full(viras: list, settings: Optional[dict] = None, checkpoint_root=None,
@@ -201,10 +214,9 @@ def solve_game_full(viras: list, settings: Optional[dict] = None, checkpoint_roo
     ``rows["start"]`` names the source (vira, iterations, exploitability)."""
     s = dict(FULL_SETTINGS if settings is None else settings)
     first = viras[0]
-    cfg = solve_config(first, s, toy_cap)
     began = time.perf_counter()
-    solver = FullSolver(cfg, threads=threads, schedule=s.get("schedule", "dcfr"))
-    ck = None if checkpoint_root is None else checkpoint_path(checkpoint_root, cfg)
+    solver = points_solver(first, threads, s, toy_cap)
+    ck = None if checkpoint_root is None else checkpoint_path(checkpoint_root, solver.config)
     if start is not None and not (ck is not None and has_checkpoint(ck)):
         solver.warm_start(start)
     solver.solve(s["target_exploitability"], int(s.get("max_iterations", 1_000_000)),
@@ -252,7 +264,7 @@ def solve_viras_full(viras: Iterable, settings: Optional[dict] = None,
         source_game = same_game_vira(start_vira)
         stages = [[g for k, g in games.items() if k == source_game],
                   [g for k, g in games.items() if k != source_game]]
-        source = start_folder(checkpoint_root, start_vira, settings)
+        source = points_checkpoint(checkpoint_root, start_vira, settings)
     cluster = None
     if scheduler is None:
         cluster = local_cluster(local_workers, processes=processes)

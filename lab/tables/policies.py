@@ -202,19 +202,19 @@ def build_full_policy(vira, checkpoint_root, threshold: float = THRESHOLD, merge
     ``threshold``, quantised, pruned, each pair rounded by its own reach at
     ``reach_tolerance``: :func:`round_by_reach`) and measure the stored policy's
     exploitability exactly. Returns the manifest entry."""
-    from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for, has_checkpoint
+    from ..solver.fullgame.solver import has_checkpoint
     from ..solver.fullgame.compact import LEVEL, QUANT, compact_policy, encode, packing_of
+    from .full import points_checkpoint, points_solver
 
     v = RANKS[vira_rank_of(vira)]
-    config = config_for(v)
-    ck = checkpoint_path(checkpoint_root, config)
+    ck = points_checkpoint(checkpoint_root, v)
     if not has_checkpoint(ck):
         raise TableError(f"no checkpoint of vira {v} under {checkpoint_root}; solve it with "
                          f"`lab solve full --vira {v} --checkpoints {checkpoint_root}`")
     start = time.perf_counter()
     say = progress or (lambda msg: None)
-    solver = FullSolver(config, threads=threads)
-    solver.load_checkpoint(ck)
+    solver = points_solver(v, threads).load_checkpoint(ck)
+    config = solver.config
     say(f"vira {v}: checkpoint at {solver.own_iterations} iterations, exploitability "
         f"{solver.final_exploitability:.4f} points per hand")
     q, keys, kept = compact_policy(solver, threshold, merge, threads)

@@ -49,18 +49,18 @@ def score_payoffs(me: np.ndarray, score: tuple[int, int]) -> tuple[np.ndarray, n
 
 def has_points_solution(root, vira) -> bool:
     """Whether ``lab solve full --checkpoints root`` left the points solution of ``vira``."""
-    from ..solver.fullgame.solver import checkpoint_path, config_for, has_checkpoint
+    from ..solver.fullgame.solver import has_checkpoint
+    from .full import points_checkpoint
 
-    return has_checkpoint(checkpoint_path(root, config_for(vira)))
+    return has_checkpoint(points_checkpoint(root, vira))
 
 
 def load_points_solution(root, vira, threads: int = 1):
     """The points solution of ``vira`` (a :class:`FullSolver` on ``threads`` numba threads)
     from its checkpoint."""
-    from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for
+    from .full import points_checkpoint, points_solver
 
-    config = config_for(vira)
-    return FullSolver(config, threads=threads).load_checkpoint(checkpoint_path(root, config))
+    return points_solver(vira, threads).load_checkpoint(points_checkpoint(root, vira))
 
 
 @dataclass(frozen=True)

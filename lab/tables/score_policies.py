@@ -205,7 +205,8 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
     and value measured exactly at its payoffs (match-win probability). Returns the
     manifest entry."""
     from ..solver.fullgame.compact import LEVEL, QUANT, compact_policy, own_reach, packing_of
-    from ..solver.fullgame.solver import FullSolver, config_for, has_checkpoint
+    from ..solver.fullgame.solver import has_checkpoint
+    from .full import points_solver
     from .score import payoff_scale
     from .score_sweep import finished, score_dir
 
@@ -220,8 +221,8 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
                          f"{checkpoint_root} --vira {v} --score {score[0]},{score[1]}`")
     base = load_full_policy(v, directory)
     start = time.perf_counter()
-    config = config_for(v)
-    solver = FullSolver(config, threads=threads).load_checkpoint(here / "solution")
+    solver = points_solver(v, threads).load_checkpoint(here / "solution")
+    config = solver.config
     if solver.payoffs is None:
         raise TableError(f"{here / 'solution'} holds no match payoffs: not a re-solve")
     row = done["row"]   # the re-solve's own iterations and exploitability (match-win)

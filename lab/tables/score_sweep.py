@@ -86,17 +86,11 @@ class Task:
     start_vira: str | None = None
 
 
-def _config(vira, toy_cap):
-    from ..solver.fullgame.solver import config_for
-
-    return config_for(vira) if toy_cap is None else config_for(toy_cap=toy_cap)
-
-
 def score_dir(checkpoints, vira, score, toy_cap=None) -> Path:
     """Where the re-solve of ``vira`` at ``score`` keeps its files."""
-    from ..solver.fullgame.solver import checkpoint_path
+    from .full import points_checkpoint
 
-    points = checkpoint_path(checkpoints, _config(vira, toy_cap))
+    points = points_checkpoint(checkpoints, vira, toy_cap=toy_cap)
     # the reduced deck stands in for every vira, each with its own re-solves
     base = Path(checkpoints) / "score" / points.name
     return (base if toy_cap is None else base / RANKS[vira_rank_of(vira)]) / \
@@ -163,7 +157,8 @@ def keep_one(checkpoints, vira, score, toy_cap=None) -> bool:
 def run_task(task: Task) -> dict:
     """Run one re-solve (or finish an interrupted one); returns {"row", "hands"}: its
     ``score_play`` row and ``score_play_hands`` rows. A finished one is read back."""
-    from ..solver.fullgame.solver import FullSolver, checkpoint_path, has_checkpoint
+    from ..solver.fullgame.solver import has_checkpoint
+    from .full import points_checkpoint, points_solver
     from .score import first_moves, measure_leak, resolve, score_payoffs
     from .score_play import hand_rows, play_row
 
@@ -174,10 +169,9 @@ def run_task(task: Task) -> dict:
         return done
     here.mkdir(parents=True, exist_ok=True)
     me = np.array(task.me, dtype=np.float64)
-    config = _config(task.vira, task.toy_cap)
     # the points play at the same payoffs: its value, leak and first moves
-    points = FullSolver(config, threads=task.threads).load_checkpoint(
-        checkpoint_path(task.checkpoints, config))
+    points = points_solver(task.vira, task.threads, toy_cap=task.toy_cap).load_checkpoint(
+        points_checkpoint(task.checkpoints, task.vira, toy_cap=task.toy_cap))
     leak, before = measure_leak(points, me, task.score), first_moves(points)
     payoffs = score_payoffs(me, task.score)
     progress_file, solution = here / "progress.json", here / "solution"
@@ -231,11 +225,11 @@ def run_task(task: Task) -> dict:
 def check_row(checkpoints, row: dict, threads: int = 1, toy_cap=None) -> tuple[float, float]:
     """(mão's value, exploitability), match-win probability, of the re-solve a
     ``score_play`` row describes, measured again from its checkpoint."""
-    from ..solver.fullgame.solver import FullSolver
+    from .full import points_solver
     from .score import payoff_scale
 
     score = (int(row["score_mao"]), int(row["score_pe"]))
-    solver = FullSolver(_config(row["vira"], toy_cap), threads=threads).load_checkpoint(
+    solver = points_solver(row["vira"], threads, toy_cap=toy_cap).load_checkpoint(
         score_dir(checkpoints, row["vira"], score, toy_cap) / "solution")
     centre, half_swing = payoff_scale([row["pay_mao_1"]], [row["pay_pe_1"]])
     best = solver.best_response_values()

@@ -624,7 +624,8 @@ class FullSolver(Lifecycle):
         :meth:`warm_start`), or ``time_budget`` seconds of this call; then ``solved``.
 
         With ``checkpoint_dir`` the state is resumed from there if a checkpoint of the
-        same configuration exists, and saved there every ``checkpoint_seconds`` and at the end.
+        same configuration exists (one whose last check met the target is not iterated
+        further), and saved there every ``checkpoint_seconds`` and at the end.
         ``log``: a file to append one JSON line per exploitability check; ``on_check``: a
         function called with the solver after each check.
         """
@@ -641,8 +642,10 @@ class FullSolver(Lifecycle):
         start = time.perf_counter()
         last_save = start
         expl = self.history[-1][2] if self.history else float("inf")
+        resumed_at = self.iterations
         try:
-            while self.own_iterations < max_iterations:
+            # a solve resumed after the check that met its target is finished as it stands
+            while expl > target_exploitability and self.own_iterations < max_iterations:
                 if time_budget is not None and time.perf_counter() - start >= time_budget:
                     break
                 n = min(check_every, max_iterations - self.own_iterations)
@@ -669,7 +672,7 @@ class FullSolver(Lifecycle):
             if bar is not None:
                 bar.close()
             # an interrupted iteration is not saved: the checkpoint keeps whole iterations
-            if checkpoint_dir is not None and self.iterations and self.complete:
+            if checkpoint_dir is not None and self.iterations != resumed_at and self.complete:
                 self.save_checkpoint(checkpoint_dir)
         self.final_exploitability = expl
         self.state = SOLVED
