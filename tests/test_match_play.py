@@ -201,8 +201,8 @@ def test_vira_3_takes_the_re_solve_of_vira_2_whose_game_it_plays(toy_root, tmp_p
 def test_the_re_solves_follow_the_points_solves_storage_and_schedule(toy_root, tmp_path,
                                                                     monkeypatch):
     """With points solves under other settings (float32, dcfr+), the sweep finds them
-    where `lab solve full` keeps them, and re-solves them with their schedule. (Only the
-    points solves' settings change here: the tables stay those of the repository.)"""
+    where `lab solve full` keeps them, and re-solves them with their schedule in 16 bits.
+    (Only the points solves' settings change here: the tables stay the repository's.)"""
     import lab.tables.full
     from lab.tables.full import points_checkpoint, points_solver
     from lab.tables.score import has_points_solution
@@ -223,7 +223,8 @@ def test_the_re_solves_follow_the_points_solves_storage_and_schedule(toy_root, t
     assert rows[0]["start"] == "points" and rows[0]["iterations"] == 10
     state = json.loads((score_dir(root, "4", (10, 10), TOY) / "solution" / "state.json")
                        .read_text())
-    assert (state["config"]["storage"], state["schedule"]) == ("float32", "dcfr+")
+    assert (state["config"]["storage"], state["schedule"]) == ("int16", "dcfr+")
+    assert state["iterations"] == 40 + 10
     value, expl = check_row(root, rows[0], toy_cap=TOY)
     assert value == pytest.approx(rows[0]["value_mao"], abs=1e-9)
     assert expl == pytest.approx(rows[0]["exploitability"], abs=1e-9)

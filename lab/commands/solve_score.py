@@ -73,8 +73,8 @@ def run(args) -> int:
 
     from ..classes import hand_classes
     from ..match import equity_array
-    from ..tables.score import (has_points_solution, load_points_solution, measure_leaks, resolve,
-                         table_row, write_rows)
+    from ..tables.score import (RESOLVE_STORAGE, has_points_solution, load_points_solution,
+                                measure_leaks, resolve, table_row, write_rows)
     from ..cli import chosen_viras, print_json
     from ..tables import check_data_writable, load_table
 
@@ -118,9 +118,14 @@ def run(args) -> int:
             rs = None
             if minutes > 0:
                 from_points = previous is None or args.start == "points"
-                if from_points:   # loaded again unless nothing else needs it
-                    work = solver if len(scores) == 1 else load_points_solution(
-                        args.checkpoints, v, threads=args.threads)
+                # from the points solution in the re-solves' storage: a copy, or the
+                # solver itself when nothing else needs it, else loaded again
+                if from_points:
+                    if solver.config.storage != RESOLVE_STORAGE:
+                        work = solver.in_storage(RESOLVE_STORAGE)
+                    else:
+                        work = solver if len(scores) == 1 else load_points_solution(
+                            args.checkpoints, v, threads=args.threads)
                 start = "points" if from_points else f"{previous.score[0]},{previous.score[1]}"
                 rs = resolve(work, me, s, minutes=minutes, progress=not args.no_progress,
                              target=args.target,

@@ -182,12 +182,15 @@ def solve_config(vira, settings: dict, toy_cap=None):
 
 
 def points_solver(vira, threads: int = 1, settings: Optional[dict] = None,
-                  toy_cap=None) -> FullSolver:
+                  toy_cap=None, storage: Optional[str] = None) -> FullSolver:
     """An empty solver of ``vira``'s points game as ``lab solve full`` solves it under
     ``settings`` (default FULL_SETTINGS): its configuration (ladder, storage, rules) and
     Discounted CFR schedule, so that it loads that solve's checkpoint and every re-solve or
-    policy built on it sees the same game."""
+    policy built on it sees the same game; ``storage``: another storage than the solve's
+    (a re-solve's)."""
     s = dict(FULL_SETTINGS if settings is None else settings)
+    if storage is not None:
+        s["storage"] = storage
     return FullSolver(solve_config(vira, s, toy_cap), threads=threads,
                       schedule=s.get("schedule", "dcfr"))
 

@@ -206,8 +206,7 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
     manifest entry."""
     from ..solver.fullgame.compact import LEVEL, QUANT, compact_policy, own_reach, packing_of
     from ..solver.fullgame.solver import has_checkpoint
-    from .full import points_solver
-    from .score import payoff_scale
+    from .score import payoff_scale, resolve_solver
     from .score_sweep import finished, score_dir
 
     v = _vira(vira)
@@ -221,7 +220,7 @@ def build_score_policy(vira, score, checkpoint_root, threshold: float = THRESHOL
                          f"{checkpoint_root} --vira {v} --score {score[0]},{score[1]}`")
     base = load_full_policy(v, directory)
     start = time.perf_counter()
-    solver = points_solver(v, threads).load_checkpoint(here / "solution")
+    solver = resolve_solver(v, threads).load_checkpoint(here / "solution")
     config = solver.config
     if solver.payoffs is None:
         raise TableError(f"{here / 'solution'} holds no match payoffs: not a re-solve")

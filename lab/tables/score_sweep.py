@@ -159,7 +159,8 @@ def run_task(task: Task) -> dict:
     ``score_play`` row and ``score_play_hands`` rows. A finished one is read back."""
     from ..solver.fullgame.solver import has_checkpoint
     from .full import points_checkpoint, points_solver
-    from .score import first_moves, measure_leak, resolve, score_payoffs
+    from .score import (RESOLVE_STORAGE, first_moves, measure_leak, resolve, resolve_solver,
+                        score_payoffs)
     from .score_play import hand_rows, play_row
 
     here = score_dir(task.checkpoints, task.vira, task.score, task.toy_cap)
@@ -180,10 +181,17 @@ def run_task(task: Task) -> dict:
                                  or not has_checkpoint(solution)):
         progress = None      # solved with other payoffs (or never saved): start again
     history, first, source = None, task.start, task.start_vira or task.vira
+    if progress is None and first is None:
+        solver = points.in_storage(RESOLVE_STORAGE)   # the points solver itself, or a copy
+    elif points.config.storage == RESOLVE_STORAGE:
+        solver = points   # its memory is reused
+    else:
+        solver = resolve_solver(task.vira, task.threads, task.toy_cap)  # allocated on loading
+    del points
     if progress is not None:   # it goes on from where it started, whatever is nearest now
         first = tuple(progress["start"]) or None
         source = progress.get("start_vira") or task.vira
-        solver = points.load_checkpoint(solution)
+        solver = solver.load_checkpoint(solution)
         # the progress is written before the checkpoint: a kill between the two leaves it
         # one check ahead, and the checks the checkpoint does not hold are dropped
         done = solver.iterations - progress["base"]
@@ -193,11 +201,9 @@ def run_task(task: Task) -> dict:
                                "re-solve, which no check recorded; delete the folder to "
                                "start it again")
     elif first is not None:
-        solver = points.load_checkpoint(
+        solver = solver.load_checkpoint(
             score_dir(task.checkpoints, source, first, task.toy_cap) / "solution",
             any_vira=True)
-    else:
-        solver = points
     start = "points" if first is None else f"{first[0]},{first[1]}"
     if first is not None and source != task.vira:
         start = f"{source} {start}"   # another vira's re-solve
@@ -225,11 +231,10 @@ def run_task(task: Task) -> dict:
 def check_row(checkpoints, row: dict, threads: int = 1, toy_cap=None) -> tuple[float, float]:
     """(mão's value, exploitability), match-win probability, of the re-solve a
     ``score_play`` row describes, measured again from its checkpoint."""
-    from .full import points_solver
-    from .score import payoff_scale
+    from .score import payoff_scale, resolve_solver
 
     score = (int(row["score_mao"]), int(row["score_pe"]))
-    solver = points_solver(row["vira"], threads, toy_cap=toy_cap).load_checkpoint(
+    solver = resolve_solver(row["vira"], threads, toy_cap).load_checkpoint(
         score_dir(checkpoints, row["vira"], score, toy_cap) / "solution")
     centre, half_swing = payoff_scale([row["pay_mao_1"]], [row["pay_pe_1"]])
     best = solver.best_response_values()

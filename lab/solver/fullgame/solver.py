@@ -416,6 +416,27 @@ class FullSolver(Lifecycle):
         self.final_exploitability = float("nan")
         return self
 
+    def in_storage(self, storage: str) -> "FullSolver":
+        """This solve in ``storage`` (``int16`` or ``float32``): itself when it is stored so
+        already, else a new solver of the same game, schedule and threads holding its
+        regrets and strategy sums (rounded to 16 bits per public node, or widened:
+        :mod:`lab.solver.fullgame.storage`), iterations, history, start and payoffs."""
+        from dataclasses import replace
+
+        from .storage import copy_storage
+
+        self._need(ALLOCATED, "in_storage()")
+        if storage == self.config.storage:
+            return self
+        other = FullSolver(replace(self.config, storage=storage), threads=self.threads,
+                           schedule=self.schedule.name).allocate()
+        copy_storage(self, other)
+        other.iterations, other.seconds = self.iterations, self.seconds
+        other.history, other.start = list(self.history), self.start
+        other.final_exploitability = self.final_exploitability
+        other.set_payoffs(*(self.payoffs if self.payoffs is not None else (None, None)))
+        return other
+
     @property
     def own_iterations(self) -> int:
         """Iterations of this solve, not counting those of the solve it started from."""
