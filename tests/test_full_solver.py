@@ -14,7 +14,10 @@ import pytest
 from lab.solver.cfr import SCHEDULES, CFRSolver, schedule_of
 from lab.solver.fullgame.solver import (FullSolver, MemoryLimitError, SolverStateError,
                                         checkpoint_path, config_for)
+from lab.errors import InputError
+from lab.solver.fullgame import packed
 from lab.solver.fullgame.game import FullGame
+from lab.solver.fullgame.packed import load_array
 from lab.tables.full import solve_game_full, solve_vira_full, solve_viras_full, summarise
 from lab.solver.tree import build_tree
 from conftest import assert_same_first_iterates
@@ -130,6 +133,16 @@ def test_lazy_discounts_give_the_eager_numbers(schedule, tolerance):
                                                         abs=tolerance)
 
 
+def unpack_checkpoint(solver, directory):
+    """Rewrite the checkpoint in ``directory`` of ``solver`` as checkpoints were written
+    before they were packed: one .npy file per array."""
+    for name, arr in solver._arrays().items():
+        out = np.empty_like(arr)
+        load_array(directory / f"{name}.zst", out)
+        np.save(directory / f"{name}.npy", out)
+        (directory / f"{name}.zst").unlink()
+
+
 @pytest.mark.parametrize("storage", ["int16", "float32"])
 def test_a_checkpoint_without_stamps_resumes_as_all_current(tmp_path, storage):
     """A checkpoint written before the lazy discounts holds no stamps (and, in float32, one
@@ -141,6 +154,7 @@ def test_a_checkpoint_without_stamps_resumes_as_all_current(tmp_path, storage):
     eager.lazy_discount = False
     eager.iterate(6)
     eager.save_checkpoint(tmp_path / "ck")
+    unpack_checkpoint(eager, tmp_path / "ck")
     (tmp_path / "ck" / "rstamp.npy").unlink()
     if storage == "float32":
         np.save(tmp_path / "ck" / "cscale.npy", np.zeros(1, dtype=np.float32))
@@ -197,6 +211,48 @@ def test_checkpoint_resume_is_exact(tmp_path, storage):
         assert np.array_equal(getattr(resumed, name), arr), name
     with pytest.raises(ValueError, match="another configuration"):
         FullSolver(config_for(toy_cap=TOY, ladder=(1, 3, 6))).load_checkpoint(tmp_path / "ck")
+
+
+@pytest.mark.parametrize("storage", ["int16", "float32"])
+def test_a_checkpoint_is_packed_and_an_unpacked_one_still_resumes_exactly(tmp_path, storage):
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6), storage=storage)
+    solver = FullSolver(cfg).solve(0.0, 20, check_every=10, checkpoint_dir=tmp_path / "ck")
+    files = {f.name: f.stat().st_size for f in (tmp_path / "ck").iterdir()}
+    raw = sum(arr.nbytes for arr in solver._arrays().values())
+    assert not any(name.endswith(".npy") for name in files)
+    assert sum(files.values()) < 0.8 * raw
+    for packed in (True, False):
+        if not packed:
+            unpack_checkpoint(solver, tmp_path / "ck")
+        resumed = FullSolver(cfg).load_checkpoint(tmp_path / "ck")
+        for name, arr in solver._arrays().items():
+            assert np.array_equal(getattr(resumed, name), arr), name
+
+
+def test_a_damaged_checkpoint_is_refused_with_what_to_do(tmp_path):
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3))
+    FullSolver(cfg).solve(0.0, 10, check_every=10, checkpoint_dir=tmp_path / "ck")
+    regrets = tmp_path / "ck" / "reg16.zst"
+    whole = regrets.read_bytes()
+    for damaged in (whole[:len(whole) // 2], whole[:100] + bytes(50) + whole[150:], b""):
+        regrets.write_bytes(damaged)
+        with pytest.raises(InputError, match="damaged checkpoint; delete .* to solve again"):
+            FullSolver(cfg).load_checkpoint(tmp_path / "ck")
+
+
+def test_a_packed_array_keeps_its_dtype_and_shape_across_frames(tmp_path, monkeypatch):
+    monkeypatch.setattr(packed, "FRAME", 1000)
+    arr = np.random.default_rng(3).standard_normal(12_345).astype(np.float32)
+    arr[::3] = 0.0
+    packed.save_array(tmp_path / "a.zst", arr, threads=3)
+    out = np.empty_like(arr)
+    packed.load_array(tmp_path / "a.zst", out)
+    assert np.array_equal(out, arr)
+    with pytest.raises(packed.PackedError, match="holds a float32 array of shape"):
+        packed.load_array(tmp_path / "a.zst", np.empty(12_345, np.int16))
+    empty = np.empty(0, np.int16)
+    packed.save_array(tmp_path / "e.zst", empty)
+    packed.load_array(tmp_path / "e.zst", np.empty(0, np.int16))
 
 
 def test_a_solve_resumed_after_meeting_its_target_is_not_iterated_again(tmp_path):

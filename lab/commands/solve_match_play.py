@@ -57,7 +57,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--workers", type=count, default=1, metavar="N",
                         help="worker processes of the local cluster (default 1)")
     parser.add_argument("--keep", choices=("all", "one"), default="all",
-                        help="the re-solves' solutions (2.2 GB each) to keep: all (the "
+                        help="the re-solves' solutions (about 0.4 GB each on disk) to keep: all (the "
                              "default; `lab solve policy --score` and `--check` read them), "
                              "or one per score, the first finished, which starts the other "
                              "viras' re-solves of it (the others' are deleted once written)")

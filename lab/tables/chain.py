@@ -58,7 +58,7 @@ STEPS = (
     ChainStep("match_play", ("score_play", "score_play_hands", "match_equity_mixed"),
               ("match", "full", "score"),
               "2-4 min per (vira, score) from another vira's re-solve of it, 6-9 from "
-              "points play; each re-solve keeps its 2.2 GB solution under DIR/score for "
+              "points play; each re-solve keeps its solution (about 0.4 GB) under DIR/score for "
               "score_policy", checkpoints=True),
     ChainStep("score_policy", ("score_policy",), ("match_play", "full_policy"),
               "about 3 min per (vira, score)", checkpoints=True),

@@ -53,6 +53,7 @@ from ...rules import DEFAULT_RULES, RULE_CHOICES, RuleSet
 from . import kernels as K
 from ..games.cardplay_game import CardplayGame
 from .game import LADDER
+from .packed import SUFFIX, PackedError, load_array, save_array
 from .tree import (CardTree, build_card_tree, build_templates, layout, share_among_threads,
                    subtree_work)
 from ...errors import InputError
@@ -709,7 +710,8 @@ class FullSolver(Lifecycle):
         return arrays
 
     def save_checkpoint(self, directory) -> Path:
-        """Write the regrets, strategy sums and history to ``directory`` (atomically)."""
+        """Write the regrets, strategy sums and history to ``directory`` (atomically; the
+        arrays in zstd frames, :mod:`lab.solver.fullgame.packed`)."""
         self._need(ALLOCATED, "save_checkpoint()")
         if not self.complete:
             raise SolverStateError("save_checkpoint(): an iteration was interrupted, so the "
@@ -720,7 +722,7 @@ class FullSolver(Lifecycle):
             shutil.rmtree(tmp)
         tmp.mkdir(parents=True)
         for name, arr in self._arrays().items():
-            np.save(tmp / f"{name}.npy", arr)
+            save_array(tmp / f"{name}{SUFFIX}", arr, self.threads)
         meta = {"config": self.config.as_dict(), "iterations": self.iterations,
                 "seconds": self.seconds, "history": self.history,
                 "n_slots": self.layout.n_slots, "n_public": self.layout.n_public,
@@ -757,10 +759,19 @@ class FullSolver(Lifecycle):
         if self.state == BUILT:
             self.allocate()
         for name, arr in self._arrays().items():
-            if name == "rstamp" and not (directory / f"{name}.npy").exists():
+            packed, plain = directory / f"{name}{SUFFIX}", directory / f"{name}.npy"
+            if packed.exists():
+                try:
+                    load_array(packed, arr)
+                except PackedError as exc:
+                    raise InputError(f"{exc}: a damaged checkpoint; delete {directory} to "
+                                     "solve again from the start") from None
+                continue
+            # checkpoints written before they were packed: one .npy file per array
+            if name == "rstamp" and not plain.exists():
                 arr[...] = meta["iterations"]   # written before lazy discounts: all current
                 continue
-            saved = np.load(directory / f"{name}.npy", mmap_mode="r")
+            saved = np.load(plain, mmap_mode="r")
             if name == "cscale" and saved.shape != arr.shape:
                 arr[...] = 1.0   # float32 sums written before they had scales: all current
                 continue

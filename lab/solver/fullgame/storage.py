@@ -10,7 +10,7 @@ node by card node, each card node entered by its parent's T nodes in order.
 
 Used where a 16-bit solve is enough but its start is a float32 one: a score-aware re-solve
 (match-win payoffs, target 0.002) started from a float32 points solve at 0.001 points per
-hand takes 2.2 GB instead of 4.3 on disk and in memory.
+hand takes 2.2 GB of memory instead of 4.3.
 """
 
 from __future__ import annotations
