@@ -221,8 +221,8 @@ def test_a_checkpoint_is_packed_and_an_unpacked_one_still_resumes_exactly(tmp_pa
     raw = sum(arr.nbytes for arr in solver._arrays().values())
     assert not any(name.endswith(".npy") for name in files)
     assert sum(files.values()) < 0.8 * raw
-    for packed in (True, False):
-        if not packed:
+    for as_packed in (True, False):
+        if not as_packed:
             unpack_checkpoint(solver, tmp_path / "ck")
         resumed = FullSolver(cfg).load_checkpoint(tmp_path / "ck")
         for name, arr in solver._arrays().items():
