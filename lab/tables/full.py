@@ -16,7 +16,9 @@ Three tidy tables, written with :func:`lab.tables.write_table` (parquet + manife
     equilibrium probabilities: ``truco`` or ``play <card>`` / ``cover <card>``).
 ``full_summary``
     One row per vira: ``value_mao`` (the mão's EV, points per hand), ``exploitability``,
-    ``iterations``, ``seconds``, the outcome distribution ``p_mao_1 .. p_pe_12``
+    ``iterations``, ``seconds`` (of iterations and exploitability checks, summed over the
+    runs of a resumed solve; this solve's own where it started from another vira's), the
+    outcome distribution ``p_mao_1 .. p_pe_12``
     (probability that the hand ends with that seat scoring that value) and the bluff
     frequencies ``bluff_mao`` / ``bluff_pe``: the probability of a truco at the seat's
     first decision for a class whose EV is below the seat's median (by deal weight).
@@ -217,7 +219,6 @@ def solve_game_full(viras: list, settings: Optional[dict] = None, checkpoint_roo
     ``rows["start"]`` names the source (vira, iterations, exploitability)."""
     s = dict(FULL_SETTINGS if settings is None else settings)
     first = viras[0]
-    began = time.perf_counter()
     solver = points_solver(first, threads, s, toy_cap)
     ck = None if checkpoint_root is None else checkpoint_path(checkpoint_root, solver.config)
     if start is not None and not (ck is not None and has_checkpoint(ck)):
@@ -228,11 +229,9 @@ def solve_game_full(viras: list, settings: Optional[dict] = None, checkpoint_roo
                  checkpoint_dir=ck,
                  checkpoint_seconds=60.0 * float(s.get("checkpoint_minutes", 10)),
                  log=log)
-    out = {first: summarise(solver, time.perf_counter() - began)}
-    out[first]["seconds"] = solver.seconds
+    out = {first: summarise(solver, solver.seconds + solver.check_seconds)}
     for v in viras[1:]:
         out[v] = summarise(solver, 0.0, vira=v)
-        out[v]["seconds"] = 0.0
     for v in viras:
         out[v]["start"] = solver.start
     return out
@@ -319,14 +318,3 @@ def load_full(name: str, vira, directory=None) -> pd.DataFrame:
         raise T.TableError(f"table {name!r} was not built for the ladder {list(LADDER)}; "
                            f"rebuild it with `{T.spec_of(name).rebuild}`")
     return T.load_table(name, viras=[v], settings=settings, directory=directory)
-
-
-def rows_from_checkpoint(vira, checkpoint_dir, storage: str = "int16", ladder=LADDER) -> dict:
-    """The table rows of a solve saved in ``checkpoint_dir`` (e.g. by ``lab bench full
-    --checkpoint DIR``), without iterating further."""
-    solver = FullSolver(config_for(vira, ladder=ladder, storage=storage))
-    solver.load_checkpoint(checkpoint_dir)
-    solver.state = "solved"
-    rows = summarise(solver, solver.seconds)
-    rows["seconds"] = solver.seconds
-    return rows

@@ -223,7 +223,8 @@ class FullSolver(Lifecycle):
         self.state = BUILT
         self.iterations = 0
         self.complete = True    # regrets and sums hold whole iterations only (see iterate)
-        self.seconds = 0.0
+        self.seconds = 0.0        # spent iterating (resumed solves: all runs)
+        self.check_seconds = 0.0  # spent measuring the exploitability in solve()
         self.history: list = []   # (iterations, seconds, exploitability)
         self.final_exploitability = float("nan")
         self.fixed_policy = False  # see use_policy
@@ -413,7 +414,7 @@ class FullSolver(Lifecycle):
         self.start = {"vira": meta["config"]["vira"], "iterations": self.iterations,
                       "exploitability": self.final_exploitability}
         self.restart_average()
-        self.seconds, self.history = 0.0, []
+        self.seconds, self.check_seconds, self.history = 0.0, 0.0, []
         self.final_exploitability = float("nan")
         return self
 
@@ -433,6 +434,7 @@ class FullSolver(Lifecycle):
                            schedule=self.schedule.name).allocate()
         copy_storage(self, other)
         other.iterations, other.seconds = self.iterations, self.seconds
+        other.check_seconds = self.check_seconds
         other.history, other.start = list(self.history), self.start
         other.final_exploitability = self.final_exploitability
         other.set_payoffs(*(self.payoffs if self.payoffs is not None else (None, None)))
@@ -672,7 +674,9 @@ class FullSolver(Lifecycle):
                     break
                 n = min(check_every, max_iterations - self.own_iterations)
                 self.iterate(n)
+                checked = time.perf_counter()
                 expl = self.exploitability()
+                self.check_seconds += time.perf_counter() - checked
                 self.history.append((self.iterations, round(self.seconds, 3), expl))
                 if log is not None:
                     with open(log, "a") as fh:
@@ -724,7 +728,8 @@ class FullSolver(Lifecycle):
         for name, arr in self._arrays().items():
             save_array(tmp / f"{name}{SUFFIX}", arr, self.threads)
         meta = {"config": self.config.as_dict(), "iterations": self.iterations,
-                "seconds": self.seconds, "history": self.history,
+                "seconds": self.seconds, "check_seconds": self.check_seconds,
+                "history": self.history,
                 "n_slots": self.layout.n_slots, "n_public": self.layout.n_public,
                 "schedule": self.schedule.name, "start": self.start,
                 "payoffs": None if self.payoffs is None else [list(map(float, p))
@@ -779,6 +784,7 @@ class FullSolver(Lifecycle):
         self.cstamp[...] = meta["iterations"]   # every iteration ends with the sums current
         self.iterations = int(meta["iterations"])
         self.seconds = float(meta["seconds"])
+        self.check_seconds = float(meta.get("check_seconds", 0.0))   # not kept before
         self.history = [tuple(h) for h in meta["history"]]
         self.start = meta.get("start")
         payoffs = meta.get("payoffs")
