@@ -220,7 +220,8 @@ def solve_game_full(viras: list, settings: Optional[dict] = None, checkpoint_roo
     s = dict(FULL_SETTINGS if settings is None else settings)
     first = viras[0]
     solver = points_solver(first, threads, s, toy_cap)
-    ck = None if checkpoint_root is None else checkpoint_path(checkpoint_root, solver.config)
+    ck = None if checkpoint_root is None else points_checkpoint(checkpoint_root, first, s,
+                                                                toy_cap)
     if start is not None and not (ck is not None and has_checkpoint(ck)):
         solver.warm_start(start)
     solver.solve(s["target_exploitability"], int(s.get("max_iterations", 1_000_000)),

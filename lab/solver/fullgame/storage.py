@@ -105,6 +105,8 @@ def copy_storage(source, target) -> None:
     ``source`` (the same game, either storage), with the stamps saying which iteration
     each public node holds; the iteration count, history and start are the caller's."""
     first = public_slots(source.shape, source.layout.n_public, source.layout.n_slots)
+    wide_from = source.config.storage == "float32"
+    wide_to = target.config.storage == "float32"
     pairs = [("reg", "rscale", I16), ("cum", "cscale", U16)]
     if source.schedule.predictive:
         pairs.append(("pred", "pscale", I16))
@@ -112,8 +114,6 @@ def copy_storage(source, target) -> None:
         src16, src32 = getattr(source, name + "16"), getattr(source, name + "32")
         dst16, dst32 = getattr(target, name + "16"), getattr(target, name + "32")
         src_scale, dst_scale = getattr(source, scale), getattr(target, scale)
-        wide_from = source.config.storage == "float32"
-        wide_to = target.config.storage == "float32"
         if wide_from == wide_to:
             (dst32 if wide_to else dst16)[...] = src32 if wide_from else src16
             if dst_scale.shape == src_scale.shape:
