@@ -2,6 +2,9 @@
 reported, never used."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -68,6 +71,44 @@ def test_round_trip_through_parquet_and_manifest(tmp_path):
     assert list(summary.columns) == list(tables.SUMMARY_COLUMNS)
 
 
+THREADS_AROUND_A_TABLE = """
+import json, os, sys
+from pathlib import Path
+from lab import tables
+def threads():
+    return len(os.listdir("/proc/self/task"))
+source, target = Path(sys.argv[1]), Path(sys.argv[2])
+before = threads()
+family = {}
+for name in ("cardplay", "cardplay_summary"):
+    manifest = json.loads((source / f"{name}.json").read_text())
+    df = tables.load_table(name, viras=["K"], directory=source)
+    family[name] = tables.TableWrite(df, manifest["settings"], manifest["viras"])
+read = threads()
+tables.write_tables(family, directory=target)
+print(before, read, threads())
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
+def test_tables_are_read_and_written_without_starting_threads(tmp_path):
+    """A parquet read through pandas hands the file to Arrow's thread pool, and a pool
+    thread letting go of it while the interpreter exits aborts the process after the
+    command has printed its answer (exit status 134). The tables layer reads and writes
+    on the calling thread: the process has as many threads after as before."""
+    build(tmp_path / "a", ["K"])
+    (tmp_path / "b").mkdir()
+    out = subprocess.run([sys.executable, "-c", THREADS_AROUND_A_TABLE, str(tmp_path / "a"),
+                          str(tmp_path / "b")], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    before, read, written = map(int, out.stdout.split())
+    assert read == before and written == before
+    for name in ("cardplay", "cardplay_summary"):
+        pd.testing.assert_frame_equal(
+            tables.load_table(name, viras=["K"], directory=tmp_path / "b"),
+            tables.load_table(name, viras=["K"], directory=tmp_path / "a"))
+
+
 def test_tables_grow_one_vira_at_a_time(tmp_path):
     build(tmp_path, ["K"])
     build(tmp_path, ["4"])
@@ -98,9 +139,9 @@ def test_a_table_read_again_is_checked_again_but_parsed_once(tmp_path, monkeypat
 
     build(tmp_path, ["4"])
     parsed = []
-    read_parquet = pd.read_parquet
-    monkeypatch.setattr(manifests.pd, "read_parquet",
-                        lambda *a, **k: parsed.append(1) or read_parquet(*a, **k))
+    parquet_frame = manifests.parquet_frame
+    monkeypatch.setattr(manifests, "parquet_frame",
+                        lambda *a, **k: parsed.append(1) or parquet_frame(*a, **k))
     first = tables.load_table("cardplay", viras=["4"], directory=tmp_path)
     first.loc[0, "equity"] = -1.0        # the caller's copy, not the kept one
     again = tables.load_table("cardplay", viras=["4"], directory=tmp_path)

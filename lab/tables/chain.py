@@ -22,7 +22,7 @@ from typing import Optional
 import pandas as pd
 
 from ..cards import RANKS
-from .manifests import checked_files, read_manifest
+from .manifests import checked_files, parquet_frame, read_manifest
 from .registry import TableError, data_dir, table_paths
 
 END_GAMES = ((10, 10), (9, 10), (10, 9), (9, 9))
@@ -235,7 +235,7 @@ def _column_values(name: str, directory: Path, columns) -> Optional[pd.DataFrame
     viras, scores or rule sets to rebuild are taken from it, never a number."""
     path = table_paths(name, directory)[0]
     try:
-        return pd.read_parquet(path, columns=list(columns))
+        return parquet_frame(path, columns)
     except Exception:   # missing or damaged: the defaults are rebuilt
         return None
 

@@ -5,7 +5,6 @@ tables with their manifests atomically under the data folder's lock."""
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import time
 from dataclasses import dataclass
@@ -14,6 +13,8 @@ from typing import Iterable, Optional
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ..cards import RANKS
 from ..classes import vira_rank_of
@@ -21,6 +22,34 @@ from ..rules import RULES_VERSION
 from ..store import content_hash, data_lock, write_atomic
 from .registry import (CARDPLAY_SOURCES, SEATS, TableError, columns_of, data_dir, spec_of,
                        table_paths)
+
+# ---------------------------------------------------------------- parquet
+
+# Tables are read and written on the calling thread, the file closed before the rows are
+# returned. A parquet read through pandas leaves the file to a task of Arrow's thread pool;
+# when that task lets go of it while the interpreter exits, the process aborts ("terminate
+# called without an active exception", exit status 134) after the command has printed its
+# answer. The tables are small: the pools buy nothing.
+
+
+def parquet_frame(source, columns=None) -> pd.DataFrame:
+    """The rows of a parquet file, given as its path or its bytes (``columns``: only
+    those)."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        source = pa.BufferReader(source)
+    with pq.ParquetFile(source, pre_buffer=False) as parquet:
+        table = parquet.read(columns=None if columns is None else list(columns),
+                             use_threads=False)
+    return table.to_pandas(use_threads=False)
+
+
+def parquet_bytes(df: pd.DataFrame) -> bytes:
+    """``df`` (without its index) as a zstd-compressed parquet file."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(pa.Table.from_pandas(df, preserve_index=False, nthreads=1), sink,
+                   compression="zstd")
+    return sink.getvalue().to_pybytes()
+
 
 # ---------------------------------------------------------------- manifests
 
@@ -144,7 +173,7 @@ def load_table(name: str, viras: Optional[Iterable] = None, settings: Optional[d
     df = _validated.pop(key, None)
     if df is None:
         try:
-            df = pd.read_parquet(io.BytesIO(data))
+            df = parquet_frame(data)
         except Exception as exc:  # pyarrow raises several kinds for a damaged file
             raise TableError(f"table {name!r}: unreadable {parquet} ({exc}); "
                              f"rebuild it with `{spec_of(name).rebuild}`") from None
@@ -344,9 +373,7 @@ def write_tables(tables: dict, directory: Optional[Path] = None) -> None:
         blobs = {}
         for name, t in tables.items():
             validate_before_write(name, t)
-            buffer = io.BytesIO()
-            t.df.to_parquet(buffer, index=False, compression="zstd")
-            blobs[name] = buffer.getvalue()
+            blobs[name] = parquet_bytes(t.df)
         hashes = {name: content_hash(blob) for name, blob in blobs.items()}
         manifests = {name: _manifest(name, t, hashes, directory) for name, t in tables.items()}
         for name, blob in blobs.items():
