@@ -253,6 +253,44 @@ def test_lab_solve_score_prints_json_and_saves_each_vira(toy_command, tmp_path, 
     assert len(saved) == 4 and (saved.resolve_iterations >= 1).all()
 
 
+def test_lab_solve_score_measures_one_game_once_for_viras_2_and_3(toy_command, tmp_path,
+                                                                   capsys, monkeypatch):
+    """`lab solve full` leaves one points solution for viras 2 and 3 (one game, as vira 2):
+    vira 3 is measured on it, the game re-solved once, and vira 3 gets vira 2's numbers
+    with its own hand names."""
+    import json
+
+    import lab.tables.score
+    from lab.classes import hand_classes
+    from lab.tables import load_table
+
+    monkeypatch.setattr(lab.tables.score, "has_points_solution", lambda root, vira: vira == "2")
+    loads = []
+    load = lab.tables.score.load_points_solution
+    monkeypatch.setattr(lab.tables.score, "load_points_solution",
+                        lambda root, vira, threads=1: loads.append(vira) or load(root, vira))
+    code = toy_command("--score", "4,10", "--vira", "2", "--vira", "3", "--minutes", "0.001",
+                       "--no-progress")
+    out, err = capsys.readouterr()
+    assert code == 0 and loads == ["2"]
+    two, three = (json.loads(out)["viras"][v] for v in ("2", "3"))
+    assert "same_game_as" not in two and three["same_game_as"] == "2"
+    assert three["leak"] == two["leak"] and three["resolve"]["exploitability"] == \
+        two["resolve"]["exploitability"]
+    names = dict(zip(hand_classes("2").labels, hand_classes("3").labels))
+    for key in ("truco_mao", "run_pe"):
+        assert [names[h["hand"]] for h in two["resolve"]["biggest_changes"][key]] == \
+            [h["hand"] for h in three["resolve"]["biggest_changes"][key]]
+    saved = load_table("score_leak", viras=["2", "3"], directory=tmp_path).set_index("vira")
+    assert saved.loc["3"].equals(saved.loc["2"])
+    loads.clear()   # vira 3 alone: measured on vira 2's points solution
+    assert toy_command("--score", "4,10", "--vira", "3", "--minutes", "0", "--no-progress",
+                       "--no-save") == 0
+    out, err = capsys.readouterr()
+    assert loads == ["2"] and json.loads(out)["viras"]["3"]["leak"] == two["leak"]
+    assert "vira 3: loading the points solution (vira 2's: the same game)" in err
+
+
 def test_lab_solve_score_stops_each_re_solve_at_its_target(toy_command, capsys):
     import json
 

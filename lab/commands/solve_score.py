@@ -11,6 +11,10 @@ payoffs in match-win probability, from the ``match_equity`` table) and, unless
 the score given before; ``--target EPS`` stops it earlier, once its exploitability is at
 most EPS match-win probability). It prints one JSON object per score
 and merges its rows into the ``score_leak`` table (see :mod:`lab.tables.score`).
+
+Viras 2 and 3 play one game, which ``lab solve full`` solves once, as vira 2: the game is
+measured (and re-solved) once, on whichever of the two points solutions ``DIR`` holds,
+and the other vira gets the same numbers, its hands named for it (``same_game_as``).
 """
 
 from __future__ import annotations
@@ -73,8 +77,8 @@ def run(args) -> int:
 
     from ..classes import hand_classes
     from ..match import equity_array
-    from ..tables.score import (RESOLVE_STORAGE, has_points_solution, load_points_solution,
-                                measure_leaks, resolve, table_row, write_rows)
+    from ..tables.score import (RESOLVE_STORAGE, load_points_solution, measure_leaks,
+                                points_solution_vira, resolve, table_row, write_rows)
     from ..cli import chosen_viras, print_json
     from ..tables import check_data_writable, load_table
 
@@ -92,7 +96,8 @@ def run(args) -> int:
         raise UsageError(f"--minutes {args.minutes}: give 0 or more (a finite number)")
     if not args.no_save:
         check_data_writable()
-    missing = [v for v in viras if not has_points_solution(args.checkpoints, v)]
+    sources = {v: points_solution_vira(args.checkpoints, v) for v in viras}
+    missing = [v for v in viras if sources[v] is None]
     if missing:
         raise UsageError(f"no points solution for vira {', '.join(missing)} in "
                          f"{args.checkpoints}: run `lab solve full --vira {missing[0]} "
@@ -104,9 +109,23 @@ def run(args) -> int:
     rows = []
     bar = tqdm(viras, unit="vira", desc="lab solve score", file=sys.stderr,
                disable=args.no_progress or len(viras) < 2)
+    measured_on = {}   # points solution's vira -> the vira measured on it in this run
+    made = {}          # measured vira -> its rows
     for v in bar:
-        say(f"vira {v}: loading the points solution")
-        solver = load_points_solution(args.checkpoints, v, threads=args.threads)
+        twin = measured_on.get(sources[v])
+        if twin is not None:   # a vira of the same game as one above: the same numbers
+            say(f"vira {v}: plays vira {twin}'s game; its numbers, hands named for vira {v}")
+            for s in scores:
+                out[s]["viras"][v] = same_game_entry(out[s]["viras"][twin], twin, v)
+            rows += [dict(r, vira=v) for r in made[twin]]
+            if not args.no_save:
+                write_rows(rows)
+                rows = []
+            continue
+        measured_on[sources[v]] = v
+        say(f"vira {v}: loading the points solution" +
+            ("" if sources[v] == v else f" (vira {sources[v]}'s: the same game)"))
+        solver = load_points_solution(args.checkpoints, sources[v], threads=args.threads)
         points_expl, points_its = solver.final_exploitability, solver.own_iterations
         say(f"vira {v}: best responses at {len(scores)} score{'s' if len(scores) > 1 else ''}"
             " (batched: one best-response traversal per seat for all of them)")
@@ -125,7 +144,7 @@ def run(args) -> int:
                         work = solver.in_storage(RESOLVE_STORAGE)
                     else:
                         work = solver if len(scores) == 1 else load_points_solution(
-                            args.checkpoints, v, threads=args.threads)
+                            args.checkpoints, sources[v], threads=args.threads)
                 start = "points" if from_points else f"{previous.score[0]},{previous.score[1]}"
                 rs = resolve(work, me, s, minutes=minutes, progress=not args.no_progress,
                              target=args.target,
@@ -144,11 +163,12 @@ def run(args) -> int:
                     "biggest_changes": {"truco_mao": rs.biggest_changes("truco_mao", labels),
                                         "run_pe": rs.biggest_changes("run_pe", labels)}}
             out[s]["viras"][v] = entry
-            rows.append(table_row(v, lk, points_expl, points_its, rs))
+            made.setdefault(v, []).append(table_row(v, lk, points_expl, points_its, rs))
             if not args.all_scores or rs is not None:
                 say(f"vira {v} at {s[0]},{s[1]}: leak {lk.exploitability:.5f} match-win "
                     "probability" + ("" if rs is None else f"; re-solved {rs.iterations} "
                                      f"iterations, exploitability {rs.exploitability:.5f}"))
+        rows += made[v]
         if args.all_scores:
             top = max(leaks, key=lambda lk: lk.exploitability)
             say(f"vira {v}: leak at {len(leaks)} scores: mean "
@@ -164,3 +184,18 @@ def run(args) -> int:
         out[s]["viras_measured"] = len(measured)
         print_json(out[s])
     return 0
+
+
+def same_game_entry(entry: dict, solved: str, vira: str) -> dict:
+    """The printed ``entry`` of vira ``solved`` for ``vira``, a vira of the same game: the
+    same numbers, the hands named for ``vira``, ``same_game_as`` naming the vira solved."""
+    from ..classes import hand_classes
+
+    names = dict(zip(hand_classes(solved).labels, hand_classes(vira).labels))
+    entry = dict(entry, same_game_as=solved)
+    if "resolve" in entry:
+        changes = entry["resolve"]["biggest_changes"]
+        entry["resolve"] = dict(entry["resolve"], biggest_changes={
+            key: [dict(h, hand=names[h["hand"]]) for h in moved]
+            for key, moved in changes.items()})
+    return entry

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..cards import RANKS
-from ..classes import vira_rank_of
+from ..classes import same_game_vira, vira_rank_of
 from ..match import ELEVEN, after_hand
 from ..rules import MAO, PE
 from ..solver.cfr import predicted_gap
@@ -68,6 +68,16 @@ def has_points_solution(root, vira) -> bool:
     from .full import points_checkpoint
 
     return has_checkpoint(points_checkpoint(root, vira))
+
+
+def points_solution_vira(root, vira):
+    """The vira whose points solution under ``root`` serves ``vira``: its own, else the
+    first vira of its game's (:func:`lab.classes.same_game_vira`: ``lab solve full``
+    solves viras 2 and 3 once, as vira 2); None when neither is there."""
+    for v in dict.fromkeys((RANKS[vira_rank_of(vira)], RANKS[same_game_vira(vira)])):
+        if has_points_solution(root, v):
+            return v
+    return None
 
 
 def load_points_solution(root, vira, threads: int = 1):
