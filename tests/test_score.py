@@ -203,10 +203,14 @@ def test_lab_solve_score_refuses_scores_without_the_ladder(score, tmp_path):
     assert out.stderr.startswith("error:") and len(out.stderr.strip().splitlines()) == 1
 
 
-def test_lab_solve_score_names_the_missing_points_solution(tmp_path):
-    out = lab("solve", "score", "--score", "9,9", "--vira", "K", "--checkpoints", str(tmp_path))
+@pytest.mark.parametrize("command", [("solve", "score", "--score", "9,9"), ("bench", "score")])
+def test_the_missing_points_solution_is_named_with_the_command_that_solves_it(command,
+                                                                             tmp_path):
+    out = lab(*command, "--vira", "3", "--checkpoints", str(tmp_path))
     assert out.returncode == 2 and out.stdout == ""
-    assert f"lab solve full --vira K --checkpoints {tmp_path}" in out.stderr
+    assert out.stderr == (f"error: no points solution for vira 3 in {tmp_path}: run `lab solve "
+                          f"full --vira 3 --checkpoints {tmp_path}` first (about half an hour "
+                          "per vira)\n")
 
 
 @pytest.fixture

@@ -37,7 +37,7 @@ def main(argv) -> int:
     import numpy as np
 
     from ..match import equity_array
-    from ..tables.score import load_points_solution, measure_leaks
+    from ..tables.score import load_points_solution, measure_leaks, points_solution_sources
     from ..solver.fullgame.solver import FullSolver, config_for
     from ..tables import load_table
 
@@ -59,7 +59,8 @@ def main(argv) -> int:
 
     start = time.perf_counter()
     if args.checkpoints:
-        solver, what = load_points_solution(args.checkpoints, args.vira), f"vira {args.vira}"
+        source = points_solution_sources(args.checkpoints, [args.vira])[args.vira]
+        solver, what = load_points_solution(args.checkpoints, source), f"vira {args.vira}"
     else:
         cap = args.toy
         solver = FullSolver(config_for(toy_cap=cap)).allocate()

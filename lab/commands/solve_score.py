@@ -78,7 +78,7 @@ def run(args) -> int:
     from ..classes import hand_classes
     from ..match import equity_array
     from ..tables.score import (RESOLVE_STORAGE, load_points_solution, measure_leaks,
-                                points_solution_vira, resolve, table_row, write_rows)
+                                points_solution_sources, resolve, table_row, write_rows)
     from ..cli import chosen_viras, print_json
     from ..tables import check_data_writable, load_table
 
@@ -96,12 +96,7 @@ def run(args) -> int:
         raise UsageError(f"--minutes {args.minutes}: give 0 or more (a finite number)")
     if not args.no_save:
         check_data_writable()
-    sources = {v: points_solution_vira(args.checkpoints, v) for v in viras}
-    missing = [v for v in viras if sources[v] is None]
-    if missing:
-        raise UsageError(f"no points solution for vira {', '.join(missing)} in "
-                         f"{args.checkpoints}: run `lab solve full --vira {missing[0]} "
-                         f"--checkpoints {args.checkpoints}` first (about half an hour per vira)")
+    sources = points_solution_sources(args.checkpoints, viras)
     table = load_table("match_equity")
     me = equity_array(table)
     models = dict(zip(zip(table["score_mao"], table["score_pe"]), table["model"]))

@@ -80,6 +80,18 @@ def points_solution_vira(root, vira):
     return None
 
 
+def points_solution_sources(root, viras) -> dict:
+    """{vira: :func:`points_solution_vira`} of ``viras``; InputError naming the command
+    that solves the first vira without one."""
+    sources = {v: points_solution_vira(root, v) for v in viras}
+    missing = [v for v in viras if sources[v] is None]
+    if missing:
+        raise InputError(f"no points solution for vira {', '.join(missing)} in {root}: run "
+                         f"`lab solve full --vira {missing[0]} --checkpoints {root}` first "
+                         "(about half an hour per vira)")
+    return sources
+
+
 def load_points_solution(root, vira, threads: int = 1):
     """The points solution of ``vira`` (a :class:`FullSolver` on ``threads`` numba threads)
     from its checkpoint."""
