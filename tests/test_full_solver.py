@@ -569,6 +569,19 @@ def test_batched_values_equal_one_traversal_per_payoff(storage):
         solver.batch_values(mao[:, :3], pe[:, :3])
 
 
+def test_batched_best_responses_on_two_threads_are_the_same_numbers():
+    """A solver of two threads walks the two seats' batched best responses at once, each on
+    its own working buffers: the same bits as one after the other."""
+    rng = np.random.default_rng(3)
+    mao, pe = rng.uniform(0.3, 1.0, (5, 5)), rng.uniform(0.0, 0.7, (5, 5))
+    out = {}
+    for threads in (1, 2):
+        solver = FullSolver(config_for(toy_cap=TOY, storage="float32"), threads=threads)
+        solver.allocate().iterate(25)
+        out[threads] = solver.batch_values(mao, pe, chunk=3)
+    assert np.array_equal(out[1], out[2])
+
+
 def test_the_root_subtrees_are_shared_by_their_work():
     """The threads' shares: a subtree's work sums its nodes' (public node, hand) pairs, and
     two threads get the best split (vira 4's root: nine subtrees of 81.5 M pairs and four

@@ -308,12 +308,13 @@ def _visit(c0, d0, H0, T, S, W, P, X, stack):
         nxt[d] = c + 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def traverse_batch(T, S, W, P, WIN, LOSE, VB, EB, OB):
     """``[root hand, b]``: the values of ``P.u``'s root hands (payoff times deal
     probability) with the payoffs ``WIN[b]``, ``LOSE[b]`` (arrays over the ladder, as
     ``win`` and ``lose`` of :func:`kernels.traverse`; ``P.ladder`` all ones), in
-    ``BEST`` or ``AVERAGE`` mode."""
+    ``BEST`` or ``AVERAGE`` mode. It releases the GIL: walks on separate working buffers
+    ``W`` and ``VB``, ``EB``, ``OB`` can run at once."""
     assert P.mode == BEST or P.mode == AVERAGE
     nn = T.nn
     for i in range(nn[0, 0] + nn[0, 1]):

@@ -548,8 +548,11 @@ class FullSolver(Lifecycle):
         best-response value against the other's average strategy (the row-by-row
         :meth:`best_response_values`); otherwise the mão's value under the average
         strategies in both columns (the row-by-row :meth:`value`). In the payoffs' unit.
-        One thread; ``chunk`` payoff pairs per traversal bound the memory (about 5.4 MB per
-        pair for a real vira, 0.7 GB for the default chunk)."""
+        With ``best``, the two seats' traversals run at once on a solver of two threads or
+        more (each on its own working buffers; they only read the regrets and sums), else
+        one after the other; the same numbers either way. ``chunk`` payoff pairs per
+        traversal bound the memory (about 5.4 MB per pair for a real vira, 0.7 GB for the
+        default chunk, twice that for two traversals at once)."""
         self._need(ALLOCATED, "batch_values()")
         if best and self.iterations == 0 and not self.fixed_policy:
             raise SolverStateError("batch_values() needs at least one iteration")
@@ -562,14 +565,31 @@ class FullSolver(Lifecycle):
         for lo in range(0, len(mao), chunk):
             a, b = mao[lo:lo + chunk], pe[lo:lo + chunk]
             if best:
-                for u, (win, lose) in enumerate(((a, -b), (-b, a))):   # as seat_payoffs
-                    out[lo:lo + chunk, u] = self._traverse_batch(u, K.BEST, win, lose).sum(axis=0)
+                seats = ((a, -b), (-b, a))   # (win, lose) of each seat, as seat_payoffs
+                for u, values in enumerate(self._best_batches(seats)):
+                    out[lo:lo + chunk, u] = values.sum(axis=0)
             else:
                 value = self._traverse_batch(0, K.AVERAGE, a, -b).sum(axis=0)
                 out[lo:lo + chunk, :] = value[:, None]
         return out
 
-    def _traverse_batch(self, u: int, mode: int, win: np.ndarray, lose: np.ndarray) -> np.ndarray:
+    def _best_batches(self, seats) -> list:
+        """Each seat's batched best-response values (``seats``: its (win, lose) payoffs);
+        the mão's walk on the solver's working buffers and the pé's, at the same time, on
+        the second thread's."""
+        if self.thread_work is None:
+            return [self._traverse_batch(u, K.BEST, win, lose)
+                    for u, (win, lose) in enumerate(seats)]
+        from concurrent.futures import ThreadPoolExecutor
+
+        works = (self.work, K.Work(*(arr[1] for arr in self.thread_work)))
+        with ThreadPoolExecutor(2) as pool:
+            jobs = [pool.submit(self._traverse_batch, u, K.BEST, win, lose, works[u])
+                    for u, (win, lose) in enumerate(seats)]
+            return [job.result() for job in jobs]
+
+    def _traverse_batch(self, u: int, mode: int, win: np.ndarray, lose: np.ndarray,
+                        work=None) -> np.ndarray:
         from . import batch as full_batch
 
         # values of u's hands only: the sizes of VI, EV and OUT without the other seat's half
@@ -577,7 +597,8 @@ class FullSolver(Lifecycle):
         VB, EB, OB = (np.zeros((len(size[name]), int(size[name].max()) + 8, len(win)))
                       for name in ("intra_n", "sig", "enter_n"))
         step = self.step(u, mode, ladder=np.ones_like(self.ladder))
-        return full_batch.traverse_batch(self.shape, self.store(), self.work, step,
+        return full_batch.traverse_batch(self.shape, self.store(),
+                                         self.work if work is None else work, step,
                                          np.ascontiguousarray(win), np.ascontiguousarray(lose),
                                          VB, EB, OB)
 
