@@ -358,11 +358,16 @@ def test_lab_bench_score_compares_one_at_a_time_with_batched(capsys):
 
     from lab.cli import main
 
-    assert main(["bench", "score", "--iterations", "20", "--one-by-one", "2"]) == 0
+    assert main(["bench", "score", "--iterations", "20", "--one-by-one", "2",
+                 "--threads", "1,2"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [x.get("method") for x in lines[1:3]] == ["one at a time", "batched"]
+    assert [x.get("method") for x in lines] == [None, "one at a time", "batched", None,
+                                                "batched", None]
+    assert [x["threads"] for x in lines if x.get("method") == "batched"] == [1, 2]
     assert lines[2]["scores"] == 121
-    summary = lines[3]
+    summary = lines[-1]
     assert {"seconds_per_score_one_at_a_time", "seconds_per_score_batched",
             "speedup"} <= set(summary)
     assert summary["max_leak_difference"] < 1e-12
+    assert set(summary["seconds_per_score_batched_by_threads"]) == {"1", "2"}
+    assert summary["same_leaks_on_every_thread_count"] is True

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from ..options import count, integers, natural, Parser
+from ..options import count, integers, natural, Parser, UsageError
 
 
 def _leak_one_at_a_time(solver, me, score):
@@ -51,41 +51,60 @@ def main(argv) -> int:
                    help="points iterations on the reduced deck (default 200)")
     p.add_argument("--one-by-one", type=natural, default=3, metavar="N",
                    help="scores measured one at a time (default 3; all 121 take long)")
+    p.add_argument("--threads", type=integers, default=(1,), metavar="N,N",
+                   help="the batched measurement on solvers of these many threads, one "
+                        "after the other (default 1; with 2 the two seats' best responses "
+                        "run at once)")
     args = p.parse_args(argv)
+    if min(args.threads) < 1:
+        raise UsageError(f"--threads {','.join(map(str, args.threads))}: give 1 or more")
 
     me = equity_array(load_table("match_equity"))
     scores = [(m, q) for m in range(11) for q in range(11)]
     one = [scores[i] for i in np.linspace(0, len(scores) - 1, max(1, args.one_by_one)).astype(int)]
+    source = (points_solution_sources(args.checkpoints, [args.vira])[args.vira]
+              if args.checkpoints else None)
 
-    start = time.perf_counter()
-    if args.checkpoints:
-        source = points_solution_sources(args.checkpoints, [args.vira])[args.vira]
-        solver, what = load_points_solution(args.checkpoints, source), f"vira {args.vira}"
-    else:
+    def points_solution(threads: int):
+        if source is not None:
+            return load_points_solution(args.checkpoints, source, threads), f"vira {args.vira}"
         cap = args.toy
-        solver = FullSolver(config_for(toy_cap=cap)).allocate()
-        what = f"reduced deck {','.join(map(str, cap))}"
+        solver = FullSolver(config_for(toy_cap=cap), threads=threads).allocate()
         solver.iterate(args.iterations)
-    print(json.dumps({"points_solution": what, "iterations": solver.iterations,
-                      "seconds": round(time.perf_counter() - start, 1)}), flush=True)
-    # compile both kernels before timing them
-    _leak_one_at_a_time(solver, me, scores[0])
-    measure_leaks(solver, me, scores[:1])
+        return solver, f"reduced deck {','.join(map(str, cap))}"
 
-    start = time.perf_counter()
-    slow = [_leak_one_at_a_time(solver, me, s) for s in one]
-    slow_seconds = time.perf_counter() - start
-    print(json.dumps({"method": "one at a time", "scores": len(one),
-                      "seconds": round(slow_seconds, 2)}), flush=True)
-    start = time.perf_counter()
-    fast = dict(zip(scores, measure_leaks(solver, me, scores)))
-    fast_seconds = time.perf_counter() - start
-    print(json.dumps({"method": "batched", "scores": len(scores),
-                      "seconds": round(fast_seconds, 2)}), flush=True)
+    batched, per_batched = {}, {}
+    for threads in args.threads:
+        start = time.perf_counter()
+        solver, what = points_solution(threads)
+        print(json.dumps({"points_solution": what, "iterations": solver.iterations,
+                          "threads": threads, "seconds": round(time.perf_counter() - start, 1)}),
+              flush=True)
+        measure_leaks(solver, me, scores[:1])    # compile the kernels before timing them
+        if not batched:
+            _leak_one_at_a_time(solver, me, scores[0])
+            start = time.perf_counter()
+            slow = [_leak_one_at_a_time(solver, me, s) for s in one]
+            slow_seconds = time.perf_counter() - start
+            print(json.dumps({"method": "one at a time", "scores": len(one),
+                              "seconds": round(slow_seconds, 2)}), flush=True)
+        start = time.perf_counter()
+        batched[threads] = dict(zip(scores, measure_leaks(solver, me, scores)))
+        seconds = time.perf_counter() - start
+        per_batched[threads] = float(f"{seconds / len(scores):.3g}")
+        print(json.dumps({"method": "batched", "threads": threads, "scores": len(scores),
+                          "seconds": round(seconds, 2)}), flush=True)
+        del solver
+    fast = batched[args.threads[0]]
     worst = max(abs(lk.exploitability - fast[lk.score].exploitability) for lk in slow)
-    per_slow, per_fast = slow_seconds / len(one), fast_seconds / len(scores)
+    per_slow = slow_seconds / len(one)
     print(json.dumps({"summary": what, "seconds_per_score_one_at_a_time": float(f"{per_slow:.3g}"),
-                      "seconds_per_score_batched": float(f"{per_fast:.3g}"),
-                      "speedup": float(f"{per_slow / per_fast:.3g}"),
-                      "max_leak_difference": worst}), flush=True)
+                      "seconds_per_score_batched": per_batched[args.threads[0]],
+                      "speedup": float(f"{per_slow / per_batched[args.threads[0]]:.3g}"),
+                      "max_leak_difference": worst,
+                      "seconds_per_score_batched_by_threads": per_batched,
+                      "same_leaks_on_every_thread_count": all(
+                          [lk.exploitability for lk in b.values()] ==
+                          [lk.exploitability for lk in fast.values()]
+                          for b in batched.values())}), flush=True)
     return 0
