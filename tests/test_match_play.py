@@ -587,3 +587,28 @@ def test_the_watcher_says_each_new_check_once(tmp_path):
     watch()
     assert lines == [f"vira 4 at 9,9: {n} iterations, {s:.0f} s, exploitability {x:.5f} "
                      "match-win probability (target 0.002)" for n, s, x in checks]
+
+
+def test_a_sweep_starts_again_score_play_tables_built_with_other_settings(tmp_path):
+    """Rows re-solved from another points solve (other settings) cannot be kept: the plan
+    and the sweep start the tables again, with a note, instead of stopping at them."""
+    where = checkpoint_path(tmp_path, config_for("4"))   # a stand-in, never loaded
+    where.mkdir(parents=True)
+    (where / "state.json").write_text("{}")
+    data = tmp_path / "data"
+    shutil.copytree(REPO_DATA, data, ignore=NOT_COPIED)
+    plays, hands = load_plays(REPO_DATA)
+    at = ((plays.vira == "4") & (plays.score_mao == 9) & (plays.score_pe == 10),
+          (hands.vira == "4") & (hands.score_mao == 9) & (hands.score_pe == 10))
+    write_plays(plays[at[0]].to_dict("records"), hands[at[1]].to_dict("records"), data)
+    manifest = json.loads((data / "score_play.json").read_text())
+    manifest["settings"] = dict(manifest["settings"], warm_start="another one")
+    (data / "score_play.json").write_text(json.dumps(manifest))
+    env = {**os.environ, "LAB_DATA_DIR": str(data)}
+    out = lab("solve", "match-play", "--checkpoints", str(tmp_path), "--plan", "--vira", "4",
+              "--score", "9,10", env=env)
+    assert out.returncode == 0, out.stderr
+    assert "note: score_play starts again, the rows on disk cannot be kept (table " \
+           "'score_play' is stale" in out.stderr
+    plan = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [(p["vira"], p["finished"]) for p in plan] == [("4", False)]

@@ -157,9 +157,9 @@ def run(args) -> int:
         return check_rows(args, cells, say)
     if args.plan:
         from ..match import equity_array
-        from ..tables.score_play import load_plays, mixed_equity
+        from ..tables.score_play import mixed_equity, plays_to_build_on
 
-        plays = load_plays()[0]
+        plays = plays_to_build_on()[0]
         me = equity_array(mixed_equity(plays))
         for wave in waves(cells):
             for v, s, leak in wave:

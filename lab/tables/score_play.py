@@ -90,23 +90,30 @@ def load_plays(directory=None) -> tuple[pd.DataFrame, pd.DataFrame]:
             M.load_table(HANDS, viras=viras, directory=directory))
 
 
+def plays_to_build_on(directory=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`load_plays`, or empty tables (with a note on stderr) when the ones on disk
+    are stale or damaged: built with other settings (another points solve), their rows
+    cannot be kept, and a sweep starts them again."""
+    import sys
+
+    try:
+        return load_plays(directory)
+    except TableError as exc:
+        print(f"note: {PLAYS} starts again, the rows on disk cannot be kept ({exc})",
+              file=sys.stderr)
+        return pd.DataFrame(columns=KEY), pd.DataFrame(columns=KEY)
+
+
 def write_plays(rows: list[dict], hands: list[dict], directory=None) -> pd.DataFrame:
     """Merge re-solves into ``score_play`` and ``score_play_hands`` (a new row replaces
     the row of the same vira and score); returns the ``score_play`` table written. Rows
     on disk that cannot be read are dropped with a note."""
-    import sys
-
     from . import manifests as M
     from ..store import data_lock
 
     fresh = pd.DataFrame(rows), pd.DataFrame(hands)
     with data_lock(M.data_dir() if directory is None else directory):
-        try:
-            old = load_plays(directory)
-        except TableError as exc:
-            print(f"note: {PLAYS} starts again, the rows on disk cannot be kept ({exc})",
-                  file=sys.stderr)
-            old = pd.DataFrame(columns=KEY), pd.DataFrame(columns=KEY)
+        old = plays_to_build_on(directory)
         new_keys = fresh[0].set_index(KEY).index
         merged = []
         for before, now in zip(old, fresh):

@@ -317,12 +317,12 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
     Returns the results in the order they finished."""
     from ..match import equity_array
     from ..solver.fullgame.solver import has_checkpoint
-    from .score_play import load_plays, mixed_equity, write_mixed_equity, write_plays
+    from .score_play import mixed_equity, plays_to_build_on, write_mixed_equity, write_plays
 
     results = []
     for wave in waves(cells):
         wave, copies = solved_and_copied(wave)
-        plays, hands = load_plays(directory)
+        plays, hands = plays_to_build_on(directory)
         if results and not save:   # nothing on disk: the re-solves of this run
             import pandas as pd
             plays = pd.DataFrame([r["row"] for r in results])
