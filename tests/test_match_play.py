@@ -512,18 +512,25 @@ def test_the_advice_and_the_coach_say_what_the_score_aware_play_does(plays_data)
     assert build_position(vira, hand, MAO, (9, 10), []).score == (9, 10)
 
 
-def test_lab_solve_match_play_plans_the_order_from_the_end_of_the_match(tmp_path):
-    for vira in ("4", "K"):   # stand-ins for `lab solve full --checkpoints` (never loaded)
+def one_re_solve(tmp_path, viras):
+    """A data folder under ``tmp_path`` whose ``score_play`` holds one re-solve (the bundled
+    one of vira 4 at 9-10), and stand-ins for the points solves of ``viras`` under
+    ``tmp_path`` (`lab solve full --checkpoints`; never loaded)."""
+    for vira in viras:
         where = checkpoint_path(tmp_path, config_for(vira))
         where.mkdir(parents=True)
         (where / "state.json").write_text("{}")
-    # the tables with one re-solve: the bundled one of vira 4 at 9-10
     data = tmp_path / "data"
     shutil.copytree(REPO_DATA, data, ignore=NOT_COPIED)
     plays, hands = load_plays(REPO_DATA)
     at = ((plays.vira == "4") & (plays.score_mao == 9) & (plays.score_pe == 10),
           (hands.vira == "4") & (hands.score_mao == 9) & (hands.score_pe == 10))
     write_plays(plays[at[0]].to_dict("records"), hands[at[1]].to_dict("records"), data)
+    return data
+
+
+def test_lab_solve_match_play_plans_the_order_from_the_end_of_the_match(tmp_path):
+    data = one_re_solve(tmp_path, ("4", "K"))
     env = {**os.environ, "LAB_DATA_DIR": str(data)}
     out = lab("solve", "match-play", "--checkpoints", str(tmp_path), "--plan", "--score", "9,10",
               "--score", "10,10", "--score", "0,0", env=env)
@@ -592,15 +599,7 @@ def test_the_watcher_says_each_new_check_once(tmp_path):
 def test_a_sweep_starts_again_score_play_tables_built_with_other_settings(tmp_path):
     """Rows re-solved from another points solve (other settings) cannot be kept: the plan
     and the sweep start the tables again, with a note, instead of stopping at them."""
-    where = checkpoint_path(tmp_path, config_for("4"))   # a stand-in, never loaded
-    where.mkdir(parents=True)
-    (where / "state.json").write_text("{}")
-    data = tmp_path / "data"
-    shutil.copytree(REPO_DATA, data, ignore=NOT_COPIED)
-    plays, hands = load_plays(REPO_DATA)
-    at = ((plays.vira == "4") & (plays.score_mao == 9) & (plays.score_pe == 10),
-          (hands.vira == "4") & (hands.score_mao == 9) & (hands.score_pe == 10))
-    write_plays(plays[at[0]].to_dict("records"), hands[at[1]].to_dict("records"), data)
+    data = one_re_solve(tmp_path, ("4",))
     manifest = json.loads((data / "score_play.json").read_text())
     manifest["settings"] = dict(manifest["settings"], warm_start="another one")
     (data / "score_play.json").write_text(json.dumps(manifest))
