@@ -83,7 +83,7 @@ def load_plays(directory=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     from . import manifests as M
 
     if not M.table_paths(PLAYS, directory)[1].exists():
-        return pd.DataFrame(columns=KEY), pd.DataFrame(columns=KEY)
+        return no_plays()
     manifest = M.read_manifest(PLAYS, directory)
     viras = list(manifest.get("viras", {}))
     return (M.load_table(PLAYS, viras=viras, directory=directory),
@@ -101,7 +101,12 @@ def plays_to_build_on(directory=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     except TableError as exc:
         print(f"note: {PLAYS} starts again, the rows on disk cannot be kept ({exc})",
               file=sys.stderr)
-        return pd.DataFrame(columns=KEY), pd.DataFrame(columns=KEY)
+        return no_plays()
+
+
+def no_plays() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(``score_play``, ``score_play_hands``) before anything is re-solved: no rows."""
+    return pd.DataFrame(columns=KEY), pd.DataFrame(columns=KEY)
 
 
 def write_plays(rows: list[dict], hands: list[dict], directory=None) -> pd.DataFrame:
