@@ -22,9 +22,9 @@ from lab.solver.fullgame.game import LADDER
 from lab.solver.fullgame.solver import FullSolver, checkpoint_path, config_for, has_checkpoint
 from lab.solver.games.payoffs import after_hand
 from lab.tables import load_table
-from lab.tables.score_play import load_plays
+from lab.tables.chain import STEPS, plays_due, step_commands
 from lab.tables.score import score_payoffs
-from lab.tables.score_play import write_mixed_equity, write_plays
+from lab.tables.score_play import load_plays, plays_to_rebuild, write_mixed_equity, write_plays
 from lab.tables.score_sweep import (MIN_DRIFT, Task, check_row, drift, finished, is_stale,
                                     run_task, score_dir, sweep, waves)
 
@@ -611,3 +611,39 @@ def test_a_sweep_starts_again_score_play_tables_built_with_other_settings(tmp_pa
            "'score_play' is stale" in out.stderr
     plan = [json.loads(line) for line in out.stdout.splitlines()]
     assert [(p["vira"], p["finished"]) for p in plan] == [("4", False)]
+
+
+def test_a_sweep_that_starts_again_keeps_the_dropped_scores_to_re_solve(tmp_path):
+    """Once a sweep with new settings has written its first re-solve, the rows it dropped
+    stay due: the rebuild plan names them and its commands re-solve every (vira, score) the
+    table held before, until each is written again."""
+    data = tmp_path / "data"
+    shutil.copytree(REPO_DATA, data, ignore=shutil.ignore_patterns("full_policy*",
+                                                                   "score_policy*"))
+    manifest = json.loads((data / "score_play.json").read_text())
+    manifest["settings"] = dict(manifest["settings"], warm_start="another one")
+    (data / "score_play.json").write_text(json.dumps(manifest))
+    plays, hands = load_plays(REPO_DATA)
+    before = {}
+    for v, m, p in plays[["vira", "score_mao", "score_pe"]].itertuples(index=False):
+        before.setdefault(v, set()).add((m, p))
+    first = (plays.vira == "4") & (plays.score_mao == 10) & (plays.score_pe == 10)
+    first_hands = (hands.vira == "4") & (hands.score_mao == 10) & (hands.score_pe == 10)
+    write_plays(plays[first].to_dict("records"), hands[first_hands].to_dict("records"), data)
+
+    assert len(load_plays(data)[0]) == 1
+    assert len(plays_to_rebuild(data)) == len(plays) - 1
+    assert ("4", 10, 10) not in plays_to_rebuild(data)
+    assert plays_due(data).startswith("table 'score_play' does not yet hold the re-solves "
+                                      "it held before its settings changed: vira 4 at 10-9, ")
+    step = next(s for s in STEPS if s.name == "match_play")
+    planned = {}
+    for command in step_commands(step, data):
+        vira = command[command.index("--vira") + 1]
+        planned[vira] = {tuple(map(int, command[i + 1].split(",")))
+                         for i, word in enumerate(command) if word == "--score"}
+    assert planned == before
+
+    write_plays(plays[~first].to_dict("records"), hands[~first_hands].to_dict("records"), data)
+    assert plays_to_rebuild(data) == [] and plays_due(data) is None
+    assert "to_rebuild" not in json.loads((data / "score_play.json").read_text())

@@ -108,6 +108,21 @@ def policies_due(directory: Path) -> Optional[str]:
     return None
 
 
+def plays_due(directory: Path) -> Optional[str]:
+    """Why ``score_play`` must be rebuilt although it loads: a sweep with new settings has
+    not yet re-solved every (vira, score) the table held before, or None."""
+    from .score_play import plays_to_rebuild
+
+    left = plays_to_rebuild(directory)
+    if not left:
+        return None
+    named = ", ".join(f"vira {v} at {m}-{p}" for v, m, p in left[:3])
+    more = f" and {len(left) - 3} more" if len(left) > 3 else ""
+    return (f"table 'score_play' does not yet hold the re-solves it held before its "
+            f"settings changed: {named}{more}; rebuild them with "
+            "`lab solve match-play --checkpoints DIR`")
+
+
 def score_policies_due(directory: Path) -> Optional[str]:
     """Why the stored score-aware policies must be rebuilt (each vira stores the end
     games), or None."""
@@ -166,6 +181,8 @@ def why_due(step: ChainStep, directory: Optional[Path] = None) -> Optional[str]:
             why = score_policies_due(directory)
         elif name == "bot_ranking":
             why = ranking_due(directory)
+        elif name == "score_play":
+            why = table_due(name, directory) or plays_due(directory)
         else:
             why = table_due(name, directory)
         if why is not None:
@@ -241,13 +258,19 @@ def _column_values(name: str, directory: Path, columns) -> Optional[pd.DataFrame
 
 
 def _held_scores(directory: Path) -> dict:
-    """{vira: scores} of the ``score_play`` rows (the end games of every vira when none)."""
+    """{vira: scores} of the ``score_play`` rows and of those a sweep dropped and has not
+    re-solved yet (the end games of every vira when there are none)."""
+    from .score_play import plays_to_rebuild
+
     rows = _column_values("score_play", directory, ("vira", "score_mao", "score_pe"))
-    if rows is None or rows.empty:
+    keys = set() if rows is None else {(str(v), int(m), int(p))
+                                        for v, m, p in rows.itertuples(index=False)}
+    keys |= set(plays_to_rebuild(directory))
+    if not keys:
         return {v: list(END_GAMES) for v in RANKS}
     held = {}
-    for v, m, p in rows.itertuples(index=False):
-        held.setdefault(str(v), []).append((int(m), int(p)))
+    for v, m, p in keys:
+        held.setdefault(v, []).append((m, p))
     return {v: sorted(held[v], reverse=True) for v in RANKS if v in held}
 
 

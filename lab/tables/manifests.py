@@ -340,13 +340,16 @@ def _in_vira_order(df: pd.DataFrame) -> pd.DataFrame:
 @dataclass(frozen=True)
 class TableWrite:
     """One table of a write: its rows, the settings it was built with, {vira: solve
-    record}, the build's wall time (seconds) and the ``built_on`` tables it did not read."""
+    record}, the build's wall time (seconds), the ``built_on`` tables it did not read and
+    ``to_rebuild``: the keys of rows the table held before a rebuild with other settings
+    dropped them, not written again yet (recorded in the manifest while any are left)."""
 
     df: pd.DataFrame
     settings: dict
     viras: dict
     build_seconds: float = 0.0
     unused: tuple = ()
+    to_rebuild: tuple = ()
 
 
 def write_table(name: str, df: pd.DataFrame, settings: dict, viras: dict,
@@ -414,6 +417,7 @@ def _manifest(name: str, t: TableWrite, hashes: dict, directory: Path) -> dict:
         "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "build_seconds": round(t.build_seconds, 3),
         "rebuild": spec.rebuild,
+        **({"to_rebuild": [list(key) for key in t.to_rebuild]} if t.to_rebuild else {}),
     }
 
 

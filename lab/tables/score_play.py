@@ -104,6 +104,29 @@ def plays_to_build_on(directory=None) -> tuple[pd.DataFrame, pd.DataFrame]:
         return no_plays()
 
 
+def plays_to_rebuild(directory=None) -> list:
+    """The (vira, score_mao, score_pe) keys ``score_play`` must hold again: the rows of a
+    table on disk built with other settings (a sweep starting again drops them) and those
+    its manifest still lists as dropped, not yet re-solved (``to_rebuild``); in vira order,
+    the higher scores first."""
+    from . import manifests as M
+
+    try:
+        listed = M.read_manifest(PLAYS, directory).get("to_rebuild", [])
+        keys = {(str(v), int(m), int(p)) for v, m, p in listed}
+    except (TableError, TypeError, ValueError):
+        keys = set()
+    try:
+        load_plays(directory)
+    except TableError:
+        try:
+            rows = M.parquet_frame(M.table_paths(PLAYS, directory)[0], KEY)
+        except Exception:   # missing or damaged: no rows to name
+            rows = pd.DataFrame(columns=KEY)
+        keys |= {(str(v), int(m), int(p)) for v, m, p in rows.itertuples(index=False)}
+    return sorted(keys, key=lambda k: (RANKS.index(k[0]), -k[1], -k[2]))
+
+
 def no_plays() -> tuple[pd.DataFrame, pd.DataFrame]:
     """(``score_play``, ``score_play_hands``) before anything is re-solved: no rows."""
     return pd.DataFrame(columns=KEY), pd.DataFrame(columns=KEY)
@@ -112,12 +135,14 @@ def no_plays() -> tuple[pd.DataFrame, pd.DataFrame]:
 def write_plays(rows: list[dict], hands: list[dict], directory=None) -> pd.DataFrame:
     """Merge re-solves into ``score_play`` and ``score_play_hands`` (a new row replaces
     the row of the same vira and score); returns the ``score_play`` table written. Rows
-    on disk that cannot be read are dropped with a note."""
+    on disk that cannot be read are dropped with a note, and their keys stay in the
+    manifest's ``to_rebuild`` until re-solved (:func:`plays_to_rebuild`)."""
     from . import manifests as M
     from ..store import data_lock
 
     fresh = pd.DataFrame(rows), pd.DataFrame(hands)
     with data_lock(M.data_dir() if directory is None else directory):
+        wanted = plays_to_rebuild(directory)
         old = plays_to_build_on(directory)
         new_keys = fresh[0].set_index(KEY).index
         merged = []
@@ -132,8 +157,10 @@ def write_plays(rows: list[dict], hands: list[dict], directory=None) -> pd.DataF
                      "exploitability": float(g["exploitability"].max()),
                      "scores": int(len(g))}
                  for v, g in plays.groupby("vira")}
-        M.write_tables({name: M.TableWrite(df, SCORE_PLAY_SETTINGS, viras)
-                        for name, df in zip((PLAYS, HANDS), merged)}, directory)
+        held = {(str(v), int(m), int(p)) for v, m, p in plays[KEY].itertuples(index=False)}
+        left = tuple(key for key in wanted if key not in held)
+        M.write_tables({PLAYS: M.TableWrite(plays, SCORE_PLAY_SETTINGS, viras, to_rebuild=left),
+                        HANDS: M.TableWrite(merged[1], SCORE_PLAY_SETTINGS, viras)}, directory)
     return plays
 
 
