@@ -212,3 +212,23 @@ def test_lab_rebuild_on_an_empty_folder_asks_for_checkpoints(tmp_path):
     assert all(r["due"] for r in rows)
     assert rows[0]["why"].startswith("table 'cardplay' is missing")
     assert "lab solve full --all --checkpoints ck --threads 2 --from 4" in rows[1]["commands"]
+
+
+def test_a_what_if_lacking_a_named_rule_set_is_due_and_rebuilds_it(copy):
+    """A rebuild stopped between the two rule sets leaves a ``whatif`` that loads; it is
+    still due, and its commands compute both rule sets again."""
+    from lab.tables.manifests import TableWrite, load_table, read_manifest, write_tables
+
+    writes = {}
+    for name in ("whatif", "whatif_match"):
+        rows = load_table(name, directory=copy)
+        manifest = read_manifest(name, copy)
+        writes[name] = TableWrite(rows[rows["rules"] != "buteco"].reset_index(drop=True),
+                                  manifest["settings"], manifest["viras"])
+    write_tables(writes, copy)
+    assert due_steps(copy) == ["whatif"]
+    assert why_due(step_of("whatif"), copy) == (
+        "table 'whatif' lacks the rule set 'buteco'; rebuild it with "
+        "`lab whatif --rules buteco`")
+    assert sorted(argv[argv.index("--rules") + 1]
+                  for argv in step_commands(step_of("whatif"), copy)) == ["buteco", "fpt"]

@@ -22,11 +22,15 @@ from typing import Optional
 import pandas as pd
 
 from ..cards import RANKS
+from ..rules import DEFAULT_RULES, PRESETS
 from .manifests import checked_files, parquet_frame, read_manifest
 from .registry import TableError, data_dir, table_paths
 
 END_GAMES = ((10, 10), (9, 10), (10, 9), (9, 9))
 """The end-game scores (mão, pé) whose score-aware policies every vira stores."""
+
+VARIANTS = tuple(name for name, rules in PRESETS.items() if rules != DEFAULT_RULES)
+"""The named rule sets besides the default, whose what-if the ``whatif`` tables hold."""
 
 CHECKPOINTS = "DIR"
 """Stands for the checkpoint folder in a command that needs one (:func:`step_commands`)."""
@@ -123,6 +127,18 @@ def plays_due(directory: Path) -> Optional[str]:
             "`lab solve match-play --checkpoints DIR`")
 
 
+def variants_due(directory: Path) -> Optional[str]:
+    """Why ``whatif`` must be rebuilt although it loads: it lacks a named variant (a rebuild
+    stopped between two rule sets), or None."""
+    rows = _column_values("whatif", directory, ("rules",))
+    held = set() if rows is None else {str(r) for r in rows["rules"]}
+    for name in VARIANTS:
+        if name not in held:
+            return (f"table 'whatif' lacks the rule set {name!r}; rebuild it with "
+                    f"`lab whatif --rules {name}`")
+    return None
+
+
 def score_policies_due(directory: Path) -> Optional[str]:
     """Why the stored score-aware policies must be rebuilt (each vira stores the end
     games), or None."""
@@ -183,6 +199,8 @@ def why_due(step: ChainStep, directory: Optional[Path] = None) -> Optional[str]:
             why = ranking_due(directory)
         elif name == "score_play":
             why = table_due(name, directory) or plays_due(directory)
+        elif name == "whatif":
+            why = table_due(name, directory) or variants_due(directory)
         else:
             why = table_due(name, directory)
         if why is not None:
@@ -290,10 +308,10 @@ def _held_policy_scores(directory: Path) -> dict:
 
 
 def _held_rules(directory: Path) -> list[str]:
+    """The named variants and any other rule set the ``whatif`` rows hold."""
     rows = _column_values("whatif", directory, ("rules",))
-    if rows is None or rows.empty:
-        return ["fpt", "buteco"]
-    return list(dict.fromkeys(str(r) for r in rows["rules"]))
+    held = () if rows is None else tuple(str(r) for r in rows["rules"])
+    return list(dict.fromkeys(VARIANTS + held))
 
 
 def _held_viras(directory: Path, name: str) -> list[str]:
