@@ -22,7 +22,7 @@ from lab.solver.fullgame.game import LADDER
 from lab.solver.fullgame.solver import FullSolver, checkpoint_path, config_for, has_checkpoint
 from lab.solver.games.payoffs import after_hand
 from lab.tables import load_table
-from lab.tables.chain import STEPS, plays_due, step_commands
+from lab.tables.chain import plays_due, step_commands, step_of
 from lab.tables.score import score_payoffs
 from lab.tables.score_play import load_plays, plays_to_rebuild, write_mixed_equity, write_plays
 from lab.tables.score_sweep import (MIN_DRIFT, Task, check_row, drift, finished, is_stale,
@@ -636,9 +636,8 @@ def test_a_sweep_that_starts_again_keeps_the_dropped_scores_to_re_solve(tmp_path
     assert ("4", 10, 10) not in plays_to_rebuild(data)
     assert plays_due(data).startswith("table 'score_play' does not yet hold the re-solves "
                                       "it held before its settings changed: vira 4 at 10-9, ")
-    step = next(s for s in STEPS if s.name == "match_play")
     planned = {}
-    for command in step_commands(step, data):
+    for command in step_commands(step_of("match_play"), data):
         vira = command[command.index("--vira") + 1]
         planned[vira] = {tuple(map(int, command[i + 1].split(",")))
                          for i, word in enumerate(command) if word == "--score"}
