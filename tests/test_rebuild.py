@@ -232,3 +232,28 @@ def test_a_what_if_lacking_a_named_rule_set_is_due_and_rebuilds_it(copy):
         "`lab whatif --rules buteco`")
     assert sorted(argv[argv.index("--rules") + 1]
                   for argv in step_commands(step_of("whatif"), copy)) == ["buteco", "fpt"]
+
+
+def test_a_policy_of_another_re_solve_is_due_and_only_the_due_ones_are_rebuilt(bundled,
+                                                                              copy):
+    """A score-aware policy whose re-solve is no longer the one in ``score_play`` (another
+    iteration count) is due, and the step's commands store again only the due policies:
+    a rebuild stopped inside the step goes on with the rest."""
+    manifest = json.loads((bundled / "score_policy.json").read_text())
+    manifest["policies"]["7 10-9"]["iterations"] += 1
+    manifest["policies"]["Q 9-9"]["solver_exploitability"] *= 1.5
+    (copy / "score_policy.json").unlink()
+    (copy / "score_policy.json").write_text(json.dumps(manifest))
+    assert due_steps(copy) == ["score_policy"]
+    assert why_due(step_of("score_policy"), copy) == (
+        "vira 7's score-aware policy at 10-9 was built from another re-solve than the one "
+        "in score_play")
+    assert step_commands(step_of("score_policy"), copy, checkpoints="ck") == [
+        ["solve", "policy", "--checkpoints", "ck", "--threads", "2", "--vira", "7",
+         "--score", "10,9"],
+        ["solve", "policy", "--checkpoints", "ck", "--threads", "2", "--vira", "Q",
+         "--score", "9,9"]]
+    (copy / "score_policy.json").unlink()
+    shutil.copy2(bundled / "score_policy.json", copy / "score_policy.json")
+    assert due_steps(copy) == []
+    assert len(step_commands(step_of("score_policy"), copy)) == 10   # all held when none is due

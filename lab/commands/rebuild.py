@@ -71,7 +71,9 @@ def run(args, runner=None) -> int:
                          "--checkpoints DIR (see `lab rebuild --plan`)")
     runner = runner or _run_lab
     for i, step in enumerate(due, 1):
-        for argv in commands[step.name]:
+        # from the folder as the steps before left it: what they rebuilt, what is still due
+        for argv in step_commands(step, checkpoints=checkpoints, threads=args.threads,
+                                  jobs=args.jobs):
             print(f"[{i}/{len(due)} {step.name}] {command_line(argv)}", file=sys.stderr,
                   flush=True)
             status = runner(argv)

@@ -142,28 +142,45 @@ def variants_due(directory: Path) -> Optional[str]:
 def score_policies_due(directory: Path) -> Optional[str]:
     """Why the stored score-aware policies must be rebuilt (each vira stores the end
     games), or None."""
+    problems = policy_problems(directory)
+    return problems[0][2] if problems else None
+
+
+def policy_problems(directory: Path) -> list:
+    """(vira, (mão, pé), why) of each score-aware policy to store again: an end game not
+    stored, one built on another points policy than the one stored now (each is the
+    snapped points policy or its difference from it, named by that policy's content hash),
+    or from another re-solve than ``score_play``'s row of its vira and score (iterations
+    and exploitability differ); (None, None, why) when the store cannot be read."""
     from .policies import policy_info
     from .score_policies import read_score_policy_manifest
 
     try:
         entries = list(read_score_policy_manifest(directory)["policies"].values())
     except TableError as exc:
-        return str(exc)
+        return [(None, None, str(exc))]
     have = {(e.get("vira"), tuple(e.get("score", ()))) for e in entries}
-    for v in RANKS:
-        lacking = [f"{m}-{p}" for m, p in END_GAMES if (v, (m, p)) not in have]
-        if lacking:
-            return f"no stored score-aware policy of vira {v} at {', '.join(lacking)}"
-    for e in entries:   # each is built on its vira's points policy (snapped to it, or its
-        try:            # difference from it), named by that policy's content hash
-            base = policy_info(e["vira"], directory).get("sha256")
+    problems = [(v, (m, p), f"no stored score-aware policy of vira {v} at {m}-{p}")
+                for v in RANKS for m, p in END_GAMES if (v, (m, p)) not in have]
+    rows = _column_values("score_play", directory, ("vira", "score_mao", "score_pe",
+                                                    "iterations", "exploitability"))
+    solved = {} if rows is None else {(str(v), (int(m), int(p))): (int(i), float(x))
+                                      for v, m, p, i, x in rows.itertuples(index=False)}
+    for e in entries:
+        v, score = e["vira"], tuple(e["score"])
+        try:
+            base = policy_info(v, directory).get("sha256")
         except TableError as exc:
-            return str(exc)
+            problems.append((v, score, str(exc)))
+            continue
+        where = f"vira {v}'s score-aware policy at {score[0]}-{score[1]} was built"
         if e.get("base_sha256") != base:
-            m, p = e["score"]
-            return (f"vira {e['vira']}'s score-aware policy at {m}-{p} was built on another "
-                    "points policy than the one stored now")
-    return None
+            problems.append((v, score, f"{where} on another points policy than the one "
+                                       "stored now"))
+        elif solved.get((v, score)) != (e.get("iterations"), e.get("solver_exploitability")):
+            problems.append((v, score, f"{where} from another re-solve than the one in "
+                                       "score_play"))
+    return problems
 
 
 def ranking_due(directory: Path) -> Optional[str]:
@@ -233,7 +250,8 @@ def step_commands(step: ChainStep, directory: Optional[Path] = None,
                   jobs: int = 2) -> list[list[str]]:
     """The ``lab`` commands (argument lists after ``lab``) that rebuild ``step``'s output
     with the default settings: the same viras, scores and rule sets the data folder holds
-    now (all ten viras and the end games where it holds none)."""
+    now (all ten viras and the end games where it holds none); of the score-aware
+    policies only those due, when some are (:func:`policy_problems`)."""
     directory = data_dir() if directory is None else Path(directory)
     ck = ["--checkpoints", str(checkpoints)]
     th = ["--threads", str(threads)]
@@ -253,7 +271,8 @@ def step_commands(step: ChainStep, directory: Optional[Path] = None,
     if step.name == "score_policy":
         return [["solve", "policy", *ck, *th, "--vira", v, *_score_options(scores),
                  *(["--same-as", "3=2"] if v == "3" else [])]
-                for v, scores in _held_policy_scores(directory).items()]
+                for v, scores in (_due_policy_scores(directory)
+                                  or _held_policy_scores(directory)).items()]
     if step.name == "whatif":
         return [["whatif", "--rules", r, "--jobs", str(jobs)] for r in _held_rules(directory)]
     if step.name == "ranking":
@@ -305,6 +324,18 @@ def _held_policy_scores(directory: Path) -> dict:
     for e in entries:
         held.setdefault(str(e["vira"]), set()).add(tuple(e["score"]))
     return {v: sorted(held[v], reverse=True) for v in RANKS if v in held}
+
+
+def _due_policy_scores(directory: Path) -> dict:
+    """{vira: scores} of the score-aware policies to store again (:func:`policy_problems`);
+    empty when none is, or when the store cannot be read (then every one held is)."""
+    problems = policy_problems(directory)
+    if any(v is None for v, _, _ in problems):
+        return {}
+    due = {}
+    for v, score, _ in problems:
+        due.setdefault(v, set()).add(score)
+    return {v: sorted(due[v], reverse=True) for v in RANKS if v in due}
 
 
 def _held_rules(directory: Path) -> list[str]:
