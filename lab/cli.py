@@ -25,6 +25,7 @@ import time
 import traceback
 
 from .errors import InputError
+from .interrupts import broken_by_interrupt
 from .options import Parser, UsageError
 
 COMMANDS = {
@@ -145,6 +146,8 @@ def main(argv=None) -> int:
         sys.stderr.close()
         return 1
     except Exception as exc:  # noqa: BLE001 - anything else is a fault of the lab
+        if broken_by_interrupt(exc) and not debug:
+            return fail("interrupted", 130)
         return internal_error(exc, debug)
     finally:
         if previous is not None:

@@ -314,13 +314,68 @@ def test_interrupted_solves_resume_bit_identically(tmp_path):
         if sig == signal.SIGKILL:
             assert child.returncode == -signal.SIGKILL
         else:   # Ctrl-C and SIGTERM end the command with one line
-            assert child.returncode == 130 and "Traceback" not in err
+            assert child.returncode == 130 and "Traceback" not in err, err[-2000:]
             assert err.rstrip().splitlines()[-1].split("\r")[-1] == "error: interrupted"
         resumed = FullSolver(cfg).solve(1e-12, 600, check_every=7, checkpoint_dir=ck)
         assert resumed.iterations == 600
         assert np.array_equal(resumed.reg16, straight.reg16), signal.Signals(sig).name
         assert np.array_equal(resumed.cum16, straight.cum16), signal.Signals(sig).name
         assert np.array_equal(resumed.rscale, straight.rscale)
+
+
+def test_an_interrupt_is_taken_once_the_checkpoint_being_written_is_whole(tmp_path,
+                                                                          monkeypatch):
+    """Ctrl-C arriving while a checkpoint's arrays are compressed (on a thread pool, whose
+    lock an interrupt can break) lets the checkpoint finish, then stops the solve."""
+    from lab.solver.fullgame import solver as full
+    from lab.solver.fullgame.solver import FullSolver, config_for
+
+    cfg = config_for(toy_cap=(2, 2, 2, 1), ladder=(1, 3))
+    solver = FullSolver(cfg)
+    solver.solve(1e-12, 5, check_every=5)
+    real, written = full.save_array, []
+
+    def save_array(path, arr, threads=1):
+        if not written:
+            signal.raise_signal(signal.SIGINT)
+        written.append(Path(path).name)
+        return real(path, arr, threads)
+
+    monkeypatch.setattr(full, "save_array", save_array)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            solver.save_checkpoint(tmp_path / "ck")
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert len(written) == len(solver._arrays()) > 1
+    resumed = FullSolver(cfg).load_checkpoint(tmp_path / "ck")
+    assert resumed.iterations == 5 and np.array_equal(resumed.reg16, solver.reg16)
+
+
+def test_a_clean_up_broken_by_an_interrupt_ends_as_interrupted(monkeypatch, capsys):
+    """An error raised while an interrupt is handled (a thread pool's lock released twice)
+    ends the command as the interrupt does: status 130 and one line; the same error
+    without an interrupt is an internal error (status 1)."""
+    import lab.bench.full as bench_full
+
+    def broken(argv):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise RuntimeError("cannot release un-acquired lock")
+
+    monkeypatch.setattr(bench_full, "main", broken)
+    assert lab_main(["bench", "full"]) == 130
+    assert capsys.readouterr().err.strip() == "error: interrupted"
+
+    def faulty(argv):
+        raise RuntimeError("cannot release un-acquired lock")
+
+    monkeypatch.setattr(bench_full, "main", faulty)
+    assert lab_main(["bench", "full"]) == 1
+    assert "internal error (RuntimeError" in capsys.readouterr().err
 
 
 def test_a_half_done_iteration_is_never_saved(tmp_path, monkeypatch):

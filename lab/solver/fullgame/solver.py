@@ -57,6 +57,7 @@ from .packed import SUFFIX, PackedError, load_array, save_array
 from .tree import (CardTree, build_card_tree, build_templates, layout, share_among_threads,
                    subtree_work)
 from ...errors import InputError
+from ...interrupts import interrupts_held
 from .. import cache
 from ..cfr import schedule_of
 from ..lifecycle import ALLOCATED, BUILT, SOLVED, Lifecycle, SolverStateError
@@ -741,7 +742,10 @@ class FullSolver(Lifecycle):
         if not self.complete:
             raise SolverStateError("save_checkpoint(): an iteration was interrupted, so the "
                                    "regrets hold part of it; resume from the last checkpoint")
-        directory = Path(directory)
+        with interrupts_held():   # a checkpoint being written is finished first
+            return self._write_checkpoint(Path(directory))
+
+    def _write_checkpoint(self, directory: Path) -> Path:
         tmp = directory.with_name(directory.name + ".tmp")
         if tmp.exists():
             shutil.rmtree(tmp)
