@@ -297,11 +297,10 @@ def _column_values(name: str, directory: Path, columns) -> Optional[pd.DataFrame
 def _held_scores(directory: Path) -> dict:
     """{vira: scores} of the ``score_play`` rows and of those a sweep dropped and has not
     re-solved yet (the end games of every vira when there are none)."""
-    from .score_play import plays_to_rebuild
+    from .score_play import play_keys, plays_to_rebuild
 
     rows = _column_values("score_play", directory, ("vira", "score_mao", "score_pe"))
-    keys = set() if rows is None else {(str(v), int(m), int(p))
-                                        for v, m, p in rows.itertuples(index=False)}
+    keys = set() if rows is None else play_keys(rows.itertuples(index=False))
     keys |= set(plays_to_rebuild(directory))
     if not keys:
         return {v: list(END_GAMES) for v in RANKS}

@@ -104,6 +104,12 @@ def plays_to_build_on(directory=None) -> tuple[pd.DataFrame, pd.DataFrame]:
         return no_plays()
 
 
+def play_keys(triples) -> set:
+    """{(vira, score_mao, score_pe)} as plain str and ints, of (vira, score_mao, score_pe)
+    triples: a manifest's list, or the rows of a frame's key columns."""
+    return {(str(v), int(m), int(p)) for v, m, p in triples}
+
+
 def plays_to_rebuild(directory=None) -> list:
     """The (vira, score_mao, score_pe) keys ``score_play`` must hold again: the rows of a
     table on disk built with other settings (a sweep starting again drops them) and those
@@ -113,7 +119,7 @@ def plays_to_rebuild(directory=None) -> list:
 
     try:
         listed = M.read_manifest(PLAYS, directory).get("to_rebuild", [])
-        keys = {(str(v), int(m), int(p)) for v, m, p in listed}
+        keys = play_keys(listed)
     except (TableError, TypeError, ValueError):
         keys = set()
     try:
@@ -123,7 +129,7 @@ def plays_to_rebuild(directory=None) -> list:
             rows = M.parquet_frame(M.table_paths(PLAYS, directory)[0], KEY)
         except Exception:   # missing or damaged: no rows to name
             rows = pd.DataFrame(columns=KEY)
-        keys |= {(str(v), int(m), int(p)) for v, m, p in rows.itertuples(index=False)}
+        keys |= play_keys(rows.itertuples(index=False))
     return sorted(keys, key=lambda k: (RANKS.index(k[0]), -k[1], -k[2]))
 
 
@@ -157,7 +163,7 @@ def write_plays(rows: list[dict], hands: list[dict], directory=None) -> pd.DataF
                      "exploitability": float(g["exploitability"].max()),
                      "scores": int(len(g))}
                  for v, g in plays.groupby("vira")}
-        held = {(str(v), int(m), int(p)) for v, m, p in plays[KEY].itertuples(index=False)}
+        held = play_keys(plays[KEY].itertuples(index=False))
         left = tuple(key for key in wanted if key not in held)
         M.write_tables({PLAYS: M.TableWrite(plays, SCORE_PLAY_SETTINGS, viras, to_rebuild=left),
                         HANDS: M.TableWrite(merged[1], SCORE_PLAY_SETTINGS, viras)}, directory)
