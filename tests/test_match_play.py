@@ -554,6 +554,30 @@ def test_lab_solve_match_play_plans_the_order_from_the_end_of_the_match(tmp_path
     assert scores == {s for s, x in at.items() if x > 0.02}
 
 
+def test_lab_solve_match_play_at_gives_each_vira_its_own_scores_in_one_sweep(tmp_path):
+    """``--at V:M,P`` names each re-solve: the plan holds exactly those, every vira's
+    re-solves of a wave together (so no vira's are solved before the higher scores of
+    another they lead to); malformed, repeated or mixed with --vira, one error line."""
+    data = one_re_solve(tmp_path, ("4", "K"))
+    env = {**os.environ, "LAB_DATA_DIR": str(data)}
+    out = lab("solve", "match-play", "--checkpoints", str(tmp_path), "--plan", "--at", "4:9,10",
+              "--at", "k:10,10", "--at", "4:10,9", "--at", "4:0,0", env=env)
+    assert out.returncode == 0, out.stderr
+    plan = [(p["vira"], tuple(p["score"])) for p in map(json.loads, out.stdout.splitlines())]
+    assert plan[0] == ("K", (10, 10)) and plan[-1] == ("4", (0, 0))
+    assert set(plan[1:3]) == {("4", (9, 10)), ("4", (10, 9))} and len(plan) == 4
+    for bad, says in ((["--at", "4"], "--at 4: give a vira and a score"),
+                      (["--at", ":9,9"], "--at :9,9: give a vira and a score"),
+                      (["--at", "4:12,3"], "--score 12,3: the truco ladder"),
+                      (["--at", "Z:9,9"], "Z"),
+                      (["--at", "4:9,9", "--at", "4:9,9"], "--at 4:9,9: given twice"),
+                      (["--at", "4:9,9", "--vira", "4"], "without --vira and --score")):
+        out = lab("solve", "match-play", "--checkpoints", str(tmp_path), "--plan", *bad,
+                  env=env)
+        assert out.returncode == 2 and out.stdout == "", bad
+        assert says in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
 def test_the_sweep_runs_its_re_solves_as_dask_tasks_with_the_same_results(toy_root, tmp_path):
     from dask.distributed import Client
 
@@ -637,10 +661,11 @@ def test_a_sweep_that_starts_again_keeps_the_dropped_scores_to_re_solve(tmp_path
     assert plays_due(data).startswith("table 'score_play' does not yet hold the re-solves "
                                       "it held before its settings changed: vira 4 at 10-9, ")
     planned = {}
-    for command in step_commands(step_of("match_play"), data):
-        vira = command[command.index("--vira") + 1]
-        planned[vira] = {tuple(map(int, command[i + 1].split(",")))
-                         for i, word in enumerate(command) if word == "--score"}
+    [command] = step_commands(step_of("match_play"), data)
+    for i, word in enumerate(command):
+        if word == "--at":
+            vira, score = command[i + 1].split(":")
+            planned.setdefault(vira, set()).add(tuple(map(int, score.split(","))))
     assert planned == before
 
     write_plays(plays[~first].to_dict("records"), hands[~first_hands].to_dict("records"), data)

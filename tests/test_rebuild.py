@@ -84,9 +84,10 @@ def test_commands_rebuild_what_the_data_holds(bundled):
     import pandas as pd
 
     plays = pd.read_parquet(bundled / "score_play.parquet")
-    resolves = [argv for argv in step_commands(step_of("match_play"), bundled)]
-    asked = {(argv[argv.index("--vira") + 1], tuple(map(int, argv[i + 1].split(","))))
-             for argv in resolves for i, x in enumerate(argv) if x == "--score"}
+    [resolves] = step_commands(step_of("match_play"), bundled)   # one sweep, every vira
+    asked = {(vira, tuple(map(int, score.split(","))))
+             for i, x in enumerate(resolves) if x == "--at"
+             for vira, score in [resolves[i + 1].split(":")]}
     assert asked == {(str(v), (int(m), int(p))) for v, m, p in
                      plays[["vira", "score_mao", "score_pe"]].itertuples(index=False)}
     rules = set(pd.read_parquet(bundled / "whatif.parquet")["rules"])

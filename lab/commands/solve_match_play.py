@@ -3,10 +3,11 @@
 Re-solves the hand with match-win payoffs at every chosen (vira, score) — by default every
 score whose points-play leak, averaged over the viras in ``score_leak``, exceeds
 ``--min-leak`` (0.02 match-win probability), for every vira with a points solution in
-``DIR`` (``--vira`` to choose) — until ``--target`` (0.002 match-win probability) or
-``--minutes`` per re-solve, in the order :mod:`lab.tables.score_sweep` explains (waves of
-equal total points from the end of the match down, each wave's payoffs from the match
-equity of every re-solve so far; warm starts from the nearest re-solved score). One dask
+``DIR`` (``--vira`` to choose; or ``--at V:M,P``, repeated, each vira with its own scores)
+— until ``--target`` (0.002 match-win probability) or ``--minutes`` per re-solve, in the
+order :mod:`lab.tables.score_sweep` explains (waves of equal total points from the end of
+the match down, each wave's payoffs from the match equity of every re-solve so far, every
+vira's re-solves of the wave in it; warm starts from the nearest re-solved score). One dask
 task per (vira, score): a local cluster of ``--workers`` processes, or ``--scheduler
 ADDRESS``. Each finished re-solve is merged into ``score_play`` and ``score_play_hands``
 and ``match_equity_mixed`` is rebuilt; a killed sweep started again resumes where it was,
@@ -39,6 +40,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--score", action="append", metavar="M,P",
                         help="re-solve this score (both 0..10); repeat for several "
                              "(default: the scores of --min-leak)")
+    parser.add_argument("--at", action="append", metavar="V:M,P",
+                        help="one re-solve: vira V at score M,P (4:10,9); repeat for several, "
+                             "each vira with its own scores (instead of --vira and --score)")
     parser.add_argument("--min-leak", type=positive, default=0.02, metavar="L",
                         help="the scores whose points-play leak, averaged over the viras in "
                              "score_leak, exceeds L match-win probability (default 0.02)")
@@ -77,8 +81,26 @@ def add_arguments(parser) -> None:
                              "again from its checkpoint (value and exploitability) and exit")
 
 
-def chosen_cells(args, viras) -> list:
-    """(vira, score, mean points-play leak) of every re-solve asked for."""
+def chosen_pairs(texts) -> list:
+    """(vira rank, score) of each ``--at V:M,P``; UsageError on a malformed or repeated one."""
+    from ..cards import RANKS
+    from ..classes import vira_rank_of
+
+    pairs = []
+    for text in texts:
+        vira, sep, score = text.partition(":")
+        if not sep or not vira.strip():
+            raise UsageError(f"--at {text}: give a vira and a score, as 4:10,9")
+        pair = (RANKS[vira_rank_of(vira.strip())], chosen_scores([score])[0])
+        if pair in pairs:
+            raise UsageError(f"--at {text}: given twice")
+        pairs.append(pair)
+    return pairs
+
+
+def chosen_cells(args, viras, pairs=None) -> list:
+    """(vira, score, mean points-play leak) of every re-solve asked for: ``pairs`` (of
+    ``--at``) when given, else every vira of ``viras`` at each chosen score."""
     import numpy as np
 
     from ..tables import load_table, read_manifest
@@ -91,6 +113,8 @@ def chosen_cells(args, viras) -> list:
                          "measure it with `lab solve score --all-scores --checkpoints DIR`") \
             from None
     mean = leaks.groupby(["score_mao", "score_pe"])["leak"].mean()
+    if pairs:
+        return [(v, s, float(mean.get(s, np.nan))) for v, s in pairs]
     if args.score:
         scores = chosen_scores(args.score)
     else:
@@ -128,8 +152,14 @@ def run(args) -> int:
                          "saved the points solutions), or --tables-only")
     if not 0 < args.minutes < math.inf:
         raise UsageError(f"--minutes {args.minutes}: give a positive finite number")
-    if args.vira:
-        viras = chosen_viras(args.vira)
+    pairs = None
+    if args.at:
+        if args.vira or args.score:
+            raise UsageError("--at names each re-solve with its vira: give it without --vira "
+                             "and --score")
+        pairs = chosen_pairs(args.at)
+    if args.vira or pairs:
+        viras = chosen_viras(args.vira) if args.vira else list(dict.fromkeys(v for v, _ in pairs))
         # a vira that plays another vira's game (3 plays 2's) takes that vira's re-solves
         games = dict.fromkeys(RANKS[same_game_vira(v)] for v in viras)
         missing = [g for g in games if not has_points_solution(args.checkpoints, g)]
@@ -148,10 +178,10 @@ def run(args) -> int:
             raise UsageError(f"no points solution in {args.checkpoints}: run `lab solve full "
                              f"--vira V --checkpoints {args.checkpoints}` first")
     viras = [RANKS[vira_rank_of(v)] for v in viras]
-    if args.again and not (args.vira and args.score):
+    if args.again and not (pairs or (args.vira and args.score)):
         raise UsageError("--again solves finished re-solves again: choose them with --vira "
-                         "and --score")
-    cells = chosen_cells(args, viras)
+                         "and --score, or --at")
+    cells = chosen_cells(args, viras, pairs)
     again = {(RANKS[same_game_vira(v)], s) for v, s, _ in cells} if args.again else set()
     if args.check:
         return check_rows(args, cells, say)

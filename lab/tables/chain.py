@@ -265,9 +265,10 @@ def step_commands(step: ChainStep, directory: Optional[Path] = None,
         return [["solve", "match", "--jobs", str(jobs)]]
     if step.name == "score":
         return [["solve", "score", "--all-scores", *ck, *th]]
-    if step.name == "match_play":
-        return [["solve", "match-play", *ck, *th, "--vira", v, *_score_options(scores)]
-                for v, scores in _held_scores(directory).items()]
+    if step.name == "match_play":   # one sweep: its waves run every vira's scores in order
+        return [["solve", "match-play", *ck, *th,
+                 *(x for v, scores in _held_scores(directory).items() for m, p in scores
+                   for x in ("--at", f"{v}:{m},{p}"))]]
     if step.name == "score_policy":
         return [["solve", "policy", *ck, *th, "--vira", v, *_score_options(scores),
                  *(["--same-as", "3=2"] if v == "3" else [])]
