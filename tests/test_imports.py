@@ -13,7 +13,8 @@ import pytest
 LAB = Path(__file__).resolve().parent.parent / "lab"
 
 LAYERS = (
-    ("utilities", ("lab.errors", "lab.options", "lab.store", "lab.cluster", "lab.numba_cache")),
+    ("utilities", ("lab.errors", "lab.options", "lab.store", "lab.cluster", "lab.numba_cache",
+                   "lab.interrupts")),
     ("cards", ("lab.cards",)),
     ("rules", ("lab.rules",)),
     ("classes", ("lab.classes",)),
