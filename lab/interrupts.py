@@ -31,8 +31,8 @@ def interrupts_held():
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        for signum, handler in previous.items():   # None: one set outside Python
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
     if noted:
         signal.raise_signal(noted[0])
 
