@@ -15,7 +15,7 @@ from lab.solver.cfr import SCHEDULES, CFRSolver, schedule_of
 from lab.solver.fullgame.solver import (FullSolver, MemoryLimitError, SolverStateError,
                                         checkpoint_path, config_for)
 from lab.errors import InputError
-from lab.solver.fullgame import packed
+from lab.solver.fullgame import kernels as K, packed
 from lab.solver.fullgame.game import FullGame
 from lab.solver.fullgame.packed import load_array
 from lab.tables.full import solve_game_full, solve_vira_full, solve_viras_full, summarise
@@ -574,12 +574,30 @@ def test_batched_best_responses_on_two_threads_are_the_same_numbers():
     its own working buffers: the same bits as one after the other."""
     rng = np.random.default_rng(3)
     mao, pe = rng.uniform(0.3, 1.0, (5, 5)), rng.uniform(0.0, 0.7, (5, 5))
-    out = {}
+    out, values = {}, {}
     for threads in (1, 2):
         solver = FullSolver(config_for(toy_cap=TOY, storage="float32"), threads=threads)
         solver.allocate().iterate(25)
         out[threads] = solver.batch_values(mao, pe, chunk=3)
+        values[threads] = solver.batch_values(mao, pe, best=False, chunk=3)  # rows split
     assert np.array_equal(out[1], out[2])
+    assert np.array_equal(values[1], values[2])
+
+
+def test_the_outcome_distribution_is_one_walk_per_outcome_batched():
+    """The probability of each (seat, ladder value) ending, from one batched walk, equals a
+    walk of its own per outcome (the mão paid 1 for that outcome only), and sums to 1."""
+    solver = FullSolver(config_for(toy_cap=TOY, storage="float32"), threads=2)
+    solver.allocate().iterate(25)
+    dist = solver.outcome_distribution()
+    for k, v in enumerate(solver.config.ladder):
+        e = np.zeros(len(solver.ladder))
+        e[k] = 1.0
+        mao = solver.traverse(0, K.AVERAGE, ladder=e, win=1.0, lose=0.0).sum()
+        pe = solver.traverse(0, K.AVERAGE, ladder=e, win=0.0, lose=-1.0).sum()
+        assert dist["mao", v] == pytest.approx(mao, abs=1e-12)
+        assert dist["pe", v] == pytest.approx(pe, abs=1e-12)
+    assert sum(dist.values()) == pytest.approx(1.0, abs=1e-12)
 
 
 def test_the_root_subtrees_are_shared_by_their_work():

@@ -138,9 +138,7 @@ def measure_leaks(solver, me: np.ndarray, scores, payoffs=None) -> list[PointsLe
     mao = np.array([np.asarray(a, dtype=np.float64) for a, _ in pairs])
     pe = np.array([np.asarray(b, dtype=np.float64) for _, b in pairs])
     n = len(solver.ladder)
-    unit, none = np.eye(n), np.zeros((n, n))
-    outcome = solver.batch_values(np.vstack([unit, none]), np.vstack([none, unit]),
-                                  best=False)[:, 0]      # P(mão scores k), then P(pé scores k)
+    outcome = solver.outcome_probabilities()   # P(mão scores k), then P(pé scores k)
     value = mao @ outcome[:n] + pe @ outcome[n:]
     best = solver.batch_values(mao, pe)
     # zero-sum form: the pé is paid minus the mão's match-win probability

@@ -570,8 +570,7 @@ class FullSolver(Lifecycle):
                 for u, values in enumerate(self._best_batches(seats)):
                     out[lo:lo + chunk, u] = values.sum(axis=0)
             else:
-                value = self._traverse_batch(0, K.AVERAGE, a, -b).sum(axis=0)
-                out[lo:lo + chunk, :] = value[:, None]
+                out[lo:lo + chunk, :] = self._average_batches(a, -b)[:, None]
         return out
 
     def _best_batches(self, seats) -> list:
@@ -588,6 +587,24 @@ class FullSolver(Lifecycle):
             jobs = [pool.submit(self._traverse_batch, u, K.BEST, win, lose, works[u])
                     for u, (win, lose) in enumerate(seats)]
             return [job.result() for job in jobs]
+
+    def _average_batches(self, win, lose) -> np.ndarray:
+        """The mão's batched values under the average strategies, one per row of ``win`` /
+        ``lose`` (his payoffs, as :meth:`_traverse_batch` takes them); on a solver of two
+        threads or more the rows are split in two halves walked at the same time, each on
+        its own working buffers (every row's value is computed apart from the others': the
+        same bits either way)."""
+        if self.thread_work is None or len(win) < 2:
+            return self._traverse_batch(0, K.AVERAGE, win, lose).sum(axis=0)
+        from concurrent.futures import ThreadPoolExecutor
+
+        half = (len(win) + 1) // 2
+        works = (self.work, K.Work(*(arr[1] for arr in self.thread_work)))
+        halves = ((win[:half], lose[:half]), (win[half:], lose[half:]))
+        with ThreadPoolExecutor(2) as pool:
+            jobs = [pool.submit(self._traverse_batch, 0, K.AVERAGE, w, l, works[i])
+                    for i, (w, l) in enumerate(halves)]
+            return np.concatenate([job.result().sum(axis=0) for job in jobs])
 
     def _traverse_batch(self, u: int, mode: int, win: np.ndarray, lose: np.ndarray,
                         work=None) -> np.ndarray:
@@ -649,16 +666,22 @@ class FullSolver(Lifecycle):
                 out[u, hands] = np.where(marginal > 0, cfv / marginal, np.nan)
         return out
 
+    def outcome_probabilities(self) -> np.ndarray:
+        """Probability that the hand ends with the mão scoring each ladder value, then with
+        the pé scoring each, under the average strategies (``2 * len(ladder)`` numbers): one
+        batched walk, a payoff row per outcome (the mão paid 1 for it, 0 for the others)."""
+        self._need(ALLOCATED, "outcome_probabilities()")
+        n = len(self.ladder)
+        unit, none = np.eye(n), np.zeros((n, n))
+        return self.batch_values(np.vstack([unit, none]), np.vstack([none, unit]),
+                                 best=False)[:, 0]
+
     def outcome_distribution(self) -> dict:
-        """Probability that the hand ends with the mão / the pé scoring each ladder value."""
-        self._need(ALLOCATED, "outcome_distribution()")
-        out = {}
-        for k, v in enumerate(self.config.ladder):
-            e = np.zeros(len(self.ladder))
-            e[k] = 1.0
-            out[("mao", int(v))] = float(self.traverse(0, K.AVERAGE, ladder=e, win=1.0, lose=0.0).sum())
-            out[("pe", int(v))] = float(self.traverse(0, K.AVERAGE, ladder=e, win=0.0, lose=-1.0).sum())
-        return out
+        """{("mao" or "pe", ladder value): probability that the hand ends with that seat
+        scoring that value} (:meth:`outcome_probabilities`)."""
+        p, n = self.outcome_probabilities(), len(self.ladder)
+        return {**{("mao", int(v)): float(p[k]) for k, v in enumerate(self.config.ladder)},
+                **{("pe", int(v)): float(p[n + k]) for k, v in enumerate(self.config.ladder)}}
 
     # ------------------------------------------------------------ solve loop
     def solve(self, target_exploitability: float = 0.01, max_iterations: int = 10_000,
