@@ -580,12 +580,17 @@ class FullSolver(Lifecycle):
         if self.thread_work is None:
             return [self._traverse_batch(u, K.BEST, win, lose)
                     for u, (win, lose) in enumerate(seats)]
+        return self._two_walks([(u, K.BEST, win, lose) for u, (win, lose) in enumerate(seats)])
+
+    def _two_walks(self, walks) -> list:
+        """Two batched walks (``_traverse_batch``'s seat, mode and payoffs each) at the same
+        time, the first on the solver's working buffers, the second on its second thread's."""
         from concurrent.futures import ThreadPoolExecutor
 
         works = (self.work, K.Work(*(arr[1] for arr in self.thread_work)))
         with ThreadPoolExecutor(2) as pool:
-            jobs = [pool.submit(self._traverse_batch, u, K.BEST, win, lose, works[u])
-                    for u, (win, lose) in enumerate(seats)]
+            jobs = [pool.submit(self._traverse_batch, *walk, works[i])
+                    for i, walk in enumerate(walks)]
             return [job.result() for job in jobs]
 
     def _average_batches(self, win, lose) -> np.ndarray:
@@ -596,15 +601,10 @@ class FullSolver(Lifecycle):
         same bits either way)."""
         if self.thread_work is None or len(win) < 2:
             return self._traverse_batch(0, K.AVERAGE, win, lose).sum(axis=0)
-        from concurrent.futures import ThreadPoolExecutor
-
         half = (len(win) + 1) // 2
-        works = (self.work, K.Work(*(arr[1] for arr in self.thread_work)))
-        halves = ((win[:half], lose[:half]), (win[half:], lose[half:]))
-        with ThreadPoolExecutor(2) as pool:
-            jobs = [pool.submit(self._traverse_batch, 0, K.AVERAGE, w, l, works[i])
-                    for i, (w, l) in enumerate(halves)]
-            return np.concatenate([job.result().sum(axis=0) for job in jobs])
+        halves = self._two_walks([(0, K.AVERAGE, win[:half], lose[:half]),
+                                  (0, K.AVERAGE, win[half:], lose[half:])])
+        return np.concatenate([values.sum(axis=0) for values in halves])
 
     def _traverse_batch(self, u: int, mode: int, win: np.ndarray, lose: np.ndarray,
                         work=None) -> np.ndarray:
