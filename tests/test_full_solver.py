@@ -356,6 +356,25 @@ def test_real_vira_sizes_without_allocating():
     assert solver.build_seconds < 60
 
 
+@pytest.mark.parametrize("toy_cap", [TOY, None])
+def test_where_each_state_holds_one_card_move_its_edge_is_the_state_s_index(toy_cap):
+    """The walks' short path for the round-3 cards (``kernels.card_or_raise``) takes edge
+    ``i`` as state ``i``'s one card move wherever a node has as many card edges as its
+    actor has states; the card tree lays them out so, on the reduced and the real deck."""
+    tree = FullSolver(config_for("4" if toy_cap is None else None, toy_cap=toy_cap)).tree
+    forced = 0
+    for c in range(len(tree.kind)):
+        a = tree.actor[c]
+        na = int(tree.n[c, a])
+        if tree.kind[c] == K.END or tree.n_edges[c] != na:
+            continue
+        pa = tree.pair_start[c] + (tree.n[c, 0] if a == 1 else 0)
+        assert list(tree.pair_edge_start[pa:pa + na]) == list(range(na)), c
+        assert set(tree.pair_edge_count[pa:pa + na]) == {1}, c
+        forced += 1
+    assert forced > 0
+
+
 def test_summaries_are_consistent():
     cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6))
     solver = FullSolver(cfg).solve(5e-3, 2000, check_every=25)

@@ -42,6 +42,11 @@ read the raw entries.
 when he wins a hand worth ``ladder[k]`` and ``-lose[k] * ladder[k]`` when he loses it.
 All ones is points; other choices count outcomes or pay match-win probabilities.
 
+Where each state holds one card move, edge ``i`` of state ``i`` (the round-3 cards,
+forced: nine tenths of the walk's (node, hand) pairs), a T node's strategy and updates take
+a short path without the per-state edge ranges (:func:`card_or_raise`), with the same
+numbers.
+
 Terminal values use the deal weights ``W[hand_u, hand_o]`` of the two lists:
 a run pays the raiser the accepted value, an END card node pays its winner the
 accepted value, a round-3 showdown pays according to the follower's last card
@@ -352,6 +357,28 @@ def traverse(T, S, W, P):
     return W.OUT[0, :nn[0, P.u]].copy()
 
 
+@njit(cache=True, inline="always")
+def card_or_raise(src, clamp, ks, E, na, SIG, d, so):
+    """The strategy of a T node where each state holds one card move, edge ``i`` of state
+    ``i`` (``E == na``: the round-3 cards, forced), and may raise: per state two slots, the
+    card at ``ks + i`` and the raise at ``ks + E + i``, matched from ``src`` (regrets, floored
+    at zero with ``clamp``, or strategy sums) into SIG[d, so + i] and SIG[d, so + E + i].
+    The numbers of the general loop in :func:`prepare_node`, without its edge lookups."""
+    for i in range(na):
+        x0 = np.float64(src[ks + i])
+        x1 = np.float64(src[ks + E + i])
+        if clamp:
+            if x0 < 0.0:
+                x0 = 0.0
+            if x1 < 0.0:
+                x1 = 0.0
+        tot = 0.0 + x0
+        tot += x1
+        SIG[d, so + i] = x0 / tot if tot > 0.0 else 0.5
+        SIG[d, so + E + i] = x1 / tot if tot > 0.0 else 0.5
+    return 0
+
+
 @njit(cache=True, _nrt=False)
 def prepare_node(c, d, H, T, S, W, P):
     """Enumerate the betting nodes of card node ``c``, their strategies and reach; zero
@@ -498,6 +525,17 @@ def prepare_node(c, d, H, T, S, W, P):
             if not has_slots:   # no choice: every state holds one card move, forced
                 for e in range(E):
                     SIG[d, so + e] = 1.0
+                continue
+            if not choice:   # one card move a state, or the raise
+                if use_cum_a:
+                    if wide:
+                        card_or_raise(cum32, False, ks, E, na, SIG, d, so)
+                    else:
+                        card_or_raise(cum16, False, ks, E, na, SIG, d, so)
+                elif wide:
+                    card_or_raise(reg32, True, ks, E, na, SIG, d, so)
+                else:
+                    card_or_raise(reg16, True, ks, E, na, SIG, d, so)
                 continue
             for i in range(na):
                 es = pair_edge_start[pa + i]
@@ -791,7 +829,16 @@ def _finish(c, d, H, T, S, W, P, K):
                 if kq >= 0:
                     for i in range(nu):
                         VI[d, k * nu + i] += VI[d, kq * nu + i]
-                if cfr and has_slots:   # the opponent's strategy sums: his reach x strategy
+                if cfr and has_slots and not choice:   # his sums: one card move a state
+                    for i in range(na):
+                        ri = RI[d, ro + k * na + i]
+                        TMP[4, i] = ((cum32[ks + i] if wide else cum16[ks + i]) * cs * avg
+                                     + ri * SIG[d, so + i])
+                        e = E + i
+                        TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e]) * cs * avg
+                                     + ri * SIG[d, so + e])
+                    store_sums(ks, m, pub, S, TMP, P.it)
+                elif cfr and has_slots:   # the opponent's strategy sums: his reach x strategy
                     for i in range(na):
                         es = pair_edge_start[pa + i]
                         ec = pair_edge_count[pa + i]
@@ -804,6 +851,29 @@ def _finish(c, d, H, T, S, W, P, K):
                             TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e]) * cs * avg
                                          + ri * SIG[d, so + e])
                     store_sums(ks, m, pub, S, TMP, P.it)
+                continue
+            if not choice:   # one card move a state (edge i of state i), or the raise
+                for i in range(na):
+                    ev = EV[d, so + i]
+                    val = 0.0 + SIG[d, so + i] * ev
+                    best = ev if ev > -np.inf else -np.inf
+                    if can_raise:
+                        ev = VI[d, kq * nu + i]
+                        EV[d, so + E + i] = ev
+                        val += SIG[d, so + E + i] * ev
+                        if ev > best:
+                            best = ev
+                    VI[d, k * nu + i] = best if mode == BEST else val
+                if cfr and has_slots:   # u's regrets
+                    lag, gp, gn = catch_up(pub, S, P)
+                    for i in range(na):
+                        vi = VI[d, k * nu + i]
+                        r = caught_up(reg32[ks + i] if wide else reg16[ks + i] * rs, lag, gp, gn)
+                        new_regret(r, EV[d, so + i], vi, pos, neg, plus, predictive, nxt, TMP, i)
+                        e = E + i
+                        r = caught_up(reg32[ks + e] if wide else reg16[ks + e] * rs, lag, gp, gn)
+                        new_regret(r, EV[d, so + e], vi, pos, neg, plus, predictive, nxt, TMP, e)
+                    store_regrets(ks, m, pub, S, TMP, predictive)
                 continue
             for i in range(na):
                 es = pair_edge_start[pa + i]
