@@ -868,7 +868,9 @@ def _finish(c, d, H, T, S, W, P, K):
                                          + ri * SIG[d, so + e])
                     store_sums(ks, m, pub, S, TMP, P.it)
                 continue
-            if not choice:   # one card move a state (edge i of state i), or the raise
+            # one card move a state (edge i of state i), or the raise: written out, as the
+            # general loop below with that edge range was about 3 % slower an iteration
+            if not choice:
                 for i in range(na):
                     ev = EV[d, so + i]
                     val = 0.0 + SIG[d, so + i] * ev
