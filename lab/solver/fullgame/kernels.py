@@ -845,31 +845,31 @@ def _finish(c, d, H, T, S, W, P, K):
                 if kq >= 0:
                     for i in range(nu):
                         VI[d, k * nu + i] += VI[d, kq * nu + i]
-                if cfr and has_slots and not choice:   # his sums: one card move a state
-                    for i in range(na):
-                        ri = RI[d, ro + k * na + i]
-                        TMP[4, i] = ((cum32[ks + i] if wide else cum16[ks + i]) * cs * avg
-                                     + ri * SIG[d, so + i])
-                        e = E + i
-                        TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e]) * cs * avg
-                                     + ri * SIG[d, so + e])
-                    store_sums(ks, m, pub, S, TMP, P.it)
-                elif cfr and has_slots:   # the opponent's strategy sums: his reach x strategy
-                    for i in range(na):
-                        es = pair_edge_start[pa + i]
-                        ec = pair_edge_count[pa + i]
-                        ri = RI[d, ro + k * na + i]
-                        for e in range(es, es + ec):
-                            TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e]) * cs * avg
-                                         + ri * SIG[d, so + e])
-                        if can_raise:
+                if cfr and has_slots:   # the opponent's strategy sums: his reach x strategy
+                    if not choice:   # one card move a state: edge i, then the raise
+                        for i in range(na):
+                            ri = RI[d, ro + k * na + i]
+                            TMP[4, i] = ((cum32[ks + i] if wide else cum16[ks + i]) * cs * avg
+                                         + ri * SIG[d, so + i])
                             e = E + i
                             TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e]) * cs * avg
                                          + ri * SIG[d, so + e])
+                    else:
+                        for i in range(na):
+                            es = pair_edge_start[pa + i]
+                            ec = pair_edge_count[pa + i]
+                            ri = RI[d, ro + k * na + i]
+                            for e in range(es, es + ec):
+                                TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e]) * cs
+                                             * avg + ri * SIG[d, so + e])
+                            if can_raise:
+                                e = E + i
+                                TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e]) * cs
+                                             * avg + ri * SIG[d, so + e])
                     store_sums(ks, m, pub, S, TMP, P.it)
                 continue
             # one card move a state (edge i of state i), or the raise: written out, as the
-            # general loop below with that edge range was about 3 % slower an iteration
+            # general loops with that edge range were 2-3 % slower an iteration
             if not choice:
                 for i in range(na):
                     ev = EV[d, so + i]
@@ -882,8 +882,27 @@ def _finish(c, d, H, T, S, W, P, K):
                         if ev > best:
                             best = ev
                     VI[d, k * nu + i] = best if mode == BEST else val
-                if cfr and has_slots:   # u's regrets
-                    lag, gp, gn = catch_up(pub, S, P)
+            else:
+                for i in range(na):
+                    es = pair_edge_start[pa + i]
+                    ec = pair_edge_count[pa + i]
+                    best = -np.inf
+                    val = 0.0
+                    for e in range(es, es + ec):
+                        ev = EV[d, so + e]
+                        val += SIG[d, so + e] * ev
+                        if ev > best:
+                            best = ev
+                    if can_raise:
+                        ev = VI[d, kq * nu + i]
+                        EV[d, so + E + i] = ev
+                        val += SIG[d, so + E + i] * ev
+                        if ev > best:
+                            best = ev
+                    VI[d, k * nu + i] = best if mode == BEST else val
+            if cfr and has_slots:   # u's regrets
+                lag, gp, gn = catch_up(pub, S, P)
+                if not choice:
                     for i in range(na):
                         vi = VI[d, k * nu + i]
                         r = caught_up(reg32[ks + i] if wide else reg16[ks + i] * rs, lag, gp, gn)
@@ -891,38 +910,22 @@ def _finish(c, d, H, T, S, W, P, K):
                         e = E + i
                         r = caught_up(reg32[ks + e] if wide else reg16[ks + e] * rs, lag, gp, gn)
                         new_regret(r, EV[d, so + e], vi, pos, neg, plus, predictive, nxt, TMP, e)
-                    store_regrets(ks, m, pub, S, TMP, predictive)
-                continue
-            for i in range(na):
-                es = pair_edge_start[pa + i]
-                ec = pair_edge_count[pa + i]
-                best = -np.inf
-                val = 0.0
-                for e in range(es, es + ec):
-                    ev = EV[d, so + e]
-                    val += SIG[d, so + e] * ev
-                    if ev > best:
-                        best = ev
-                if can_raise:
-                    ev = VI[d, kq * nu + i]
-                    EV[d, so + E + i] = ev
-                    val += SIG[d, so + E + i] * ev
-                    if ev > best:
-                        best = ev
-                VI[d, k * nu + i] = best if mode == BEST else val
-            if cfr and has_slots:   # u's regrets
-                lag, gp, gn = catch_up(pub, S, P)
-                for i in range(na):
-                    es = pair_edge_start[pa + i]
-                    ec = pair_edge_count[pa + i]
-                    vi = VI[d, k * nu + i]
-                    for e in range(es, es + ec):
-                        r = caught_up(reg32[ks + e] if wide else reg16[ks + e] * rs, lag, gp, gn)
-                        new_regret(r, EV[d, so + e], vi, pos, neg, plus, predictive, nxt, TMP, e)
-                    if can_raise:
-                        e = E + i
-                        r = caught_up(reg32[ks + e] if wide else reg16[ks + e] * rs, lag, gp, gn)
-                        new_regret(r, EV[d, so + e], vi, pos, neg, plus, predictive, nxt, TMP, e)
+                else:
+                    for i in range(na):
+                        es = pair_edge_start[pa + i]
+                        ec = pair_edge_count[pa + i]
+                        vi = VI[d, k * nu + i]
+                        for e in range(es, es + ec):
+                            r = caught_up(reg32[ks + e] if wide else reg16[ks + e] * rs, lag, gp,
+                                          gn)
+                            new_regret(r, EV[d, so + e], vi, pos, neg, plus, predictive, nxt,
+                                       TMP, e)
+                        if can_raise:
+                            e = E + i
+                            r = caught_up(reg32[ks + e] if wide else reg16[ks + e] * rs, lag, gp,
+                                          gn)
+                            new_regret(r, EV[d, so + e], vi, pos, neg, plus, predictive, nxt,
+                                       TMP, e)
                 store_regrets(ks, m, pub, S, TMP, predictive)
         else:
             b = t_answerer[gid]
