@@ -12,7 +12,7 @@ from lab.classes import hand_classes
 from lab.match import CardplayModel, FullGameModel, HandResult
 from lab.rules import PRESETS, NOBODY, RuleSet
 from lab.solver.games.eleven import ElevenSolution, blind_eleven_eleven
-from lab.tables import load_table
+from lab.tables import TableError, load_table
 from lab.tables.registry import WHATIF_SETTINGS
 from lab.tables.whatif import SAME_GAME, build_whatif, solve_variant_vira, whatif_rows
 
@@ -249,6 +249,31 @@ def test_the_match_uses_a_variants_full_game_once_every_vira_is_solved(data, mon
     assert (below["variant_model"] == FULL_MODEL).all()
     assert load_table("whatif", settings=finer, directory=data)["quantity"].eq(
         "full_game_outcome").sum() == len(RANKS) * 10
+    # the lab's own full game solved again (a new full_summary: the stored what-if is stale
+    # now): computed again, it still keeps the rule set's full-game solves, and its
+    # default side is the new solve
+    from lab.tables.manifests import TableWrite, read_manifest, write_tables
+
+    resolved = load_table("full_summary", directory=data)
+    resolved["value_mao"] += 1e-4
+    manifest = read_manifest("full_summary", data)
+    write_tables({"full_summary": TableWrite(resolved, manifest["settings"], manifest["viras"],
+                                             0.0)}, data)
+    match_tables = {}   # and the match tables built on it again (here: the same rows)
+    for name in ("match_equity", "mao_de_onze"):
+        manifest = read_manifest(name, data)
+        match_tables[name] = TableWrite(load_table(name, directory=data, upstream=False),
+                                        manifest["settings"], manifest["viras"], 0.0)
+    write_tables(match_tables, data)
+    with pytest.raises(TableError, match="stale"):
+        load_table("whatif", settings=finer, directory=data)
+    rows = build_whatif(nobody, settings=finer, directory=data, model_factory=factory)["whatif"]
+    assert rows["quantity"].eq("full_game_outcome").sum() == len(RANKS) * 10
+    value = rows[rows["quantity"] == "full_game_value"].set_index("vira").loc[list(RANKS)]
+    assert (value["variant_model"] == FULL_MODEL).all()
+    assert value["variant"].tolist() == [scaled[v]["value_mao"] for v in RANKS]
+    assert value["default"].tolist() == resolved.set_index("vira").loc[
+        list(RANKS), "value_mao"].tolist()
 
 
 @pytest.mark.parametrize("argv,says", [

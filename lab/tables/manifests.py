@@ -117,21 +117,22 @@ def built_on_hashes(name: str, directory: Optional[Path] = None) -> dict:
 
 
 def check_manifest(name: str, manifest: dict, settings: Optional[dict] = None,
-                   viras: Optional[Iterable] = None, directory: Optional[Path] = None) -> None:
+                   viras: Optional[Iterable] = None, directory: Optional[Path] = None,
+                   upstream: bool = True) -> None:
     """Raise TableError unless ``manifest`` matches the current rules version, schema and
-    ``settings`` (default: the table's own), covers ``viras`` (default: all ten) and was
-    computed from the tables now on disk that it is built on."""
+    ``settings`` (default: the table's own), covers ``viras`` (default: all ten) and, with
+    ``upstream``, was computed from the tables now on disk that it is built on."""
     spec = spec_of(name)
     settings = spec.settings if settings is None else settings
     try:
-        why = _stale_because(name, manifest, settings, viras, directory)
+        why = _stale_because(name, manifest, settings, viras, directory, upstream)
     except (TypeError, AttributeError, KeyError) as exc:
         raise corrupt(name, f"its manifest is malformed ({type(exc).__name__}: {exc})") from None
     if why is not None:
         raise TableError(f"table {name!r} is stale: {why}; rebuild it with `{spec.rebuild}`")
 
 
-def _stale_because(name, manifest, settings, viras, directory) -> Optional[str]:
+def _stale_because(name, manifest, settings, viras, directory, upstream=True) -> Optional[str]:
     why = None
     if manifest.get("table") != name:
         why = f"the manifest is for table {manifest.get('table')!r}"
@@ -150,7 +151,7 @@ def _stale_because(name, manifest, settings, viras, directory) -> Optional[str]:
         lacking = [v for v in want if v not in have]
         if lacking:
             why = f"it lacks vira {', '.join(lacking)}"
-        for dep, now in built_on_hashes(name, directory).items():
+        for dep, now in (built_on_hashes(name, directory) if upstream else {}).items():
             recorded = manifest.get("built_on", {}).get(dep)
             if why is None and recorded != UNUSED and recorded != now:
                 why = f"it was computed from another {dep!r} table than the one on disk"
@@ -158,14 +159,16 @@ def _stale_because(name, manifest, settings, viras, directory) -> Optional[str]:
 
 
 def load_table(name: str, viras: Optional[Iterable] = None, settings: Optional[dict] = None,
-               directory: Optional[Path] = None) -> pd.DataFrame:
+               directory: Optional[Path] = None, upstream: bool = True) -> pd.DataFrame:
     """The table ``name`` from ``data/``, checked against its manifest.
 
     ``viras`` (default: all ten) must all be present; the rows of those viras are
     returned. Raises TableError, with the command that rebuilds the table, when it is
-    missing, unreadable, stale or corrupt (see :func:`validate`).
+    missing, unreadable, stale or corrupt (see :func:`validate`); without ``upstream``, a
+    table computed from other versions of the tables it is built on is returned as it is
+    (for rows that do not depend on them).
     """
-    manifest, data = checked_files(name, viras, settings, directory)
+    manifest, data = checked_files(name, viras, settings, directory, upstream)
     parquet, _ = table_paths(name, directory)
     key = (name, manifest.get("sha256"), manifest.get("rows"),
            json.dumps([manifest.get("settings"), sorted(manifest.get("viras", {}))],
@@ -189,12 +192,12 @@ def load_table(name: str, viras: Optional[Iterable] = None, settings: Optional[d
 
 
 def checked_files(name: str, viras: Optional[Iterable] = None, settings: Optional[dict] = None,
-                  directory: Optional[Path] = None) -> tuple[dict, bytes]:
+                  directory: Optional[Path] = None, upstream: bool = True) -> tuple[dict, bytes]:
     """(manifest, parquet bytes) of table ``name`` once its manifest is current
     (:func:`check_manifest`), the file is the one the manifest describes and the tables
     written with it are still there; TableError otherwise. The rows are not parsed."""
     manifest = read_manifest(name, directory)
-    check_manifest(name, manifest, settings, viras, directory)
+    check_manifest(name, manifest, settings, viras, directory, upstream)
     parquet, _ = table_paths(name, directory)
     try:
         data = parquet.read_bytes()

@@ -366,13 +366,14 @@ def stored_variant_full_game(rules: RuleSet, directory: Optional[Path] = None):
 
 def stored_whatif(name: str, directory: Optional[Path] = None) -> pd.DataFrame:
     """The what-if table ``name`` on disk, checked against the settings it was built with,
-    which may be older than :data:`~lab.tables.registry.WHATIF_SETTINGS`: the full game's
-    solves it records do not depend on them (those use the full game's own settings), so
-    they are kept when the rest is computed again. TableError when there is none."""
+    which may be older than :data:`~lab.tables.registry.WHATIF_SETTINGS`, and read even
+    when the tables it is built on have changed since: the full game's solves it records
+    depend on neither (those use the full game's own settings and rules), so they are kept
+    when the rest is computed again. TableError when there is none."""
     from .manifests import read_manifest
 
     built_with = read_manifest(name, directory).get("settings")
-    return load_table(name, settings=built_with, directory=directory)
+    return load_table(name, settings=built_with, directory=directory, upstream=False)
 
 
 def default_outcomes(directory: Optional[Path] = None) -> dict:
