@@ -706,6 +706,23 @@ def test_a_policy_stored_as_a_difference_decodes_to_itself(toy_policy, packing):
     assert len(blob) < len(P.encode(later, *where, packing=packing))
 
 
+def test_a_score_aware_policy_is_coded_pair_by_pair_the_smaller_way_kept(toy_policy):
+    """smaller_encoding: a score-aware policy coded pair by pair (packing "model") on its
+    own and as its difference from the points policy; the smaller is kept, and decodes to
+    the policy (with the points policy where it is the difference)."""
+    from lab.tables.score_policies import smaller_encoding
+
+    policy = toy_policy
+    where = (policy.keys, policy.tree, policy.templates)
+    later = stored(solved(TOY, SHORT, iterations=40), 0.01)[0].q
+    blob, plain, difference = smaller_encoding(later, policy.q, *where)
+    assert [P.packing_of(b) for b in (blob, plain, difference)] == ["model"] * 3
+    assert len(blob) == min(len(plain), len(difference))
+    base = policy.q if blob is difference else None
+    np.testing.assert_array_equal(P.decode(blob, *where, base=base), later)
+    np.testing.assert_array_equal(P.decode(plain, *where), later)
+
+
 @pytest.mark.parametrize("tolerance", [0.0, 0.1, 0.3])
 def test_snapping_keeps_a_pair_s_own_strategy_only_where_it_moved(toy_policy, tolerance):
     """snap_to(q, base, tolerance): at every decision and private state, a pair ``q``

@@ -370,6 +370,7 @@ def test_repacking_keeps_every_policy_byte_for_byte(tmp_path, monkeypatch):
     from lab.cli import main
     from lab.solver.fullgame import compact
     from lab.tables.policies import load_full_policy, policy_info
+    from lab.tables import score_policies
     from lab.tables.score_policies import load_score_policy, score_policy_info
 
     one_policy_store(tmp_path, monkeypatch)
@@ -377,6 +378,7 @@ def test_repacking_keeps_every_policy_byte_for_byte(tmp_path, monkeypatch):
     hashes = policy_info(VIRA)["sha256"], score_policy_info(VIRA, SCORE)["sha256"]
     monkeypatch.setattr(compact, "LEVEL", 1)   # fast, and other bytes than the stored ones
     monkeypatch.setattr(compact, "PACKING", "pairs")
+    monkeypatch.setattr(score_policies, "PACKING", "pairs")
     assert main(["solve", "policy", "--repack"]) == 0
     after = policy_info(VIRA), score_policy_info(VIRA, SCORE)
     assert after[0]["sha256"] != hashes[0] and after[1]["sha256"] != hashes[1]
