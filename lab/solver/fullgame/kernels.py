@@ -473,6 +473,7 @@ def prepare_node(c, d, H, T, S, W, P):
     ro = r0 if o == 0 else r1
     eo = e0 if o == 0 else e1
     DK, ED = W.DK, W.ED
+    n_dead = 0   # counted here, added to W.DC once
     for k in range(K):
         gid = KI[d, k, 0]
         par = KI[d, k, 1]
@@ -504,9 +505,8 @@ def prepare_node(c, d, H, T, S, W, P):
                             if r != 0.0:
                                 dead = False
             DK[d, k] = 1 if dead else 0
-            W.DC[1] += n0 + n1
             if dead:
-                W.DC[0] += n0 + n1
+                n_dead += 1
                 continue
         elif par < 0:
             for i in range(n0):
@@ -595,10 +595,12 @@ def prepare_node(c, d, H, T, S, W, P):
                 for x in range(3):
                     SIG[d, so + 3 * i + x] = ((TMP[1, x] / tot if tot > 0.0 else 1.0 / n_ans)
                                               if x < n_ans else 0.0)
+    if cfr:
+        W.DC[0] += n_dead * (n0 + n1)
+        W.DC[1] += K * (n0 + n1)
     # ---------------------------------------------------------- values: start at zero
-    for k in range(K):
-        for i in range(nu):
-            VI[d, k * nu + i] = 0.0
+    for x in range(K * nu):
+        VI[d, x] = 0.0
     # T nodes in order (their index is the entering history of the children)
     for k in range(K):
         if KI[d, k, 5] >= 0:
@@ -829,15 +831,16 @@ def _finish(c, d, H, T, S, W, P, K):
         ks = KI[d, k, 2]
         so = KI[d, k, 4]
         pub = KI[d, k, 3]
+        dead = cfr and W.DK[d, k] != 0   # the opponent does not reach it
         # a held policy has one scale only, and its walks are never CFR
-        rs = np.float64(rscale[pub]) if cfr and not wide else 1.0
-        cs = np.float64(cscale[pub]) if cfr else 1.0
+        rs = np.float64(rscale[pub]) if cfr and not wide and not dead else 1.0
+        cs = np.float64(cscale[pub]) if cfr and not dead else 1.0
         if t_kind[gid] == T_NODE:
             kq = h0 + t_child_a[gid] if t_child_a[gid] >= 0 else -1
             can_raise = kq >= 0
             has_slots = can_raise or choice
             m = E + (na if can_raise else 0)
-            if cfr and W.DK[d, k] != 0:   # dead: values stay zero, updates are discounts
+            if dead:   # values stay zero, updates are discounts
                 if has_slots and not P.lazy:
                     discount_dead(ks, m, pub, a, S, P, TMP)
                 continue
@@ -935,7 +938,7 @@ def _finish(c, d, H, T, S, W, P, K):
             nb = nn[c, b]
             n_ans = 3 if t_child_b[gid] >= 0 else 2
             m = nb * n_ans
-            if cfr and W.DK[d, k] != 0:   # dead: values stay zero, updates are discounts
+            if dead:   # values stay zero, updates are discounts
                 if not P.lazy:
                     discount_dead(ks, m, pub, b, S, P, TMP)
                 continue
