@@ -73,6 +73,30 @@ def test_solved_value_agrees_with_the_generic_solver(reference, storage):
 
 
 @pytest.mark.parametrize("storage", ["float32", "int16"])
+def test_forced_turns_set_apart_change_no_number(storage):
+    """The histories entering a round-3 showdown node whose turn is the forced card alone
+    (the follower may not raise: he raised last, or 12 is accepted) get no betting node in
+    the walks (kernels.forced_alone): the regrets, strategy sums, best responses and
+    values are the same, bit for bit, as with their betting nodes walked."""
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6, 9, 12), storage=storage)
+    apart = FullSolver(cfg, schedule="dcfr+").allocate()
+    whole = FullSolver(cfg, schedule="dcfr+").allocate()
+    whole.forced_apart = False
+    t, tm = apart.tree, apart.templates
+    last = t.kind == K.LAST
+    alone = (tm.size == 1) & (tm.child_a[tm.start] < 0)   # [actor, state]
+    entering = apart.layout.hist[last]
+    assert 0 < (entering * alone[t.actor[last]]).sum() < entering.sum()
+    apart.iterate(8)
+    whole.iterate(8)
+    a, b = apart._arrays(), whole._arrays()
+    for name, arr in a.items():
+        assert np.array_equal(arr, b[name]), name
+    assert apart.best_response_values() == whole.best_response_values()
+    assert apart.value() == whole.value()
+
+
+@pytest.mark.parametrize("storage", ["float32", "int16"])
 def test_leaving_out_dead_nodes_changes_no_number(storage):
     """The CFR walks leave out the betting nodes the opponent reaches with probability
     zero; walking them too gives the same regrets and strategy sums, with a plain, a

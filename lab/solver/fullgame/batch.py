@@ -274,7 +274,7 @@ def _visit(c0, d0, H0, T, S, W, P, X, stack):
     while True:
         c = node[d]
         if entering:
-            K, TT = prepare_node(c, d, hist[d], T, S, W, P)
+            K, TT, _ = prepare_node(c, d, hist[d], T, S, W, P, False)
             nk[d] = K
             nt[d] = TT
             for x in range(K * nn[c, P.u]):

@@ -45,7 +45,9 @@ All ones is points; other choices count outcomes or pay match-win probabilities.
 Where each state holds one card move, edge ``i`` of state ``i`` (the round-3 cards,
 forced: nine tenths of the walk's (node, hand) pairs), a T node's strategy and updates take
 a short path without the per-state edge ranges (:func:`card_or_raise`), with the same
-numbers.
+numbers; and a history entering there whose turn is that card alone (three in four) gets
+no betting node at all: :func:`_showdown` writes its values from its entering reach
+(:func:`forced_alone`, ``Step.apart``).
 
 Terminal values use the deal weights ``W[hand_u, hand_o]`` of the two lists:
 a run pays the raiser the accepted value, an END card node pays its winner the
@@ -112,7 +114,7 @@ iteration whose update its regrets (``rstamp``) and its strategy sums (``cstamp`
 (see :func:`catch_up`)."""
 
 Work = namedtuple("Work", ["ENT", "OUT", "ES", "RI", "VI", "SIG", "EV", "KI", "TMP", "WC", "TK",
-                           "MK", "DK", "ED", "DC"])
+                           "MK", "DK", "ED", "DC", "FH"])
 """Working buffers, one row per depth: entering reach and values (``ENT``, ``OUT``) and
 states (``ES``), reach and values per betting node (``RI``, ``VI``), strategies and
 action values (``SIG``, ``EV``), node index (``KI``), T nodes (``TK``), dense deal
@@ -120,11 +122,12 @@ weights (``WC``), scratch (``TMP``), the walker's pairs a masked walk follows (`
 in a ``CFR`` walk, which betting nodes (``DK``) and entering histories (``ED``) the
 opponent reaches with probability zero for every one of his pairs (dead: see
 :func:`prepare_node`), and a count of (node, hand) pairs (``DC``: dead, all) the ``CFR``
-walks met."""
+walks met; the entering histories of a ``LAST`` node whose whole turn is the forced card
+(``FH``: see :func:`forced_alone`)."""
 
 Step = namedtuple("Step", ["u", "mode", "pos", "neg", "avg", "win", "lose", "ladder", "Wu",
                            "plus", "predictive", "nxt", "masked", "prune", "lazy", "it",
-                           "fpos", "fneg"])
+                           "fpos", "fneg", "apart"])
 """One walk: seat ``u``, mode, Discounted CFR factors (positive and negative regrets,
 strategy sums), payoffs ``win`` / ``lose`` over the ``ladder``, ``u``'s deal weights;
 the schedule's ``plus`` floor and ``predictive`` matching with ``nxt``, the next
@@ -138,7 +141,9 @@ their regrets, nor walk a card subtree no entering history of which is live (the
 wait for the node's next live update, :func:`catch_up`; the strategy sums of the nodes an
 iteration did not update are discounted after it, :func:`discount_untouched_sums`);
 ``it``: the iteration; ``fpos``, ``fneg``: the positive- and negative-regret factors of
-every iteration up to it (index = iteration)."""
+every iteration up to it (index = iteration); ``apart``: the histories entering a ``LAST``
+node whose turn is the forced card alone get no betting node (:func:`prepare_node`; the
+same numbers; without it, every betting node's values are in ``W`` after the walk)."""
 
 
 @njit(cache=True, inline="always")
@@ -395,10 +400,22 @@ def card_or_raise(src, clamp, ks, E, na, SIG, d, so):
     return 0
 
 
+@njit(cache=True, inline="always")
+def forced_alone(T, a, s):
+    """True where the turn of ``a`` entered in betting state ``s`` at a ``LAST`` node is its
+    forced card alone: one T node that may not raise (he raised last, or nothing is left to
+    raise to), so no choice, no storage and no betting nodes after it. Three in four of the
+    ``LAST`` nodes' entering histories are so."""
+    return T.t_size[a, s] == 1 and T.t_child_a[T.t_start[a, s]] < 0
+
+
 @njit(cache=True, _nrt=False)
-def prepare_node(c, d, H, T, S, W, P):
+def prepare_node(c, d, H, T, S, W, P, apart):
     """Enumerate the betting nodes of card node ``c``, their strategies and reach; zero
-    the values; gather the deal weights of the two lists. Returns (K nodes, TT T nodes).
+    the values; gather the deal weights of the two lists. Returns (K nodes, TT T nodes,
+    NF histories set apart): with ``apart``, the histories entering a ``LAST`` node whose
+    turn is the forced card alone (:func:`forced_alone`) get no betting node; they are
+    listed in ``W.FH[d, :NF]`` and :func:`_showdown` writes their values.
     In a ``CFR`` walk only the opponent's reach, and only at live nodes: ``W.DK[d, k]`` is 1
     where he reaches node ``k`` with probability zero for each of his pairs (then no
     strategy is needed there either)."""
@@ -430,8 +447,14 @@ def prepare_node(c, d, H, T, S, W, P):
     node = node_base[c]
     sig = 0
     tcount = 0
+    NF = 0
     for h in range(H):
         s = ES[d, h]
+        if apart and is_last and forced_alone(T, a, s):
+            W.FH[d, NF] = h
+            NF += 1
+            node += 1   # its public node, which holds nothing
+            continue
         st = t_start[a, s]
         base = K
         for g in range(t_size[a, s]):
@@ -596,8 +619,11 @@ def prepare_node(c, d, H, T, S, W, P):
                     SIG[d, so + 3 * i + x] = ((TMP[1, x] / tot if tot > 0.0 else 1.0 / n_ans)
                                               if x < n_ans else 0.0)
     if cfr:
+        for f in range(NF):
+            if ED[d, W.FH[d, f]] != 0:
+                n_dead += 1
         W.DC[0] += n_dead * (n0 + n1)
-        W.DC[1] += K * (n0 + n1)
+        W.DC[1] += (K + NF) * (n0 + n1)
     # ---------------------------------------------------------- values: start at zero
     for x in range(K * nu):
         VI[d, x] = 0.0
@@ -611,12 +637,14 @@ def prepare_node(c, d, H, T, S, W, P):
     nopp = nn[c, 1 - u]
     if is_last or K > TT:  # only showdowns and runs (Q nodes) use it
         deal_block(Wu, pair_hand, pu, nu, po, nopp, WC, d)
-    return K, TT
+    return K, TT, NF
 
 
 @njit(cache=True, _nrt=False)
-def _showdown(c, d, T, W, P, K, TT):
-    """The round-3 follower's forced last card: showdown values of every T node."""
+def _showdown(c, d, H, T, W, P, K, TT, NF):
+    """The round-3 follower's forced last card: showdown values of every T node, and the
+    values ``W.OUT[d]`` of the ``NF`` of the ``H`` entering histories whose turn is that card
+    alone (``W.FH``), from their entering reach: the numbers the T node of each would give."""
     (actor, showdown, lead, pair_start, nn, pair_level, t_value) = (
         T.actor, T.showdown, T.lead, T.pair_start, T.nn, T.pair_level, T.t_value)
     RI, VI, SIG, EV, KI, TMP, WC, TK = W.RI, W.VI, W.SIG, W.EV, W.KI, W.TMP, W.WC, W.TK
@@ -665,6 +693,31 @@ def _showdown(c, d, T, W, P, K, TT):
             deal_sums(WC[d], nu, nopp, TMP[2], acc)
             for i in range(nu):
                 VI[d, k * nu + i] += acc[i]
+    ENT, OUT, ES, ED = W.ENT, W.OUT, W.ES, W.ED
+    ea = 0 if a == 0 else H * n0        # the follower's entering reach, [history, pair]
+    eb = 0 if 1 - u == 0 else H * n0    # u's opponent's
+    for f in range(NF):
+        h = W.FH[d, f]
+        if cfr and ED[d, h] != 0:   # dead: u's values there are zero
+            for i in range(nu):
+                OUT[d, h * nu + i] = 0.0
+            continue
+        kv = t_value[T.t_start[a, ES[d, h]]]
+        v = ladder[kv]
+        gain = v * win[kv]
+        loss = -v * lose[kv]
+        if u == a:   # the opponent's reach as entered; the card's value, played for sure
+            deal_sums(WC[d], nu, nopp, ENT[d, eb + h * nopp:eb + (h + 1) * nopp], acc)
+            for i in range(na):
+                ev = acc[i] * (gain if won[i] > 0.0 else (loss if won[i] < 0.0 else 0.0))
+                OUT[d, h * nu + i] = ev if P.mode == BEST else 0.0 + 1.0 * ev
+        else:
+            for j in range(na):
+                TMP[2, j] = ENT[d, ea + h * na + j] * 1.0 * (
+                    gain if won[j] > 0.0 else (loss if won[j] < 0.0 else 0.0))
+            deal_sums(WC[d], nu, nopp, TMP[2], acc)
+            for i in range(nu):
+                OUT[d, h * nu + i] = 0.0 + acc[i]
     return 0
 
 
@@ -801,13 +854,13 @@ def discount_dead(ks, m, pub, owner, S, P, TMP):
 def _finish(c, d, H, T, S, W, P, K):
     """Betting backward (values, regret and strategy-sum updates) and the values of the
     entering histories."""
-    (actor, pair_start, nn, n_edges, pair_edge_start, pair_edge_count, t_size, t_kind,
+    (actor, pair_start, nn, n_edges, pair_edge_start, pair_edge_count, t_kind,
      t_child_a, t_child_b, t_value, t_answerer) = (
         T.actor, T.pair_start, T.nn, T.n_edges, T.pair_edge_start, T.pair_edge_count,
-        T.t_size, T.t_kind, T.t_child_a, T.t_child_b, T.t_value, T.t_answerer)
+        T.t_kind, T.t_child_a, T.t_child_b, T.t_value, T.t_answerer)
     wide, reg32, reg16, rscale, cum32, cum16, cscale = (S.wide, S.reg32, S.reg16, S.rscale,
                                                         S.cum32, S.cum16, S.cscale)
-    OUT, ES, RI, VI, SIG, EV, KI, TMP, WC = W.OUT, W.ES, W.RI, W.VI, W.SIG, W.EV, W.KI, W.TMP, W.WC
+    OUT, RI, VI, SIG, EV, KI, TMP, WC = W.OUT, W.RI, W.VI, W.SIG, W.EV, W.KI, W.TMP, W.WC
     (u, mode, pos, neg, avg, win, lose, ladder, plus, predictive, nxt) = (
         P.u, P.mode, P.pos, P.neg, P.avg, P.win, P.lose, P.ladder, P.plus, P.predictive, P.nxt)
     a = actor[c]
@@ -996,11 +1049,12 @@ def _finish(c, d, H, T, S, W, P, K):
                                                      * avg + rj * SIG[d, so + 3 * j + x])
                     store_sums(ks, m, pub, S, TMP, P.it)
     # ---------------------------------------------------------- out: each history's root node
-    k = 0
-    for h in range(H):
-        for i in range(nu):
-            OUT[d, h * nu + i] = VI[d, k * nu + i]
-        k += t_size[a, ES[d, h]]
+    # (those set apart by prepare_node have theirs from _showdown)
+    for k in range(K):
+        if KI[d, k, 1] < 0:
+            h = KI[d, k, 6]
+            for i in range(nu):
+                OUT[d, h * nu + i] = VI[d, k * nu + i]
     return 0
 
 
@@ -1035,11 +1089,11 @@ def depth_first(c0, d0, H0, T, S, W, P, stack):
     while True:
         c = node[d]
         if entering:   # this node's betting nodes; a showdown ends it at once
-            K, TT = prepare_node(c, d, hist[d], T, S, W, P)
+            K, TT, NF = prepare_node(c, d, hist[d], T, S, W, P, P.apart)
             nk[d] = K
             nt[d] = TT
             if kind[c] == LAST:
-                _showdown(c, d, T, W, P, K, TT)
+                _showdown(c, d, hist[d], T, W, P, K, TT, NF)
                 nxt[d] = -1
             else:
                 enter_turns(c, d, TT, T, W, W)
@@ -1096,7 +1150,7 @@ def traverse_parallel(nthreads, owner, T, S, W, P, Wt, live):
         W.ENT[0, i] = 1.0
     W.ES[0, 0] = 0
     W.ED[0, 0] = 0
-    K, TT = prepare_node(c, d, ONE, T, S, W, P)
+    K, TT, _ = prepare_node(c, d, ONE, T, S, W, P, False)
     nch = T.child_count[c]
     width = 0
     for j in range(nch):
@@ -1105,7 +1159,7 @@ def traverse_parallel(nthreads, owner, T, S, W, P, Wt, live):
     for th in prange(nthreads):
         Wc = Work(Wt.ENT[th], Wt.OUT[th], Wt.ES[th], Wt.RI[th], Wt.VI[th], Wt.SIG[th],
                   Wt.EV[th], Wt.KI[th], Wt.TMP[th], Wt.WC[th], Wt.TK[th], Wt.MK[th],
-                  Wt.DK[th], Wt.ED[th], Wt.DC[th])
+                  Wt.DK[th], Wt.ED[th], Wt.DC[th], Wt.FH[th])
         enter_turns(c, d, TT, T, W, Wc)
         for j in range(nch):
             if owner[j] != th:

@@ -205,6 +205,9 @@ class FullSolver(Lifecycle):
         # and they do not even discount the dead nodes' regrets until those are next
         # reached (a schedule that is not predictive; kernels.catch_up)
         self.lazy_discount = True
+        # the histories entering a round-3 showdown node whose turn is the forced card alone
+        # get no betting node (False: they do, for the same numbers; see kernels.Step)
+        self.forced_apart = True
         self._factor_rows = (np.ones(1), np.ones(1))   # see _factors
         # the game's shape as the kernels take it (kernels.Tree)
         t, L, tm = self.tree, self.layout, self.templates
@@ -337,7 +340,7 @@ class FullSolver(Lifecycle):
             TK=np.zeros((D, s["k"]), dtype=np.int64),
             MK=np.zeros((D, s["enter"]), dtype=np.uint8),
             DK=np.zeros((D, s["k"]), dtype=np.uint8), ED=np.zeros((D, s["k"]), dtype=np.uint8),
-            DC=np.zeros(2, dtype=np.int64))
+            DC=np.zeros(2, dtype=np.int64), FH=np.zeros((D, s["k"]), dtype=np.int64))
         # one set of working buffers per thread for the root's subtrees
         self.thread_work = None if self.threads == 1 else K.Work(
             *(np.stack([np.zeros_like(arr) for _ in range(self.threads)]) for arr in self.work))
@@ -628,10 +631,13 @@ class FullSolver(Lifecycle):
                        self.pscale, self.rstamp, self.cstamp)
 
     def step(self, u: int, mode: int, pos=0.0, neg=0.0, avg=0.0, win=None, lose=None,
-             ladder=None, iteration: int = 1, masked: bool = False) -> K.Step:
+             ladder=None, iteration: int = 1, masked: bool = False,
+             apart: bool | None = None) -> K.Step:
         """One walk for seat ``u`` (:data:`kernels.Step`) at ``iteration`` (for the schedule's
         next factor); payoffs default to all ones over ``ladder`` (default the solver's);
-        ``masked``: only the subtrees of ``u``'s pairs marked in ``work.MK``."""
+        ``masked``: only the subtrees of ``u``'s pairs marked in ``work.MK``; ``apart``
+        (default :attr:`forced_apart`) False: every betting node keeps its values in
+        ``work`` (for reading them after)."""
         lad = self.ladder if ladder is None else np.asarray(ladder, dtype=np.float64)
         ones = np.ones_like(lad)
         _, _, _, plus, predictive, nxt = self.schedule.update(iteration)
@@ -639,7 +645,8 @@ class FullSolver(Lifecycle):
         return K.Step(int(u), int(mode), float(pos), float(neg), float(avg),
                       ones if win is None else win, ones if lose is None else lose, lad,
                       self.weights[u], plus, predictive, float(nxt), bool(masked),
-                      bool(self.prune_dead), self.lazy(), int(iteration), fpos, fneg)
+                      bool(self.prune_dead), self.lazy(), int(iteration), fpos, fneg,
+                      bool(self.forced_apart if apart is None else apart))
 
     def exploitability(self) -> float:
         """Mean of both seats' best-response gains: points per hand (or in the payoffs of
