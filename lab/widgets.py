@@ -170,7 +170,8 @@ def hand_kind_text(score: tuple[int, int]) -> str:
 
 def leak_text(score: tuple[int, int]) -> str:
     """What ``score_leak`` measured at ``score``: how much the full game's points play
-    leaks there (match-win probability), or that it is not measured."""
+    leaks there (match-win probability), or that it is not measured; and what a re-solve
+    there changes (``score_leak``'s own, else the match-play sweep's: :func:`sweep_text`)."""
     how = f"lab solve score --score {score[0]},{score[1]}"
     try:
         table = load("score_leak", solved_only=True)
@@ -181,9 +182,34 @@ def leak_text(score: tuple[int, int]) -> str:
         return f"the points play's leak here is not measured ({how})"
     text = (f"the points play leaks {significant(rows['leak'].mean())} match-win probability here "
             f"(mean over {len(rows)} vira{'s' if len(rows) > 1 else ''})")
-    if "resolve_iterations" in rows:
-        for _, row in rows[rows["resolve_iterations"] > 0].iterrows():
-            text += "; " + resolve_text(row)
+    resolved = rows[rows["resolve_iterations"] > 0] if "resolve_iterations" in rows else rows[:0]
+    for _, row in resolved.iterrows():
+        text += "; " + resolve_text(row)
+    if resolved.empty:
+        text += sweep_text(score)
+    return text
+
+
+def sweep_text(score: tuple[int, int]) -> str:
+    """What the match-play sweep's re-solves at ``score`` (``score_play``) change, in words:
+    vira 4's (else the first vira's), and how many viras were re-solved; "" where none."""
+    try:
+        plays = load("score_play")
+    except TableMissing:
+        return ""
+    here = plays[(plays["score_mao"] == score[0]) & (plays["score_pe"] == score[1])]
+    if here.empty:
+        return ""
+    first = here[here["vira"] == "4"] if (here["vira"] == "4").any() else here
+    row = first.iloc[0]
+    text = "; " + resolve_text(pd.Series({
+        "vira": row["vira"], "resolve_iterations": row["iterations"],
+        "resolve_exploitability": row["exploitability"], "truco_mao_score": row["truco_mao"],
+        "truco_mao_points": row["truco_mao_points"], "run_pe_score": row["run_pe"],
+        "run_pe_points": row["run_pe_points"], "resolve_value_mao": row["value_mao"],
+        "value_mao": row["points_value_mao"]}))
+    if len(here) > 1:
+        text += f" ({len(here)} viras re-solved here: the score-aware play view)"
     return text
 
 
@@ -202,4 +228,5 @@ def resolve_text(row: pd.Series) -> str:
 
 
 __all__ = ["load", "TableMissing", "missing_html", "table_missing_html", "card_label",
-           "Dashboard", "hand_kind_text", "leak_text", "resolve_text", "significant"]
+           "Dashboard", "hand_kind_text", "leak_text", "resolve_text", "significant",
+           "sweep_text"]

@@ -399,7 +399,9 @@ def test_the_page_shows_the_hand_s_strategy_and_then_its_values():
     assert "computing…" in text and len(background.jobs) == 1
     background.jobs.clear()                               # the deal's values: too slow here
     buttons = {b.description: b for b in player.stage.children[1].children[1:]}
-    buttons["play 3♥"].click()
+    cards = [(start.get(move, 0.0), label) for _, move, label in player.play.options()
+             if label.startswith("play ")]
+    buttons[max(cards)[1]].click()   # the policy's likeliest card: on its path (each beats 4♥)
     assert "his move" in player.stage.children[0].value
     before = player.stage.children[0].value
     buttons = {b.description: b for b in player.stage.children[1].children[1:]}
@@ -723,3 +725,27 @@ def test_the_hands_that_change_their_mao_de_onze_decision(whatif_data):
     view.vira.value, view.score.value = "6", (11, 3)         # nothing flips there
     assert view.hands.value == "" and "No hand changes" in view.eleven_note.value
 
+
+
+def test_the_leak_text_names_the_sweep_s_re_solve_where_there_is_one():
+    """leak_text(score): the points play's leak at the score and, where the match-play
+    sweep re-solved it (score_play) and score_leak holds no re-solve of its own, what vira
+    4's re-solve changes (its iterations, exploitability and match-win probabilities);
+    nothing of the kind where no vira was re-solved."""
+    from conftest import require_table
+    from lab.widgets import leak_text, significant
+
+    require_table("score_leak", solved_only=True)
+    plays = require_table("score_play")
+    row = plays[(plays["vira"] == "4") & (plays["score_mao"] == 9)
+                & (plays["score_pe"] == 9)].iloc[0]
+    text = leak_text((9, 9))
+    assert text.startswith("the points play leaks ")
+    assert (f"a score-aware re-solve of vira 4 ({int(row['iterations'])} iterations, "
+            f"exploitability {significant(row['exploitability'])})") in text
+    assert (f"win the match with probability {row['value_mao']:.3f} instead of "
+            f"{row['points_value_mao']:.3f}") in text
+    n = int(((plays["score_mao"] == 9) & (plays["score_pe"] == 9)).sum())
+    assert f"({n} viras re-solved here" in text
+    assert not ((plays["score_mao"] == 0) & (plays["score_pe"] == 0)).any()
+    assert "re-solve" not in leak_text((0, 0))

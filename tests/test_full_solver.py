@@ -18,7 +18,8 @@ from lab.errors import InputError
 from lab.solver.fullgame import kernels as K, packed
 from lab.solver.fullgame.game import FullGame
 from lab.solver.fullgame.packed import load_array
-from lab.tables.full import solve_game_full, solve_vira_full, solve_viras_full, summarise
+from lab.tables.full import (points_checkpoint, solve_game_full, solve_vira_full,
+                             solve_viras_full, summarise)
 from lab.solver.tree import build_tree
 from conftest import assert_same_first_iterates
 
@@ -509,7 +510,7 @@ def test_solving_viras_from_another_solves_it_first_then_starts_the_rest_from_it
     out = solve_viras_full(["6", "7", "3", "2"], None, checkpoint_root=tmp_path,
                            processes=False, start_vira="7")
     assert set(out) == {"6", "7", "3", "2"}
-    seven = checkpoint_path(tmp_path, config_for("7"))
+    seven = points_checkpoint(tmp_path, "7")
     assert calls[0] == (["7"], None)   # first, alone: the others start from it
     assert sorted(calls[1:]) == [(["3", "2"], seven), (["6"], seven)]   # 3 plays 2's game
     with pytest.raises(ValueError, match="real viras"):

@@ -19,10 +19,11 @@ from lab.match import (FULL_MODEL, MIXED_MODEL, SCORE_AWARE_MODEL, MixedModel, S
 from lab.cards import parse_card, parse_cards
 from lab.rules import MAO, PE
 from lab.solver.fullgame.game import LADDER
-from lab.solver.fullgame.solver import FullSolver, checkpoint_path, config_for, has_checkpoint
+from lab.solver.fullgame.solver import FullSolver, has_checkpoint
 from lab.solver.games.payoffs import after_hand
 from lab.tables import load_table
 from lab.tables.chain import plays_due, step_commands, step_of
+from lab.tables.full import points_checkpoint, points_solver
 from lab.tables.score import score_payoffs
 from lab.tables.score_play import load_plays, plays_to_rebuild, write_mixed_equity, write_plays
 from lab.tables.score_sweep import (MIN_DRIFT, Task, check_row, drift, finished, is_stale,
@@ -114,9 +115,9 @@ def toy_points(tmp_path_factory):
     """A points solution of the reduced deck (100 iterations) where `lab solve full
     --checkpoints ROOT` keeps it; each test re-solves other scores under ROOT."""
     root = tmp_path_factory.mktemp("ck")
-    solver = FullSolver(config_for(toy_cap=TOY)).allocate()
+    solver = points_solver(None, toy_cap=TOY).allocate()   # as `lab solve full` would
     solver.iterate(100)
-    solver.save_checkpoint(checkpoint_path(root, config_for(toy_cap=TOY)))
+    solver.save_checkpoint(points_checkpoint(root, None, toy_cap=TOY))
     return root
 
 
@@ -166,8 +167,8 @@ def test_a_sweep_writes_each_re_solve_and_warm_starts_from_the_nearest(toy_root)
 def own_root(points, tmp_path):
     """A checkpoints folder holding the reduced deck's points solution and no re-solves."""
     root = tmp_path / "ck"
-    shutil.copytree(checkpoint_path(points, config_for(toy_cap=TOY)),
-                    checkpoint_path(root, config_for(toy_cap=TOY)))
+    shutil.copytree(points_checkpoint(points, None, toy_cap=TOY),
+                    points_checkpoint(root, None, toy_cap=TOY))
     return root
 
 
@@ -204,7 +205,6 @@ def test_the_re_solves_follow_the_points_solves_storage_and_schedule(toy_root, t
     where `lab solve full` keeps them, and re-solves them with their schedule in 16 bits.
     (Only the points solves' settings change here: the tables stay the repository's.)"""
     import lab.tables.full
-    from lab.tables.full import points_checkpoint, points_solver
     from lab.tables.score import has_points_solution
 
     _, data = toy_root
@@ -419,7 +419,7 @@ def test_lab_solve_match_play_names_the_missing_points_solution(tmp_path):
     out = lab("solve", "match-play", "--checkpoints", str(tmp_path), "--minutes", "0")
     assert out.returncode == 2 and "--minutes 0" in out.stderr
     # with another vira's points solution there, it says to start from it
-    seven = checkpoint_path(tmp_path, config_for("7"))
+    seven = points_checkpoint(tmp_path, "7")
     seven.mkdir(parents=True)
     (seven / "state.json").write_text("{}")
     out = lab("solve", "match-play", "--vira", "K", "--checkpoints", str(tmp_path))
@@ -517,7 +517,7 @@ def one_re_solve(tmp_path, viras):
     one of vira 4 at 9-10), and stand-ins for the points solves of ``viras`` under
     ``tmp_path`` (`lab solve full --checkpoints`; never loaded)."""
     for vira in viras:
-        where = checkpoint_path(tmp_path, config_for(vira))
+        where = points_checkpoint(tmp_path, vira)
         where.mkdir(parents=True)
         (where / "state.json").write_text("{}")
     data = tmp_path / "data"

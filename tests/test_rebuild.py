@@ -98,13 +98,26 @@ def test_commands_rebuild_what_the_data_holds(bundled):
 def test_a_stale_full_game_table_makes_everything_built_on_it_due(copy):
     manifest = copy / "full_summary.json"
     data = json.loads(manifest.read_text())
-    data["settings"] = dict(data["settings"], target_exploitability=0.001)
+    data["settings"] = dict(data["settings"], target_exploitability=data["settings"][
+        "target_exploitability"] / 2)   # solved to another target than the lab's
     manifest.write_text(json.dumps(data))
     rows = {r["step"]: r for r in plan(copy)}
     assert due_steps(copy) == ["full", "full_policy", "match", "score", "match_play",
                                "score_policy", "whatif", "ranking"]
     assert "full_summary" in rows["full"]["why"] and "stale" in rows["full"]["why"]
     assert "full" in rows["full_policy"]["why"]
+
+
+def test_a_points_policy_built_from_another_solve_is_due(copy):
+    """The full tables and the stored policy of a vira come from one solve: a policy whose
+    solve has other iterations (or exploitability) than the full tables' is rebuilt, and
+    what is built on it after it."""
+    manifest = json.loads((copy / "full_policy.json").read_text())
+    manifest["viras"]["Q"]["iterations"] += 10
+    (copy / "full_policy.json").write_text(json.dumps(manifest))
+    assert due_steps(copy) == ["full_policy", "score_policy", "ranking"]
+    assert why_due(step_of("full_policy"), copy).startswith(
+        "vira Q's points policy was built from another solve")
 
 
 def test_a_missing_match_table_makes_only_what_reads_it_due(copy):

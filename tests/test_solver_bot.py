@@ -196,10 +196,11 @@ def close(freq, p, n=2000):
 
 
 def test_it_raises_and_answers_by_the_policys_probabilities(strategy, policy):
-    """Seeded sampling at spots where the policy mixes: the mão's opening truco, the pé's
-    accept / run against it, and a re-raise; each within 4 standard errors."""
+    """Seeded sampling at spots where the policy mixes: the mão's opening truco (rare in
+    the solved game: one deal in 3000 of vira 4 opens with a mixed truco, none purely),
+    the pé's accept / run against it, and a re-raise; each within 4 standard errors."""
     vira = parse_card("4c")
-    cards, sigma = find_spot(policy, vira, [], 0, lambda s: 0.2 < s.get(RAISE, 0) < 0.8)
+    cards, sigma = find_spot(policy, vira, [], 0, lambda s: 0 < s.get(RAISE, 0) < 1)
     view = Table(new_hand(vira, *cards)).view()
     f = frequencies(strategy, view)
     assert close(f.get(RAISE, 0.0), sigma[RAISE])

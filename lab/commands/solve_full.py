@@ -1,6 +1,6 @@
 """Solve the full hand game (truco ladder) per vira and write its tables to ``data/``.
 
-``lab solve full [--vira V ... | --all] [--scheduler ADDRESS] [--minutes 30] [--target 0.01]
+``lab solve full [--vira V ... | --all] [--scheduler ADDRESS] [--minutes 40] [--target 0.001]
 [--threads N] [--schedule NAME] [--checkpoints DIR [--from V]]``
 sends one task per vira to a dask.distributed cluster (a local one when no address
 is given), each an epsilon-Nash solve of the hand game with betting that stops at
@@ -30,6 +30,8 @@ from ..options import count, positive
 
 
 def add_arguments(parser) -> None:
+    from ..tables.registry import FULL_SETTINGS
+
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--vira", action="append", metavar="V",
                        help="a vira rank or card (4, Q, 7c ...); repeat for several")
@@ -39,25 +41,29 @@ def add_arguments(parser) -> None:
     parser.add_argument("--workers", type=count, default=1, metavar="N",
                         help="worker processes of the local cluster (default 1)")
     parser.add_argument("--minutes", type=positive, default=None, metavar="M",
-                        help="time budget of each vira's solve (default 30)")
+                        help="time budget of each vira's solve (default "
+                             f"{FULL_SETTINGS['time_budget_minutes']:g})")
     parser.add_argument("--target", type=positive, default=None, metavar="EPS",
-                        help="stop at this exploitability, points per hand (default 0.01)")
+                        help="stop at this exploitability, points per hand (default "
+                             f"{FULL_SETTINGS['target_exploitability']:g})")
     parser.add_argument("--storage", choices=("int16", "float32"), default=None,
-                        help="regret storage (default int16)")
+                        help=f"regret storage (default {FULL_SETTINGS['storage']})")
     parser.add_argument("--threads", type=count, default=1, metavar="N",
                         help="numba threads per solve (the same iterates; on an idle 2-core "
-                             "machine 2 threads take vira 4 to 0.01 in about 10 minutes)")
+                             "machine 2 threads take vira 4 to 0.001 in about 20 minutes)")
     parser.add_argument("--checkpoints", default=None, metavar="DIR",
                         help="save and resume each solve's state under DIR")
     parser.add_argument("--from", dest="start_vira", default=None, metavar="V",
                         help="start every other vira without a checkpoint of its own from "
                              "vira V's solve under --checkpoints (solved first when V is "
-                             "asked for too): vira 6 from vira 7's reached 0.01 in 30 "
-                             "iterations against 80-100 from scratch")
+                             "asked for too): vira 5 from vira 4's reached 0.001 in 240 "
+                             "iterations against 340-380 from scratch")
     parser.add_argument("--schedule", default=None, metavar="NAME",
-                        help="Discounted CFR weights: dcfr (the default, the stored solves'), "
-                             "dcfr+ (measured fastest), dcfr-g3, dcfr-floor, lcfr, pcfr+ or "
-                             "pdcfr+ (see benchmarks/full.md and `lab bench full --schedules`)")
+                        help="Discounted CFR weights (default "
+                             f"{FULL_SETTINGS.get('schedule', 'dcfr')}, the stored solves'): "
+                             "dcfr, dcfr+ (measured fastest), dcfr-g3, dcfr-floor, lcfr, pcfr+ "
+                             "or pdcfr+ (see benchmarks/full.md and `lab bench full "
+                             "--schedules`)")
 
 
 def settings_from(args) -> dict:

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..cards import RANKS
 from ..rules import DEFAULT_RULES, PRESETS
-from .manifests import checked_files, parquet_frame, read_manifest
+from .manifests import checked_files, load_table, parquet_frame, read_manifest
 from .registry import TableError, data_dir, table_paths
 
 END_GAMES = ((10, 10), (9, 10), (10, 9), (9, 9))
@@ -52,22 +52,24 @@ class ChainStep:
 STEPS = (
     ChainStep("cardplay", ("cardplay", "cardplay_summary"), (), "about 20 s"),
     ChainStep("full", ("full_ev", "full_strategy", "full_summary"), (),
-              "about 10 min for the first vira to 0.01 points per hand with two threads, about "
-              "3 min for each later one started from its solve (--from)", checkpoints=True),
-    ChainStep("full_policy", ("full_policy",), ("full",), "3-5 min per vira",
+              "20-24 min for the first vira to 0.001 points per hand with two threads, 17-22 "
+              "min for each later one started from its solve (--from)", checkpoints=True),
+    ChainStep("full_policy", ("full_policy",), ("full",), "about 1.5 min per vira",
               checkpoints=True),
-    ChainStep("match", ("match_equity", "mao_de_onze"), ("cardplay", "full"), "4-12 min"),
-    ChainStep("score", ("score_leak",), ("match", "full"), "about 21 min for the ten viras",
+    ChainStep("match", ("match_equity", "mao_de_onze"), ("cardplay", "full"), "3-12 min"),
+    ChainStep("score", ("score_leak",), ("match", "full"),
+              "4-5 min per vira with two threads, about 40 min for the ten",
               checkpoints=True),
     ChainStep("match_play", ("score_play", "score_play_hands", "match_equity_mixed"),
               ("match", "full", "score"),
-              "2-4 min per (vira, score) from another vira's re-solve of it, 6-9 from "
-              "points play; each re-solve keeps its solution (about 0.4 GB) under DIR/score for "
-              "score_policy", checkpoints=True),
+              "2-4 min per (vira, score) from another vira's re-solve of it or a "
+              "neighbouring score of its own vira, about 16 from points play; each re-solve "
+              "keeps its solution (about 0.35 GB) under DIR/score for score_policy",
+              checkpoints=True),
     ChainStep("score_policy", ("score_policy",), ("match_play", "full_policy"),
-              "about 3 min per (vira, score)", checkpoints=True),
+              "1-2 min per (vira, score)", checkpoints=True),
     ChainStep("whatif", ("whatif", "whatif_match"), ("cardplay", "full", "match"),
-              "fpt 6 min, buteco 10-20 min"),
+              "fpt 5-10 min, buteco 15-25 min"),
     ChainStep("ranking", ("bot_ranking",), ("full_policy",), "about 2 min per vira"),
 )
 """The whole chain, each step after the steps it reads."""
@@ -96,19 +98,31 @@ def table_due(name: str, directory: Path, coverage: bool = True) -> Optional[str
 
 
 def policies_due(directory: Path) -> Optional[str]:
-    """Why the stored points policies must be rebuilt, or None."""
+    """Why the stored points policies must be rebuilt, or None: each vira's own policy must
+    have been built from the solve the full tables hold (the same iterations and
+    exploitability)."""
     from .policies import read_policy_manifest, policy_path
 
     try:
         manifest = read_policy_manifest(directory)
+        solves = load_table("full_summary", directory=directory).set_index("vira")
     except TableError as exc:
         return str(exc)
     for v in RANKS:
         entry = manifest["viras"].get(v)
         if entry is None:
             return f"no stored points policy of vira {v}"
-        if entry.get("same_as") is None and not policy_path(v, directory).exists():
+        if entry.get("same_as") is not None:
+            continue
+        if not policy_path(v, directory).exists():
             return f"vira {v}'s points policy file is missing"
+        solve = solves.loc[v]
+        built = (entry.get("iterations"), entry.get("solver_exploitability"))
+        if built != (int(solve["iterations"]), float(solve["exploitability"])):
+            return (f"vira {v}'s points policy was built from another solve ({built[0]} "
+                    f"iterations, exploitability {built[1]:.6f} points per hand) than the "
+                    f"full tables' ({int(solve['iterations'])} iterations, "
+                    f"{float(solve['exploitability']):.6f})")
     return None
 
 

@@ -124,9 +124,11 @@ probability) and the model of normal hands (the full game's points solution once
 ``full_summary`` holds all ten viras, the card-play model until then), on card-play tables
 built with CARDPLAY_SETTINGS."""
 
-FULL_SETTINGS = {"target_exploitability": 0.01, "time_budget_minutes": 30.0,
-                 "storage": "int16", "ladder": [1, 3, 6, 9, 12]}
-"""Default settings of the full-game solves (exploitability in points per hand)."""
+FULL_SETTINGS = {"target_exploitability": 0.001, "time_budget_minutes": 40.0,
+                 "storage": "float32", "ladder": [1, 3, 6, 9, 12], "schedule": "dcfr+"}
+"""Default settings of the full-game solves (exploitability in points per hand): float32
+storage (16 bits stall near 0.003) and the ``dcfr+`` schedule, measured the fastest to
+0.001 (``benchmarks/full.md``); the budget leaves room above the 17-24 minutes a vira took."""
 
 # the code hash is provenance (not checked on load): it names the code that decides the
 # full game's numbers, which leaves out the table plumbing of this module
@@ -141,19 +143,26 @@ WHATIF_SETTINGS = {"cardplay": CARDPLAY_SETTINGS,
 and the mão de onze solves' target exploitability, match-win probability) for the variant's
 match and, where the default is re-solved on the card-play model, the default's."""
 
-SCORE_SETTINGS = {"full": FULL_SETTINGS,
+RESOLVE_STORAGE = "int16"
+"""The storage of the score-aware re-solves, whatever the points solve's: 16 bits reach
+their targets (0.002 match-win probability), and one started from a float32 points solve
+(rounded to 16 bits: :meth:`FullSolver.in_storage`) takes 2.2 GB of memory instead of 4.3,
+and 0.4 GB of disk instead of 1.2."""
+
+SCORE_SETTINGS = {"full": FULL_SETTINGS, "resolve_storage": RESOLVE_STORAGE,
                   "payoffs": "match-win probability from match_equity",
                   "warm_start": "points regrets, average strategy restarted"}
 """Settings of the ``score_leak`` table: the points solutions it measures (built with
-FULL_SETTINGS) and how the score-aware re-solves start."""
+FULL_SETTINGS), the re-solves' storage and how the score-aware re-solves start."""
 
-SCORE_PLAY_SETTINGS = {"full": FULL_SETTINGS,
+SCORE_PLAY_SETTINGS = {"full": FULL_SETTINGS, "resolve_storage": RESOLVE_STORAGE,
                        "payoffs": "match-win probability from match_equity_mixed",
                        "warm_start": "nearest re-solved score of the vira, else points play; "
                                      "average strategy restarted"}
 """Settings of the score-aware re-solves (``score_play``): the points solutions they start
-from (FULL_SETTINGS), their payoffs (the mixed match equity at the scores a hand leads to,
-as the sweep found it) and their warm start. Each row states its own exploitability."""
+from (FULL_SETTINGS), their storage, their payoffs (the mixed match equity at the scores a
+hand leads to, as the sweep found it) and their warm start. Each row states its own
+exploitability."""
 
 SCORE_PLAY_SOURCES = FULL_SOURCES + ("lab/match.py", "lab/tables/score.py",
                                      "lab/tables/score_play.py", "lab/tables/score_sweep.py")

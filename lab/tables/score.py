@@ -33,6 +33,7 @@ from ..rules import MAO, PE
 from ..solver.cfr import predicted_gap
 from ..solver.fullgame.game import LADDER
 from ..errors import InputError
+from .registry import RESOLVE_STORAGE
 
 
 def score_payoffs(me: np.ndarray, score: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -45,13 +46,6 @@ def score_payoffs(me: np.ndarray, score: tuple[int, int]) -> tuple[np.ndarray, n
     mao = np.array([after_hand(me, score, MAO, v) for v in LADDER])
     pe = np.array([after_hand(me, score, PE, v) for v in LADDER])
     return mao, pe
-
-
-RESOLVE_STORAGE = "int16"
-"""The storage of the score-aware re-solves, whatever the points solve's: 16 bits reach
-their targets (0.002 match-win probability), and one started from a float32 points solve
-(rounded to 16 bits: :meth:`FullSolver.in_storage`) takes 2.2 GB of memory instead of 4.3,
-and 0.4 GB of disk instead of 1.2."""
 
 
 def resolve_solver(vira, threads: int = 1, toy_cap=None):
