@@ -850,8 +850,19 @@ def discount_dead(ks, m, pub, owner, S, P, TMP):
     return 0
 
 
+@njit(cache=True, inline="always")
+def add_raise(d, kq, nu, so, E, i, val, best, W):
+    """(value, best) of state ``i`` at a T node with its raise taken into account: the raise's
+    value (the Q node ``kq`` after it) is stored as the raise's action value and added to
+    ``val`` by its probability; ``best`` is the best action value."""
+    ev = W.VI[d, kq * nu + i]
+    W.EV[d, so + E + i] = ev
+    val += W.SIG[d, so + E + i] * ev
+    return val, (ev if ev > best else best)
+
+
 @njit(cache=True, _nrt=False)
-def _finish(c, d, H, T, S, W, P, K):
+def _finish(c, d, T, S, W, P, K):
     """Betting backward (values, regret and strategy-sum updates) and the values of the
     entering histories."""
     (actor, pair_start, nn, n_edges, pair_edge_start, pair_edge_count, t_kind,
@@ -932,11 +943,7 @@ def _finish(c, d, H, T, S, W, P, K):
                     val = 0.0 + SIG[d, so + i] * ev
                     best = ev if ev > -np.inf else -np.inf
                     if can_raise:
-                        ev = VI[d, kq * nu + i]
-                        EV[d, so + E + i] = ev
-                        val += SIG[d, so + E + i] * ev
-                        if ev > best:
-                            best = ev
+                        val, best = add_raise(d, kq, nu, so, E, i, val, best, W)
                     VI[d, k * nu + i] = best if mode == BEST else val
             else:
                 for i in range(na):
@@ -950,11 +957,7 @@ def _finish(c, d, H, T, S, W, P, K):
                         if ev > best:
                             best = ev
                     if can_raise:
-                        ev = VI[d, kq * nu + i]
-                        EV[d, so + E + i] = ev
-                        val += SIG[d, so + E + i] * ev
-                        if ev > best:
-                            best = ev
+                        val, best = add_raise(d, kq, nu, so, E, i, val, best, W)
                     VI[d, k * nu + i] = best if mode == BEST else val
             if cfr and has_slots:   # u's regrets
                 lag, gp, gn = catch_up(pub, S, P)
@@ -1117,7 +1120,7 @@ def depth_first(c0, d0, H0, T, S, W, P, stack):
                 hist[d] = nt[d - 1]
                 entering = True
             continue
-        _finish(c, d, hist[d], T, S, W, P, nk[d])
+        _finish(c, d, T, S, W, P, nk[d])
         if d == d0:
             return 0
         d -= 1   # back up: the child's values go to its parent
@@ -1177,5 +1180,5 @@ def traverse_parallel(nthreads, owner, T, S, W, P, Wt, live):
             values[j, :n] = Wc.OUT[1, :n]
     for j in range(nch):
         take_child_values(c, child_start[c] + j, d, TT, T, P, W, values[j])
-    _finish(c, d, ONE, T, S, W, P, K)
+    _finish(c, d, T, S, W, P, K)
     return W.OUT[0, :nn[0, P.u]].copy()
