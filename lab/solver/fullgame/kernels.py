@@ -64,6 +64,10 @@ Calling convention: every kernel takes four records (namedtuples of arrays, buil
 - ``P`` (:data:`Step`): what this walk does: the seat ``u``, the mode, the Discounted
   CFR factors, the payoffs and ``u``'s deal weights.
 
+The forward pass at a card node asks for the cache lines its backward pass will read
+first (the opponent's strategy sums and the nodes' stamps, :mod:`lab.solver.prefetch`):
+they were last touched an iteration ago.
+
 The functions the walk calls allocate nothing and are compiled without numba's reference
 counting (``_nrt=False``, an option of the pinned numba): otherwise every call counts a
 reference to each of the records' arrays, which took a quarter of an iteration. They are
@@ -79,6 +83,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..indexing import without_wraparound
+from ..prefetch import prefetch, prefetch_range
 
 without_wraparound(__name__)   # computed indices, never negative (see indexing)
 
@@ -409,6 +414,19 @@ def forced_alone(T, a, s):
     return T.t_size[a, s] == 1 and T.t_child_a[T.t_start[a, s]] < 0
 
 
+@njit(cache=True, inline="always")
+def stored_entries(T, c, gid, E, na):
+    """How many regret (and strategy-sum) entries betting node ``gid`` (a template node) has
+    at card node ``c`` (``E`` card edges, ``na`` states of its actor): a T node one per card
+    edge where some state has a choice, plus one raise per state where it may raise; a Q
+    node two answers (accept, run) or three (and re-raise) per state of the answerer."""
+    if T.t_kind[gid] == T_NODE:
+        if T.t_child_a[gid] >= 0:
+            return E + na
+        return E if E > na else 0
+    return (3 if T.t_child_b[gid] >= 0 else 2) * T.nn[c, T.t_answerer[gid]]
+
+
 @njit(cache=True, _nrt=False)
 def prepare_node(c, d, H, T, S, W, P, apart):
     """Enumerate the betting nodes of card node ``c``, their strategies and reach; zero
@@ -468,19 +486,14 @@ def prepare_node(c, d, H, T, S, W, P, apart):
             KI[d, k, 6] = h
             KI[d, k, 7] = base
             node += 1
+            slot += stored_entries(T, c, gid, E, na)
             if t_kind[gid] == T_NODE:
                 KI[d, k, 5] = tcount
                 tcount += 1
-                if t_child_a[gid] >= 0:
-                    slot += E + na
-                elif choice:
-                    slot += E
                 sig += E + na
             else:
                 KI[d, k, 5] = -1
-                nb = nn[c, t_answerer[gid]]
-                slot += (3 if t_child_b[gid] >= 0 else 2) * nb
-                sig += 3 * nb
+                sig += 3 * nn[c, t_answerer[gid]]
         K += t_size[a, s]
     TT = tcount
     # RI layout at depth d: [k, mão pairs] block (K * n0), then [k, pé pairs] block
@@ -557,6 +570,18 @@ def prepare_node(c, d, H, T, S, W, P, apart):
         # this node's strategy
         ks = KI[d, k, 2]
         so = KI[d, k, 4]
+        if cfr:   # what the backward pass will read: the opponent's sums, u's stamp
+            pub = KI[d, k, 3]
+            if (a if t_kind[gid] == T_NODE else t_answerer[gid]) == o:
+                m = stored_entries(T, c, gid, E, na)
+                if wide:
+                    prefetch_range(cum32, ks, m)
+                else:
+                    prefetch_range(cum16, ks, m)
+                prefetch(S.cscale, pub)
+                prefetch(S.cstamp, pub)
+            else:
+                prefetch(S.rstamp, pub)
         if t_kind[gid] == T_NODE:
             can_raise = t_child_a[gid] >= 0
             has_slots = can_raise or choice
