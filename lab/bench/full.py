@@ -150,15 +150,14 @@ def _run(solver, args, checkpoint, t_compile, bandwidth) -> list:
     t0 = time.perf_counter()
     curve = []
 
-    last = [solver.iterations, solver.seconds]
-
     def report(solver):
+        # since the check before (a resumed solve's history holds its earlier checks)
         it, secs, expl = solver.history[-1]
-        d_it = it - last[0]
-        d_s = solver.seconds - last[1]
+        before_it, before_s = solver.history[-2][:2] if len(solver.history) > 1 else (0, 0.0)
+        d_it = it - before_it
+        d_s = secs - before_s
         rate = 2 * pairs * d_it / d_s if d_s > 0 else float("nan")
         per_iteration = d_s / d_it if d_it else float("nan")
-        last[0], last[1] = it, solver.seconds
         row = {"schedule": solver.schedule.name, "iterations": it,
                "seconds": round(solver.seconds, 1),
                "wall": round(time.perf_counter() - t0, 1), "exploitability": expl,
