@@ -12,7 +12,8 @@ private-state lists, so reach and values are small matrices
 Modes: ``CFR`` (both strategies from regret matching; ``u``'s regrets get the
 Discounted CFR update and the opponent's strategy sums grow by his reach times his
 strategy), ``BEST`` (the opponent plays his average strategy, ``u`` takes the best
-action: an exact best response) and ``AVERAGE`` (both play their average strategies;
+action: an exact best response; ``u``'s own strategy is not computed, so his reach in the
+working buffers means nothing after it) and ``AVERAGE`` (both play their average strategies;
 values only).
 
 Why the opponent's sums: ``u``'s counterfactual values need only the opponent's reach,
@@ -415,6 +416,13 @@ def forced_alone(T, a, s):
 
 
 @njit(cache=True, inline="always")
+def owner_of(T, c, gid):
+    """The seat whose strategy betting node ``gid`` (a template node) at card node ``c``
+    holds: the mover of a T node, the answerer of a Q node."""
+    return T.actor[c] if T.t_kind[gid] == T_NODE else T.t_answerer[gid]
+
+
+@njit(cache=True, inline="always")
 def stored_entries(T, c, gid, E, na):
     """How many regret (and strategy-sum) entries betting node ``gid`` (a template node) has
     at card node ``c`` (``E`` card edges, ``na`` states of its actor): a T node one per card
@@ -486,7 +494,13 @@ def prepare_node(c, d, H, T, S, W, P, apart):
             KI[d, k, 6] = h
             KI[d, k, 7] = base
             node += 1
-            slot += stored_entries(T, c, gid, E, na)
+            m = stored_entries(T, c, gid, E, na)
+            if mode == BEST and owner_of(T, c, gid) != u:   # his average strategy, next
+                if S.wide:
+                    prefetch_range(S.cum32, slot, m)
+                else:
+                    prefetch_range(S.cum16, slot, m)
+            slot += m
             if t_kind[gid] == T_NODE:
                 KI[d, k, 5] = tcount
                 tcount += 1
@@ -568,11 +582,13 @@ def prepare_node(c, d, H, T, S, W, P, apart):
                 for i in range(nb):
                     RI[d, rb + k * nb + i] *= SIG[d, ps + 3 * i + col]
         # this node's strategy
+        if mode == BEST and owner_of(T, c, gid) == u:
+            continue   # a best response never reads u's own strategy
         ks = KI[d, k, 2]
         so = KI[d, k, 4]
         if cfr:   # what the backward pass will read: the opponent's sums, u's stamp
             pub = KI[d, k, 3]
-            if (a if t_kind[gid] == T_NODE else t_answerer[gid]) == o:
+            if owner_of(T, c, gid) == o:
                 m = stored_entries(T, c, gid, E, na)
                 if wide:
                     prefetch_range(cum32, ks, m)
