@@ -170,7 +170,15 @@ def deal_sums(WCd, nu, no, x, out):
     product over ``j`` would. A zero ``x[j]`` (a pair the opponent never reaches) is left
     out: adding its zero products would leave every sum as it is, to the bit. The other
     rows are taken two at a time, each sum still adding the first before the second: the
-    same numbers with half the passes over ``out`` (most lists here are short)."""
+    same numbers with half the passes over ``out`` (most lists here are short). A list of
+    one (``nu == 1``) is one plain dot product in the order of ``j``, the zeros added: a
+    zero product leaves a finite sum as it is, so the same bits without the branches."""
+    if nu == 1:   # u's one pair (most round-3 leads): a plain dot product
+        acc = 0.0
+        for j in range(no):
+            acc += WCd[j] * x[j]
+        out[0] = acc
+        return
     for i in range(nu):
         out[i] = 0.0
     j = 0
