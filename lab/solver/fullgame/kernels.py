@@ -67,7 +67,8 @@ Calling convention: every kernel takes four records (namedtuples of arrays, buil
 
 The forward pass at a card node asks for the cache lines its backward pass will read
 first (the opponent's strategy sums and the nodes' stamps, :mod:`lab.solver.prefetch`):
-they were last touched an iteration ago.
+they were last touched an iteration ago; a best response asks for the opponent's average
+strategy as it enumerates the betting nodes.
 
 The functions the walk calls allocate nothing and are compiled without numba's reference
 counting (``_nrt=False``, an option of the pinned numba): otherwise every call counts a
@@ -443,6 +444,15 @@ def stored_entries(T, c, gid, E, na):
     return (3 if T.t_child_b[gid] >= 0 else 2) * T.nn[c, T.t_answerer[gid]]
 
 
+@njit(cache=True, inline="always")
+def prefetch_sums(S, start, count):
+    """Hint the strategy sums ``start:start + count`` (float32 or 16 bits) into the cache."""
+    if S.wide:
+        prefetch_range(S.cum32, start, count)
+    else:
+        prefetch_range(S.cum16, start, count)
+
+
 @njit(cache=True, _nrt=False)
 def prepare_node(c, d, H, T, S, W, P, apart):
     """Enumerate the betting nodes of card node ``c``, their strategies and reach; zero
@@ -504,10 +514,7 @@ def prepare_node(c, d, H, T, S, W, P, apart):
             node += 1
             m = stored_entries(T, c, gid, E, na)
             if mode == BEST and owner_of(T, c, gid) != u:   # his average strategy, next
-                if S.wide:
-                    prefetch_range(S.cum32, slot, m)
-                else:
-                    prefetch_range(S.cum16, slot, m)
+                prefetch_sums(S, slot, m)
             slot += m
             if t_kind[gid] == T_NODE:
                 KI[d, k, 5] = tcount
@@ -597,11 +604,7 @@ def prepare_node(c, d, H, T, S, W, P, apart):
         if cfr:   # what the backward pass will read: the opponent's sums, u's stamp
             pub = KI[d, k, 3]
             if owner_of(T, c, gid) == o:
-                m = stored_entries(T, c, gid, E, na)
-                if wide:
-                    prefetch_range(cum32, ks, m)
-                else:
-                    prefetch_range(cum16, ks, m)
+                prefetch_sums(S, ks, stored_entries(T, c, gid, E, na))
                 prefetch(S.cscale, pub)
                 prefetch(S.cstamp, pub)
             else:
