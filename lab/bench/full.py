@@ -24,6 +24,7 @@ int16,float32`` does the same for each storage (every schedule with every storag
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from ..options import count, integers, Parser, positive, UsageError
@@ -150,12 +151,15 @@ def _run(solver, args, checkpoint, t_compile, bandwidth) -> list:
     t0 = time.perf_counter()
     curve = []
 
+    before = []   # (iterations, seconds) at the check before
+
     def report(solver):
-        # since the check before (a resumed solve's history holds its earlier checks)
-        it, secs, expl = solver.history[-1]
-        before_it, before_s = solver.history[-2][:2] if len(solver.history) > 1 else (0, 0.0)
-        d_it = it - before_it
-        d_s = secs - before_s
+        it, _, expl = solver.history[-1]
+        if not before:   # this run's first check: a resumed solve's history holds its last
+            before.extend(solver.history[-2][:2] if len(solver.history) > 1 else (0, 0.0))
+        d_it = it - before[0]
+        d_s = solver.seconds - before[1]
+        before[:] = [it, solver.seconds]
         rate = 2 * pairs * d_it / d_s if d_s > 0 else float("nan")
         per_iteration = d_s / d_it if d_it else float("nan")
         row = {"schedule": solver.schedule.name, "iterations": it,
@@ -163,7 +167,7 @@ def _run(solver, args, checkpoint, t_compile, bandwidth) -> list:
                "wall": round(time.perf_counter() - t0, 1), "exploitability": expl,
                "seconds_per_iteration": round(per_iteration, 3),
                "times_the_bound": round(per_iteration / bound, 1),
-               "updates_per_second": round(rate),
+               "updates_per_second": round(rate) if math.isfinite(rate) else None,
                "left_out": round(solver.dead_share, 3), "rss_gib": round(_rss_gib(), 2)}
         curve.append(row)
         print(json.dumps(row), flush=True)

@@ -17,7 +17,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 LINE = 16
-"""Entries of 4 bytes per 64-byte cache line (16-bit entries are fetched twice as often)."""
+"""Entries of 4 bytes per 64-byte cache line: one hint a line (16-bit entries get two)."""
 
 
 @intrinsic
