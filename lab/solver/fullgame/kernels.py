@@ -154,6 +154,13 @@ same numbers; without it, every betting node's values are in ``W`` after the wal
 
 
 @njit(cache=True, inline="always")
+def showdown_payoff(won, gain, loss):
+    """``u``'s payoff of a showdown he wins (``won`` > 0: ``gain``), loses (< 0: ``loss``) or
+    that scores nothing (0)."""
+    return gain if won > 0.0 else (loss if won < 0.0 else 0.0)
+
+
+@njit(cache=True, inline="always")
 def deal_block(Wu, hand, pu, nu, po, no, WC, wd):
     """WC[wd, j * nu + i] = W[hand[pu+i], hand[po+j]]: the deal weights of two lists, dense,
     one row per hand ``j`` of the second list (so that :func:`deal_sums` runs along rows)."""
@@ -736,12 +743,11 @@ def _showdown(c, d, H, T, W, P, K, TT, NF):
             ro = (r0 if o == 0 else r1) + k * no_
             deal_sums(WC[d], nu, nopp, RI[d, ro:ro + nopp], acc)
             for i in range(na):
-                EV[d, so + i] = acc[i] * (gain if won[i] > 0.0 else (loss if won[i] < 0.0 else 0.0))
+                EV[d, so + i] = acc[i] * showdown_payoff(won[i], gain, loss)
         else:
             ra = (r0 if a == 0 else r1) + k * na
             for j in range(na):
-                TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * (
-                    gain if won[j] > 0.0 else (loss if won[j] < 0.0 else 0.0))
+                TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * showdown_payoff(won[j], gain, loss)
             deal_sums(WC[d], nu, nopp, TMP[2], acc)
             for i in range(nu):
                 VI[d, k * nu + i] += acc[i]
@@ -761,12 +767,11 @@ def _showdown(c, d, H, T, W, P, K, TT, NF):
         if u == a:   # the opponent's reach as entered; the card's value, played for sure
             deal_sums(WC[d], nu, nopp, ENT[d, eb + h * nopp:eb + (h + 1) * nopp], acc)
             for i in range(na):
-                ev = acc[i] * (gain if won[i] > 0.0 else (loss if won[i] < 0.0 else 0.0))
+                ev = acc[i] * showdown_payoff(won[i], gain, loss)
                 OUT[d, h * nu + i] = ev if P.mode == BEST else 0.0 + 1.0 * ev
         else:
             for j in range(na):
-                TMP[2, j] = ENT[d, ea + h * na + j] * 1.0 * (
-                    gain if won[j] > 0.0 else (loss if won[j] < 0.0 else 0.0))
+                TMP[2, j] = ENT[d, ea + h * na + j] * 1.0 * showdown_payoff(won[j], gain, loss)
             deal_sums(WC[d], nu, nopp, TMP[2], acc)
             for i in range(nu):
                 OUT[d, h * nu + i] = 0.0 + acc[i]
