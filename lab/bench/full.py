@@ -3,7 +3,7 @@
 Prints (stdout, one JSON object per line): the sizes and the memory estimate
 before allocating, the build time, the memory traffic one iteration needs at least
 (:func:`iteration_traffic`) and the time it would take at this machine's measured copy
-bandwidth (the bound), then one line per exploitability check (iterations, seconds,
+bandwidth on as many threads as the solve (the bound), then one line per exploitability check (iterations, seconds,
 exploitability in points per hand, seconds per iteration and how many times the bound
 that is, (node, hand) updates per second (of the whole tree), the share of (node, hand)
 pairs the last iteration left out because the opponent does not reach them), and a final
@@ -102,9 +102,9 @@ def main(argv) -> int:
         raise UsageError(f"--plot {args.plot}: name a .png file")
 
     ladder, toy = args.ladder, args.toy
-    from .cardplay import copy_bandwidth
+    from .bandwidth import copy_bandwidth
 
-    bandwidth = copy_bandwidth()
+    bandwidth = copy_bandwidth(threads=args.threads)
     curves = {}
     for storage in storages:
         config = config_for(None if toy else args.vira, toy_cap=toy, ladder=ladder,
@@ -142,6 +142,7 @@ def _run(solver, args, checkpoint, t_compile, bandwidth) -> list:
                       "memory_estimate_gib": round(est["total"] / 2**30, 3),
                       "iteration_traffic_gb": round(traffic / 1e9, 3),
                       "copy_bandwidth_gb_s": round(bandwidth / 1e9, 2),
+                      "copy_threads": args.threads,
                       "iteration_bound_seconds": round(bound, 3),
                       "build_seconds": round(solver.build_seconds, 2),
                       "compile_seconds": round(t_compile, 1)}), flush=True)

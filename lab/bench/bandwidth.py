@@ -1,0 +1,40 @@
+"""The machine's memory bandwidth, the yardstick of the benches' memory-traffic bounds.
+
+A solve that runs on two threads can move about twice the bytes a second that one thread
+moves (each core has its own line-fill buffers, and one core's copy does not saturate the
+memory controller), so a bound is measured with as many threads as the timed solve uses.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+
+def copy_bandwidth(nbytes: int = 256 * 2**20, repeats: int = 5, threads: int = 1) -> float:
+    """Memory bandwidth in bytes/s that ``threads`` threads reach together: the bytes read
+    plus the bytes written in the fastest of ``repeats`` rounds, each thread copying an
+    ``nbytes`` array of its own, all started at once (numpy lets go of the interpreter lock
+    while it copies a large array)."""
+    threads = max(1, int(threads))
+    sources = [np.ones(nbytes // 8, dtype=np.float64) for _ in range(threads)]
+    targets = [np.zeros_like(s) for s in sources]   # written once: no first-touch faults
+    best = float("inf")
+    for _ in range(repeats):
+        start = threading.Barrier(threads + 1)
+
+        def copy(i):
+            start.wait()
+            np.copyto(targets[i], sources[i])
+
+        workers = [threading.Thread(target=copy, args=(i,)) for i in range(threads)]
+        for w in workers:
+            w.start()
+        start.wait()
+        began = time.perf_counter()
+        for w in workers:
+            w.join()
+        best = min(best, time.perf_counter() - began)
+    return 2 * threads * sources[0].nbytes / best
