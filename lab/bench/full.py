@@ -1,8 +1,8 @@
 """``lab bench full``: solve one vira of the full hand game and print its figures.
 
 Prints (stdout, one JSON object per line): the sizes and the memory estimate
-before allocating, the build time, the memory traffic one iteration needs at least
-(:func:`iteration_traffic`) and the time it would take at this machine's measured copy
+before allocating, the build time, the memory traffic of an iteration that walks every
+node (:func:`iteration_traffic`) and the time it would take at this machine's measured copy
 bandwidth on as many threads as the solve (the bound), then one line per exploitability check (iterations, seconds,
 exploitability in points per hand, seconds per iteration and how many times the bound
 that is, (node, hand) updates per second (of the whole tree), the share of (node, hand)
@@ -41,11 +41,12 @@ def storages_of(text: str) -> list[str]:
 
 
 def iteration_traffic(solver) -> int:
-    """Bytes one Discounted CFR iteration must move at least: each of its two walks reads
-    every regret entry (both seats' current strategies), and each seat's entries are
-    then rewritten once with their strategy sums (read and written); plus the scales
-    per public node (float32, read and written: the regrets' and the sums' in 16 bits, the
-    sums' in float32)."""
+    """Bytes one Discounted CFR iteration moves at least when it walks every node: each of
+    its two walks reads every regret entry (both seats' current strategies), and each
+    seat's entries are then rewritten once with their strategy sums (read and written);
+    plus the scales per public node (float32, read and written: the regrets' and the sums'
+    in 16 bits, the sums' in float32). Walks that leave out the nodes the opponent does not
+    reach (the default) touch fewer entries."""
     L = solver.layout
     wide = solver.config.storage == "float32"
     entry = 4 if wide else 2
