@@ -283,7 +283,8 @@ def test_an_unwritable_data_folder_is_refused_before_the_solve(tmp_path, monkeyp
 # ---------------------------------------------------------------- interrupted solves
 
 TOY_SOLVE = ["bench", "full", "--toy", "2,2,2,1", "--ladder", "1,3", "--target", "1e-12",
-             "--max-iterations", "600", "--check-every", "7", "--checkpoint-minutes", "0.0005"]
+             "--max-iterations", "600", "--check-every", "7", "--checkpoint-minutes", "0.0005",
+             "--storage", "int16", "--schedules", "dcfr"]   # the FullSolver defaults below
 
 
 def test_interrupted_solves_resume_bit_identically(tmp_path):

@@ -713,7 +713,7 @@ def test_lab_bench_full_says_what_leaving_out_dead_nodes_buys(capsys):
                            ("int16", []), ("int16", ["--eager-discount"]), ("float32", [])):
         assert main(["bench", "full", "--toy", "2,2,2,1", "--ladder", "1,3,6",
                      "--max-iterations", "6", "--check-every", "3", "--target", "1e-12",
-                     "--storage", storage, *extra]) == 0
+                     "--storage", storage, "--schedules", "dcfr", *extra]) == 0
         lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
         runs.append([x for x in lines if "left_out" in x])
     pruned, full, lazy, eager, lazy32 = runs
@@ -738,7 +738,7 @@ def test_lab_bench_full_runs_each_storage_and_plots_the_curves(tmp_path, capsys)
     plot = tmp_path / "curves.png"
     assert main(["bench", "full", "--toy", "2,2,2,1", "--ladder", "1,3", "--max-iterations",
                  "4", "--check-every", "2", "--target", "1e-12", "--storage", "int16,float32",
-                 "--plot", str(plot)]) == 0
+                 "--schedules", "dcfr", "--plot", str(plot)]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     compare = [x["compare"] for x in lines if "compare" in x][0]
     assert [row["iterations"] for row in compare] == [2, 4]

@@ -1,8 +1,8 @@
 """The machine's memory bandwidth, the yardstick of the benches' memory-traffic bounds.
 
 A solve that runs on two threads can move about twice the bytes a second that one thread
-moves (each core has its own line-fill buffers, and one core's copy does not saturate the
-memory controller), so a bound is measured with as many threads as the timed solve uses.
+moves here (one core's copy is limited by the cache misses it can keep in flight, not by
+the memory itself), so a bound is measured with as many threads as the timed solve uses.
 """
 
 from __future__ import annotations

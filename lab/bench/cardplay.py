@@ -207,8 +207,8 @@ def main(argv=None) -> int:
     figures.update(bytes_per_iteration=it["bytes_per_iteration"], bandwidth_bytes_s=bandwidth,
                    bandwidth_bound_s=bound, over_bound=it["seconds_per_iteration"] / bound)
     print(f"bytes touched per iteration: {it['bytes_per_iteration'] / MB:.0f} MB; memory "
-          f"bandwidth (numpy copy, read + write, one thread): {bandwidth / 1e9:.1f} GB/s; bound "
-          f"{bound * 1e3:.1f} ms per iteration")
+          f"bandwidth (numpy copy, read + write, one thread): {bandwidth / 1e9:.1f} GB/s; "
+          f"bound {bound * 1e3:.1f} ms per iteration")
     print(f"iteration time / bandwidth bound: {figures['over_bound']:.1f}x (goal within 3x)")
     if args.json:
         print(json.dumps(figures))

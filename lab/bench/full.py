@@ -1,14 +1,17 @@
 """``lab bench full``: solve one vira of the full hand game and print its figures.
 
-Prints (stdout, one JSON object per line): the sizes and the memory estimate
-before allocating, the build time, the memory traffic of an iteration that walks every
-node (:func:`iteration_traffic`) and the time it would take at this machine's measured copy
-bandwidth on as many threads as the solve (the bound), then one line per exploitability check (iterations, seconds,
-exploitability in points per hand, seconds per iteration and how many times the bound
-that is, (node, hand) updates per second (of the whole tree), the share of (node, hand)
-pairs the last iteration left out because the opponent does not reach them), and a final
-summary with the exploitability-vs-time curve and the peak memory (resident set, GiB).
-Targets: exploitability <= 0.01 points per hand within 30 minutes on 2 cores and 12 GB.
+Prints (stdout, one JSON object per line): the sizes and the memory estimate before
+allocating, the build time, the memory traffic of an iteration that walks every node
+(:func:`iteration_traffic`) and the time it would take at this machine's measured copy
+bandwidth on as many threads as the solve (the bound), then one line per exploitability
+check (iterations, seconds, exploitability in points per hand, seconds per iteration and
+how many times the bound that is, (node, hand) updates per second (of the whole tree),
+the share of (node, hand) pairs the last iteration left out because the opponent does
+not reach them), and a final summary with the exploitability-vs-time curve and the peak
+memory (resident set, GiB).
+The defaults are the stored solves' settings (float32 storage, the ``dcfr+`` schedule, a
+target of 0.001 points per hand); the targets: that exploitability within 30 minutes on 2
+cores and 12 GB.
 ``--no-prune`` walks those pairs too (the same numbers), to measure what leaving them
 out buys; ``--eager-discount`` leaves them out but still discounts their regrets at every
 iteration (the same numbers as ``--no-prune``) instead of when they are next reached.
@@ -65,6 +68,7 @@ def _rss_gib() -> float:
 def main(argv) -> int:
     from ..solver.cfr import SCHEDULES, schedules_of
     from ..solver.fullgame.solver import FullSolver, config_for, ensure_compiled
+    from ..tables.registry import FULL_SETTINGS
 
     p = Parser(prog="lab bench full", description=__doc__.splitlines()[0])
     p.add_argument("--vira", default="4", help="vira rank (default 4)")
@@ -72,9 +76,11 @@ def main(argv) -> int:
                    help="a reduced deck: copies per level, e.g. 2,2,2,1")
     p.add_argument("--ladder", type=integers, default=(1, 3, 6, 9, 12),
                    help="hand values (default 1,3,6,9,12)")
-    p.add_argument("--storage", default="int16",
-                   help="int16 (default) or float32; comma separated to run each in turn")
-    p.add_argument("--target", type=positive, default=0.01, help="points per hand (default 0.01)")
+    p.add_argument("--storage", default=FULL_SETTINGS["storage"],
+                   help=f"int16 or float32 (default {FULL_SETTINGS['storage']}, the stored "
+                        "solves'); comma separated to run each in turn")
+    p.add_argument("--target", type=positive, default=FULL_SETTINGS["target_exploitability"],
+                   help=f"points per hand (default {FULL_SETTINGS['target_exploitability']:g})")
     p.add_argument("--minutes", type=positive, default=30.0, help="time budget (default 30)")
     p.add_argument("--max-iterations", type=count, default=100_000)
     p.add_argument("--check-every", type=count, default=10)
@@ -84,10 +90,11 @@ def main(argv) -> int:
     p.add_argument("--log", default=None, help="append the checks as JSON lines to this file")
     p.add_argument("--threads", type=count, default=1,
                    help="threads (the root's subtrees are split among them; default 1)")
-    p.add_argument("--schedules", default="dcfr",
+    p.add_argument("--schedules", default=FULL_SETTINGS["schedule"],
                    help="Discounted CFR weights to run one after the other on the same "
                         "configuration, comma separated (" + ", ".join(SCHEDULES) + "; "
-                        "default dcfr); with more than one, a side-by-side table ends the run")
+                        f"default {FULL_SETTINGS['schedule']}, the stored solves'); with more "
+                        "than one, a side-by-side table ends the run")
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="draw every run's exploitability against iterations and seconds")
     p.add_argument("--no-prune", action="store_true",
