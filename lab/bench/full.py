@@ -112,7 +112,10 @@ def main(argv) -> int:
     ladder, toy = args.ladder, args.toy
     from .bandwidth import copy_bandwidth
 
-    bandwidth = copy_bandwidth(threads=args.threads)
+    import numba
+
+    copy_threads = min(args.threads, numba.config.NUMBA_NUM_THREADS)   # those the solve gets
+    bandwidth = copy_bandwidth(threads=copy_threads)
     curves = {}
     for storage in storages:
         config = config_for(None if toy else args.vira, toy_cap=toy, ladder=ladder,
@@ -128,7 +131,8 @@ def main(argv) -> int:
             solver = FullSolver(config, threads=args.threads, schedule=schedule)
             solver.prune_dead = not args.no_prune
             solver.lazy_discount = not args.eager_discount
-            curves[name] = _run(solver, args, checkpoint, t_compile, bandwidth)
+            curves[name] = _run(solver, args, checkpoint, t_compile, bandwidth,
+                                 copy_threads)
     if len(curves) > 1:
         print(json.dumps({"compare": _side_by_side(curves)}), flush=True)
         for line in _side_by_side_text(curves):
@@ -140,8 +144,9 @@ def main(argv) -> int:
     return 0
 
 
-def _run(solver, args, checkpoint, t_compile, bandwidth) -> list:
-    """Solve with one schedule, printing its lines; returns its checks."""
+def _run(solver, args, checkpoint, t_compile, bandwidth, copy_threads) -> list:
+    """Solve with one schedule, printing its lines (``bandwidth``: bytes/s measured on
+    ``copy_threads`` threads); returns its checks."""
     est = solver.memory_estimate()
     traffic = iteration_traffic(solver)
     bound = traffic / bandwidth
@@ -150,7 +155,7 @@ def _run(solver, args, checkpoint, t_compile, bandwidth) -> list:
                       "memory_estimate_gib": round(est["total"] / 2**30, 3),
                       "iteration_traffic_gb": round(traffic / 1e9, 3),
                       "copy_bandwidth_gb_s": round(bandwidth / 1e9, 2),
-                      "copy_threads": args.threads,
+                      "copy_threads": copy_threads,
                       "iteration_bound_seconds": round(bound, 3),
                       "build_seconds": round(solver.build_seconds, 2),
                       "compile_seconds": round(t_compile, 1)}), flush=True)
