@@ -74,11 +74,13 @@ def test_solved_value_agrees_with_the_generic_solver(reference, storage):
 
 
 @pytest.mark.parametrize("storage", ["float32", "int16"])
-def test_forced_turns_set_apart_change_no_number(storage):
+def test_histories_set_apart_change_no_number(storage):
     """The histories entering a round-3 showdown node whose turn is the forced card alone
     (the follower may not raise: he raised last, or 12 is accepted) get no betting node in
-    the walks (kernels.forced_alone): the regrets, strategy sums, best responses and
-    values are the same, bit for bit, as with their betting nodes walked."""
+    the walks (kernels.forced_alone), nor, in the lazy CFR walks, the dead ones (the
+    opponent reaches them with probability zero): the regrets, strategy sums, best
+    responses, values and the share of pairs left out are the same, bit for bit, as with
+    their betting nodes walked."""
     cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6, 9, 12), storage=storage)
     apart = FullSolver(cfg, schedule="dcfr+").allocate()
     whole = FullSolver(cfg, schedule="dcfr+").allocate()
@@ -90,6 +92,7 @@ def test_forced_turns_set_apart_change_no_number(storage):
     assert 0 < (entering * alone[t.actor[last]]).sum() < entering.sum()
     apart.iterate(8)
     whole.iterate(8)
+    assert apart.dead_share == whole.dead_share > 0.1
     a, b = apart._arrays(), whole._arrays()
     for name, arr in a.items():
         assert np.array_equal(arr, b[name]), name

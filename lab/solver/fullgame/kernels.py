@@ -48,7 +48,8 @@ forced: nine tenths of the walk's (node, hand) pairs), a T node's strategy and u
 a short path without the per-state edge ranges (:func:`card_or_raise`), with the same
 numbers; and a history entering there whose turn is that card alone (three in four) gets
 no betting node at all: :func:`_showdown` writes its values from its entering reach
-(:func:`forced_alone`, ``Step.apart``).
+(:func:`forced_alone`, ``Step.apart``). In a lazy ``CFR`` walk so does a dead history
+entering there (the opponent reaches it with probability zero): its values are zero.
 
 Terminal values use the deal weights ``W[hand_u, hand_o]`` of the two lists:
 a run pays the raiser the accepted value, an END card node pays its winner the
@@ -129,8 +130,8 @@ weights (``WC``), scratch (``TMP``), the walker's pairs a masked walk follows (`
 in a ``CFR`` walk, which betting nodes (``DK``) and entering histories (``ED``) the
 opponent reaches with probability zero for every one of his pairs (dead: see
 :func:`prepare_node`), and a count of (node, hand) pairs (``DC``: dead, all) the ``CFR``
-walks met; the entering histories of a ``LAST`` node whose whole turn is the forced card
-(``FH``: see :func:`forced_alone`)."""
+walks met; the entering histories of a ``LAST`` node set apart (``FH``: those whose whole
+turn is the forced card, :func:`forced_alone`, and in a lazy ``CFR`` walk the dead ones)."""
 
 Step = namedtuple("Step", ["u", "mode", "pos", "neg", "avg", "win", "lose", "ladder", "Wu",
                            "plus", "predictive", "nxt", "masked", "prune", "lazy", "it",
@@ -149,8 +150,9 @@ wait for the node's next live update, :func:`catch_up`; the strategy sums of the
 iteration did not update are discounted after it, :func:`discount_untouched_sums`);
 ``it``: the iteration; ``fpos``, ``fneg``: the positive- and negative-regret factors of
 every iteration up to it (index = iteration); ``apart``: the histories entering a ``LAST``
-node whose turn is the forced card alone get no betting node (:func:`prepare_node`; the
-same numbers; without it, every betting node's values are in ``W`` after the walk)."""
+node whose turn is the forced card alone, and in a lazy ``CFR`` walk the dead ones, get no
+betting node (:func:`prepare_node`; the same numbers; without it, every betting node's
+values are in ``W`` after the walk)."""
 
 
 @njit(cache=True, inline="always")
@@ -465,8 +467,11 @@ def prepare_node(c, d, H, T, S, W, P, apart):
     """Enumerate the betting nodes of card node ``c``, their strategies and reach; zero
     the values; gather the deal weights of the two lists. Returns (K nodes, TT T nodes,
     NF histories set apart): with ``apart``, the histories entering a ``LAST`` node whose
-    turn is the forced card alone (:func:`forced_alone`) get no betting node; they are
-    listed in ``W.FH[d, :NF]`` and :func:`_showdown` writes their values.
+    turn is the forced card alone (:func:`forced_alone`) get no betting node, nor, in a lazy
+    ``CFR`` walk, those the opponent reaches with probability zero (dead: their betting
+    nodes are dead too, so nothing of theirs is read or written; on vira 4 late in a solve
+    16 million of an iteration's histories entering ``LAST`` nodes are dead, 6.7 million
+    live); they are listed in ``W.FH[d, :NF]`` and :func:`_showdown` writes their values.
     In a ``CFR`` walk only the opponent's reach, and only at live nodes: ``W.DK[d, k]`` is 1
     where he reaches node ``k`` with probability zero for each of his pairs (then no
     strategy is needed there either)."""
@@ -499,12 +504,25 @@ def prepare_node(c, d, H, T, S, W, P, apart):
     sig = 0
     tcount = 0
     NF = 0
+    # a lazy CFR walk sets apart the dead histories too: their values are zero, their
+    # betting nodes wait untouched (the storage offsets still step over them)
+    dead_apart = apart and is_last and mode == CFR and P.prune and P.lazy
+    n_dead_apart = 0   # their betting nodes but one a history (the FH count adds that one)
     for h in range(H):
         s = ES[d, h]
         if apart and is_last and forced_alone(T, a, s):
             W.FH[d, NF] = h
             NF += 1
             node += 1   # its public node, which holds nothing
+            continue
+        if dead_apart and W.ED[d, h] != 0:
+            W.FH[d, NF] = h
+            NF += 1
+            st = t_start[a, s]
+            for g in range(t_size[a, s]):
+                slot += stored_entries(T, c, st + g, E, na)
+            node += t_size[a, s]
+            n_dead_apart += t_size[a, s] - 1
             continue
         st = t_start[a, s]
         base = K
@@ -681,8 +699,9 @@ def prepare_node(c, d, H, T, S, W, P, apart):
         for f in range(NF):
             if ED[d, W.FH[d, f]] != 0:
                 n_dead += 1
+        n_dead += n_dead_apart
         W.DC[0] += n_dead * (n0 + n1)
-        W.DC[1] += (K + NF) * (n0 + n1)
+        W.DC[1] += (K + NF + n_dead_apart) * (n0 + n1)
     # ---------------------------------------------------------- values: start at zero
     for x in range(K * nu):
         VI[d, x] = 0.0
@@ -702,8 +721,9 @@ def prepare_node(c, d, H, T, S, W, P, apart):
 @njit(cache=True, _nrt=False)
 def _showdown(c, d, H, T, W, P, K, TT, NF):
     """The round-3 follower's forced last card: showdown values of every T node, and the
-    values ``W.OUT[d]`` of the ``NF`` of the ``H`` entering histories whose turn is that card
-    alone (``W.FH``), from their entering reach: the numbers the T node of each would give."""
+    values ``W.OUT[d]`` of the ``NF`` of the ``H`` entering histories set apart (``W.FH``):
+    zero for a dead one, else (the turn is that card alone) from their entering reach, the
+    numbers the T node of each would give."""
     (actor, showdown, lead, pair_start, nn, pair_level, t_value) = (
         T.actor, T.showdown, T.lead, T.pair_start, T.nn, T.pair_level, T.t_value)
     RI, VI, SIG, EV, KI, TMP, WC, TK = W.RI, W.VI, W.SIG, W.EV, W.KI, W.TMP, W.WC, W.TK
