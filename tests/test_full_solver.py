@@ -84,7 +84,7 @@ def test_histories_set_apart_change_no_number(storage):
     cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6, 9, 12), storage=storage)
     apart = FullSolver(cfg, schedule="dcfr+").allocate()
     whole = FullSolver(cfg, schedule="dcfr+").allocate()
-    whole.forced_apart = False
+    whole.histories_apart = False
     t, tm = apart.tree, apart.templates
     last = t.kind == K.LAST
     alone = (tm.size == 1) & (tm.child_a[tm.start] < 0)   # [actor, state]

@@ -205,9 +205,10 @@ class FullSolver(Lifecycle):
         # and they do not even discount the dead nodes' regrets until those are next
         # reached (a schedule that is not predictive; kernels.catch_up)
         self.lazy_discount = True
-        # the histories entering a round-3 showdown node whose turn is the forced card alone
-        # get no betting node (False: they do, for the same numbers; see kernels.Step)
-        self.forced_apart = True
+        # the histories entering a round-3 showdown node whose turn is the forced card alone,
+        # and in a lazy CFR walk the dead ones, get no betting node (False: they do, for the
+        # same numbers; see kernels.Step)
+        self.histories_apart = True
         self._factor_rows = (np.ones(1), np.ones(1))   # see _factors
         # the game's shape as the kernels take it (kernels.Tree)
         t, L, tm = self.tree, self.layout, self.templates
@@ -636,7 +637,7 @@ class FullSolver(Lifecycle):
         """One walk for seat ``u`` (:data:`kernels.Step`) at ``iteration`` (for the schedule's
         next factor); payoffs default to all ones over ``ladder`` (default the solver's);
         ``masked``: only the subtrees of ``u``'s pairs marked in ``work.MK``; ``apart``
-        (default :attr:`forced_apart`) False: every betting node keeps its values in
+        (default :attr:`histories_apart`) False: every betting node keeps its values in
         ``work`` (for reading them after)."""
         lad = self.ladder if ladder is None else np.asarray(ladder, dtype=np.float64)
         ones = np.ones_like(lad)
@@ -646,7 +647,7 @@ class FullSolver(Lifecycle):
                       ones if win is None else win, ones if lose is None else lose, lad,
                       self.weights[u], plus, predictive, float(nxt), bool(masked),
                       bool(self.prune_dead), self.lazy(), int(iteration), fpos, fneg,
-                      bool(self.forced_apart if apart is None else apart))
+                      bool(self.histories_apart if apart is None else apart))
 
     def exploitability(self) -> float:
         """Mean of both seats' best-response gains: points per hand (or in the payoffs of
