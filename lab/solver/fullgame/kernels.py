@@ -504,27 +504,24 @@ def prepare_node(c, d, H, T, S, W, P, apart):
     sig = 0
     tcount = 0
     NF = 0
-    # a lazy CFR walk sets apart the dead histories too: their values are zero, their
-    # betting nodes wait untouched (the storage offsets still step over them)
+    # set apart: the forced turns alone (one T node, nothing stored) and, in a lazy CFR
+    # walk, the dead histories (values zero, betting nodes untouched); the storage offsets
+    # step over their templates
     dead_apart = apart and is_last and mode == CFR and P.prune and P.lazy
-    n_dead_apart = 0   # their betting nodes but one a history (the FH count adds that one)
+    n_dead_apart = 0   # dead histories' betting nodes but one each (the FH count adds that)
     for h in range(H):
         s = ES[d, h]
-        if apart and is_last and forced_alone(T, a, s):
-            W.FH[d, NF] = h
-            NF += 1
-            node += 1   # its public node, which holds nothing
-            continue
-        if dead_apart and W.ED[d, h] != 0:
-            W.FH[d, NF] = h
-            NF += 1
-            st = t_start[a, s]
-            for g in range(t_size[a, s]):
-                slot += stored_entries(T, c, st + g, E, na)
-            node += t_size[a, s]
-            n_dead_apart += t_size[a, s] - 1
-            continue
         st = t_start[a, s]
+        forced = apart and is_last and forced_alone(T, a, s)
+        if forced or (dead_apart and W.ED[d, h] != 0):
+            W.FH[d, NF] = h
+            NF += 1
+            node += t_size[a, s]
+            if not forced:   # (a forced turn alone stores nothing)
+                for g in range(t_size[a, s]):
+                    slot += stored_entries(T, c, st + g, E, na)
+                n_dead_apart += t_size[a, s] - 1
+            continue
         base = K
         for g in range(t_size[a, s]):
             gid = st + g
