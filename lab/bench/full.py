@@ -66,9 +66,12 @@ def _rss_gib() -> float:
 
 
 def main(argv) -> int:
+    import numba
+
     from ..solver.cfr import SCHEDULES, schedules_of
     from ..solver.fullgame.solver import FullSolver, config_for, ensure_compiled
     from ..tables.registry import FULL_SETTINGS
+    from .bandwidth import copy_bandwidth
 
     p = Parser(prog="lab bench full", description=__doc__.splitlines()[0])
     p.add_argument("--vira", default="4", help="vira rank (default 4)")
@@ -110,10 +113,6 @@ def main(argv) -> int:
         raise UsageError(f"--plot {args.plot}: name a .png file")
 
     ladder, toy = args.ladder, args.toy
-    from .bandwidth import copy_bandwidth
-
-    import numba
-
     copy_threads = min(args.threads, numba.config.NUMBA_NUM_THREADS)   # those the solve gets
     bandwidth = copy_bandwidth(threads=copy_threads)
     curves = {}
