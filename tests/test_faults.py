@@ -282,8 +282,10 @@ def test_an_unwritable_data_folder_is_refused_before_the_solve(tmp_path, monkeyp
 
 # ---------------------------------------------------------------- interrupted solves
 
+TOY_ITERATIONS = 3000   # a few seconds: each child below is still solving when signalled
 TOY_SOLVE = ["bench", "full", "--toy", "2,2,2,1", "--ladder", "1,3", "--target", "1e-12",
-             "--max-iterations", "600", "--check-every", "7", "--checkpoint-minutes", "0.0005",
+             "--max-iterations", str(TOY_ITERATIONS), "--check-every", "7",
+             "--checkpoint-minutes", "0.0005",
              "--storage", "int16", "--schedules", "dcfr"]   # the FullSolver defaults below
 
 
@@ -294,7 +296,7 @@ def test_interrupted_solves_resume_bit_identically(tmp_path):
     from lab.solver.fullgame.solver import FullSolver, config_for, has_checkpoint
 
     cfg = config_for(toy_cap=(2, 2, 2, 1), ladder=(1, 3))
-    straight = FullSolver(cfg).solve(1e-12, 600, check_every=7)
+    straight = FullSolver(cfg).solve(1e-12, TOY_ITERATIONS, check_every=7)
     rng = random.Random(16)
     runs = []
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
@@ -317,8 +319,9 @@ def test_interrupted_solves_resume_bit_identically(tmp_path):
         else:   # Ctrl-C and SIGTERM end the command with one line
             assert child.returncode == 130 and "Traceback" not in err, err[-2000:]
             assert err.rstrip().splitlines()[-1].split("\r")[-1] == "error: interrupted"
-        resumed = FullSolver(cfg).solve(1e-12, 600, check_every=7, checkpoint_dir=ck)
-        assert resumed.iterations == 600
+        resumed = FullSolver(cfg).solve(1e-12, TOY_ITERATIONS, check_every=7,
+                                        checkpoint_dir=ck)
+        assert resumed.iterations == TOY_ITERATIONS
         assert np.array_equal(resumed.reg16, straight.reg16), signal.Signals(sig).name
         assert np.array_equal(resumed.cum16, straight.cum16), signal.Signals(sig).name
         assert np.array_equal(resumed.rscale, straight.rscale)
