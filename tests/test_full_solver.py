@@ -100,6 +100,33 @@ def test_histories_set_apart_change_no_number(storage):
     assert apart.value() == whole.value()
 
 
+@pytest.mark.parametrize("schedule", ["dcfr", "dcfr+"])
+def test_one_pass_by_history_changes_no_number(schedule):
+    """A lazy CFR walk on float32 storage works each round-3 showdown node one entering
+    history at a time (kernels.last_node_by_history: each history's betting nodes walked
+    forward, shown down and walked back at once); the three passes over all the node's
+    histories give the same regrets, strategy sums, regret stamps, share of pairs left out,
+    best responses and value, bit for bit."""
+    cfg = config_for(toy_cap=TOY, ladder=(1, 3, 6, 9, 12), storage="float32")
+    one = FullSolver(cfg, schedule=schedule).allocate()
+    three = FullSolver(cfg, schedule=schedule).allocate()
+    three.histories_one_pass = False
+    t = one.tree
+    last = np.flatnonzero(t.kind == K.LAST)
+    # the follower holds one card a state at every such node: each takes the one-pass path
+    assert len(last) > 0
+    assert (t.n_edges[last] == t.n[last, t.actor[last]]).all()
+    assert one.lazy() and one.histories_apart
+    one.iterate(8)
+    three.iterate(8)
+    assert one.dead_share == three.dead_share > 0.1
+    a, b = one._arrays(), three._arrays()
+    for name, arr in a.items():
+        assert np.array_equal(arr, b[name]), name
+    assert one.best_response_values() == three.best_response_values()
+    assert one.value() == three.value()
+
+
 @pytest.mark.parametrize("storage", ["float32", "int16"])
 def test_leaving_out_dead_nodes_changes_no_number(storage):
     """The CFR walks leave out the betting nodes the opponent reaches with probability
@@ -708,18 +735,20 @@ def test_lab_bench_full_says_what_leaving_out_dead_nodes_buys(capsys):
     """`lab bench full` reports the share of (node, hand) pairs left out; with
     --no-prune none is, and the exploitabilities are those of leaving them out with
     --eager-discount; the lazy discounts (the default) leave out the same share and give
-    the same exploitabilities but for rounding (float32: 1e-7; 16 bits: 1e-4)."""
+    the same exploitabilities but for rounding (float32: 1e-7; 16 bits: 1e-4); with
+    --three-pass (the round-3 showdown nodes in three passes) the very same figures."""
     from lab.cli import main
 
     runs = []
     for storage, extra in (("float32", ["--eager-discount"]), ("float32", ["--no-prune"]),
-                           ("int16", []), ("int16", ["--eager-discount"]), ("float32", [])):
+                           ("int16", []), ("int16", ["--eager-discount"]), ("float32", []),
+                           ("float32", ["--three-pass"])):
         assert main(["bench", "full", "--toy", "2,2,2,1", "--ladder", "1,3,6",
                      "--max-iterations", "6", "--check-every", "3", "--target", "1e-12",
                      "--storage", storage, "--schedules", "dcfr", *extra]) == 0
         lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
         runs.append([x for x in lines if "left_out" in x])
-    pruned, full, lazy, eager, lazy32 = runs
+    pruned, full, lazy, eager, lazy32, three_pass = runs
     assert [x["iterations"] for x in pruned] == [3, 6]
     assert all(x["left_out"] > 0.1 for x in pruned) and all(x["left_out"] == 0 for x in full)
     assert [x["exploitability"] for x in pruned] == pytest.approx(
@@ -730,6 +759,8 @@ def test_lab_bench_full_says_what_leaving_out_dead_nodes_buys(capsys):
     assert [x["left_out"] for x in lazy32] == [x["left_out"] for x in pruned]
     assert [x["exploitability"] for x in lazy32] == pytest.approx(
         [x["exploitability"] for x in pruned], abs=1e-7)
+    assert [(x["exploitability"], x["left_out"]) for x in three_pass] == [
+        (x["exploitability"], x["left_out"]) for x in lazy32]
 
 
 def test_lab_bench_full_runs_each_storage_and_plots_the_curves(tmp_path, capsys):

@@ -14,7 +14,9 @@ target of 0.001 points per hand); the targets: that exploitability within 30 min
 cores and 12 GB.
 ``--no-prune`` walks those pairs too (the same numbers), to measure what leaving them
 out buys; ``--eager-discount`` leaves them out but still discounts their regrets at every
-iteration (the same numbers as ``--no-prune``) instead of when they are next reached.
+iteration (the same numbers as ``--no-prune``) instead of when they are next reached;
+``--three-pass`` works the round-3 showdown nodes in three passes over all their entering
+histories instead of one history at a time (the same numbers), to measure what that buys.
 
 ``--checkpoint DIR`` makes the run resumable (kill it, run the same command
 again); ``--toy 2,2,2,1 --ladder 1,3,6`` runs a reduced configuration;
@@ -106,6 +108,10 @@ def main(argv) -> int:
     p.add_argument("--eager-discount", action="store_true",
                    help="leave those nodes out but discount their regrets at every iteration "
                         "(the numbers of --no-prune) instead of when they are next reached")
+    p.add_argument("--three-pass", action="store_true",
+                   help="work the round-3 showdown nodes in three passes over all their "
+                        "entering histories, not one history at a time (the same numbers, "
+                        "slower: to measure what the one pass buys)")
     args = p.parse_args(argv)
     schedules = schedules_of(args.schedules)
     storages = storages_of(args.storage)
@@ -130,6 +136,7 @@ def main(argv) -> int:
             solver = FullSolver(config, threads=args.threads, schedule=schedule)
             solver.prune_dead = not args.no_prune
             solver.lazy_discount = not args.eager_discount
+            solver.histories_one_pass = not args.three_pass
             curves[name] = _run(solver, args, checkpoint, t_compile, bandwidth,
                                  copy_threads)
     if len(curves) > 1:

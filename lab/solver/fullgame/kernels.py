@@ -51,6 +51,16 @@ no betting node at all: :func:`_showdown` writes its values from its entering re
 (:func:`forced_alone`, ``Step.apart``). In a lazy ``CFR`` walk so does a dead history
 entering there (the opponent reaches it with probability zero): its values are zero.
 
+A lazy ``CFR`` walk on float32 storage (the stored solves' settings) works a round-3
+showdown node (``LAST``) one entering history at a time (:func:`last_node_by_history`,
+``Step.one_pass``): a history's betting nodes are enumerated, walked forward, shown down
+and walked back before the next history's, in the first rows of the depth's buffers, with
+the numbers of the three passes over the whole node (:func:`prepare_node`,
+:func:`_showdown`, :func:`_finish`) that the other walks keep: a best response for a
+policy's action values reads every betting node's values after the walk. Both forms share
+the per-node pieces (:func:`reach_through`, :func:`answer_strategy`,
+:func:`showdown_values`, :func:`card_raise_regrets`, ...).
+
 Terminal values use the deal weights ``W[hand_u, hand_o]`` of the two lists:
 a run pays the raiser the accepted value, an END card node pays its winner the
 accepted value, a round-3 showdown pays according to the follower's last card
@@ -135,7 +145,7 @@ turn is the forced card, :func:`forced_alone`, and in a lazy ``CFR`` walk the de
 
 Step = namedtuple("Step", ["u", "mode", "pos", "neg", "avg", "win", "lose", "ladder", "Wu",
                            "plus", "predictive", "nxt", "masked", "prune", "lazy", "it",
-                           "fpos", "fneg", "apart"])
+                           "fpos", "fneg", "apart", "one_pass"])
 """One walk: seat ``u``, mode, Discounted CFR factors (positive and negative regrets,
 strategy sums), payoffs ``win`` / ``lose`` over the ``ladder``, ``u``'s deal weights;
 the schedule's ``plus`` floor and ``predictive`` matching with ``nxt``, the next
@@ -152,7 +162,9 @@ iteration did not update are discounted after it, :func:`discount_untouched_sums
 every iteration up to it (index = iteration); ``apart``: the histories entering a ``LAST``
 node whose turn is the forced card alone, and in a lazy ``CFR`` walk the dead ones, get no
 betting node (:func:`prepare_node`; the same numbers; without it, every betting node's
-values are in ``W`` after the walk)."""
+values are in ``W`` after the walk); ``one_pass`` (with ``apart``, in a lazy ``CFR`` walk on
+float32 storage): a ``LAST`` node is worked one entering history at a time
+(:func:`last_node_by_history`; the same numbers)."""
 
 
 @njit(cache=True, inline="always")
@@ -462,6 +474,78 @@ def prefetch_sums(S, start, count):
         prefetch_range(S.cum16, start, count)
 
 
+@njit(cache=True, inline="always")
+def reach_through(T, W, d, k, par, gid, a, o, E, ro, no_, prune):
+    """RI[d, ro + k * no_ + i]: the opponent ``o``'s reach at betting node ``k`` (template node
+    ``gid``) from its parent ``par`` (rows of W.KI), times his strategy where the move from
+    ``par`` to ``k`` is his: the raise of his T node or his answer to a raise. Returns True
+    where that leaves him reaching ``k`` with probability zero for every pair (with
+    ``prune``; a move of the walker's never makes a node dead)."""
+    RI, SIG = W.RI, W.SIG
+    for i in range(no_):
+        RI[d, ro + k * no_ + i] = RI[d, ro + par * no_ + i]
+    pg = W.KI[d, par, 0]
+    ps = W.KI[d, par, 4]
+    # o's strategy at par for the move to k: the raise of his T node (SIG[ps + E + i]) or
+    # his answer to a raise (SIG[ps + 3 i + col])
+    first, step = -1, 0
+    if T.t_kind[pg] == T_NODE:
+        if a == o:
+            first, step = ps + E, 1
+    elif T.t_answerer[pg] == o:
+        first, step = ps + (0 if T.t_kind[gid] == T_NODE else 2), 3
+    if first < 0:
+        return False
+    dead = prune
+    for i in range(no_):
+        r = RI[d, ro + k * no_ + i] * SIG[d, first + step * i]
+        RI[d, ro + k * no_ + i] = r
+        if r != 0.0:
+            dead = False
+    return dead
+
+
+@njit(cache=True, inline="always")
+def card_or_raise_strategy(S, use_cum, ks, E, na, SIG, d, so):
+    """:func:`card_or_raise` from the regrets regret matching reads (``S.pred*``, floored at
+    zero) or, with ``use_cum``, from the strategy sums."""
+    if use_cum:
+        if S.wide:
+            card_or_raise(S.cum32, False, ks, E, na, SIG, d, so)
+        else:
+            card_or_raise(S.cum16, False, ks, E, na, SIG, d, so)
+    elif S.wide:
+        card_or_raise(S.pred32, True, ks, E, na, SIG, d, so)
+    else:
+        card_or_raise(S.pred16, True, ks, E, na, SIG, d, so)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def answer_strategy(S, use_cum, ks, nb, n_ans, SIG, d, so, TMP):
+    """The strategy of a Q node (``nb`` states of the answerer, ``n_ans`` answers a state,
+    their slots from ``ks`` on) into SIG[d, so + 3 i + answer]: matched from the regrets
+    regret matching reads (``S.pred*``, floored at zero) or, with ``use_cum``, from the
+    strategy sums; uniform where they are all zero."""
+    wide = S.wide
+    for i in range(nb):
+        tot = 0.0
+        for q in range(n_ans):
+            sl = ks + i * n_ans + q
+            if use_cum:
+                xv = S.cum32[sl] if wide else np.float64(S.cum16[sl])
+            else:
+                xv = S.pred32[sl] if wide else np.float64(S.pred16[sl])
+                if xv < 0.0:
+                    xv = 0.0
+            TMP[1, q] = xv
+            tot += xv
+        for x in range(3):
+            SIG[d, so + 3 * i + x] = ((TMP[1, x] / tot if tot > 0.0 else 1.0 / n_ans)
+                                      if x < n_ans else 0.0)
+    return 0
+
+
 @njit(cache=True, _nrt=False)
 def prepare_node(c, d, H, T, S, W, P, apart):
     """Enumerate the betting nodes of card node ``c``, their strategies and reach; zero
@@ -572,25 +656,7 @@ def prepare_node(c, d, H, T, S, W, P, apart):
                     for i in range(no_):
                         RI[d, ro + k * no_ + i] = ENT[d, eo + h * no_ + i]
                 else:
-                    for i in range(no_):
-                        RI[d, ro + k * no_ + i] = RI[d, ro + par * no_ + i]
-                    pg = KI[d, par, 0]
-                    ps = KI[d, par, 4]
-                    # o's strategy at par for the move to k: the raise of his T node
-                    # (SIG[ps + E + i]) or his answer to a raise (SIG[ps + 3 i + col])
-                    first, step = -1, 0
-                    if t_kind[pg] == T_NODE:
-                        if a == o:
-                            first, step = ps + E, 1
-                    elif t_answerer[pg] == o:
-                        first, step = ps + (0 if t_kind[gid] == T_NODE else 2), 3
-                    if first >= 0:
-                        dead = prune
-                        for i in range(no_):
-                            r = RI[d, ro + k * no_ + i] * SIG[d, first + step * i]
-                            RI[d, ro + k * no_ + i] = r
-                            if r != 0.0:
-                                dead = False
+                    dead = reach_through(T, W, d, k, par, gid, a, o, E, ro, no_, prune)
             DK[d, k] = 1 if dead else 0
             if dead:
                 n_dead += 1
@@ -640,15 +706,7 @@ def prepare_node(c, d, H, T, S, W, P, apart):
                     SIG[d, so + e] = 1.0
                 continue
             if not choice:   # one card move a state, or the raise
-                if use_cum_a:
-                    if wide:
-                        card_or_raise(cum32, False, ks, E, na, SIG, d, so)
-                    else:
-                        card_or_raise(cum16, False, ks, E, na, SIG, d, so)
-                elif wide:
-                    card_or_raise(reg32, True, ks, E, na, SIG, d, so)
-                else:
-                    card_or_raise(reg16, True, ks, E, na, SIG, d, so)
+                card_or_raise_strategy(S, use_cum_a, ks, E, na, SIG, d, so)
                 continue
             for i in range(na):
                 es = pair_edge_start[pa + i]
@@ -674,24 +732,9 @@ def prepare_node(c, d, H, T, S, W, P, apart):
                     SIG[d, so + E + i] = TMP[1, m] / tot if tot > 0.0 else 1.0 / nsl
         else:
             b = t_answerer[gid]
-            nb = nn[c, b]
-            n_ans = 3 if t_child_b[gid] >= 0 else 2
             use_cum_b = mode == AVERAGE or (mode == BEST and b != u)
-            for i in range(nb):
-                tot = 0.0
-                for q in range(n_ans):
-                    sl = ks + i * n_ans + q
-                    if use_cum_b:
-                        xv = cum32[sl] if wide else np.float64(cum16[sl])
-                    else:
-                        xv = reg32[sl] if wide else np.float64(reg16[sl])
-                        if xv < 0.0:
-                            xv = 0.0
-                    TMP[1, q] = xv
-                    tot += xv
-                for x in range(3):
-                    SIG[d, so + 3 * i + x] = ((TMP[1, x] / tot if tot > 0.0 else 1.0 / n_ans)
-                                              if x < n_ans else 0.0)
+            answer_strategy(S, use_cum_b, ks, nn[c, b], 3 if t_child_b[gid] >= 0 else 2, SIG,
+                            d, so, TMP)
     if cfr:
         for f in range(NF):
             if ED[d, W.FH[d, f]] != 0:
@@ -715,83 +758,100 @@ def prepare_node(c, d, H, T, S, W, P, apart):
     return K, TT, NF
 
 
+@njit(cache=True, inline="always")
+def showdown_stakes(P, kv):
+    """(gain, loss): ``u``'s payoff of a showdown he wins and of one he loses, played for
+    the ladder's ``kv``-th value."""
+    v = P.ladder[kv]
+    return v * P.win[kv], -v * P.lose[kv]
+
+
+@njit(cache=True, inline="always")
+def follower_results(c, a, na, pa, T, P, won):
+    """won[i]: 1 if ``u`` wins the showdown of ``LAST`` node ``c`` when its follower ``a``
+    holds his ``i``-th pair (his last card against the public lead), -1 if he loses it, 0 if
+    it scores nothing (the same at every T node)."""
+    for i in range(na):
+        w = showdown_winner(T.showdown, c, T.pair_level[pa + i], T.lead[c])
+        won[i] = 1.0 if w == P.u else (-1.0 if w == 1 - P.u else 0.0)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def showdown_values(W, d, u_moves, ro, vo, so, na, nu, nopp, gain, loss, won):
+    """The follower's forced last card at one T node of a ``LAST`` node: when ``u`` is the
+    follower (``u_moves``) his card values EV[d, so + i], else his values VI[d, vo + i]
+    summed over the follower's pairs (his reach and strategy); ``ro``: where the opponent's
+    reach at the node starts in RI[d]; ``won``: :func:`follower_results`."""
+    acc = W.TMP[5]
+    if u_moves:
+        deal_sums(W.WC[d], nu, nopp, W.RI[d, ro:ro + nopp], acc)
+        for i in range(na):
+            W.EV[d, so + i] = acc[i] * showdown_payoff(won[i], gain, loss)
+        return 0
+    for j in range(na):
+        W.TMP[2, j] = W.RI[d, ro + j] * W.SIG[d, so + j] * showdown_payoff(won[j], gain, loss)
+    deal_sums(W.WC[d], nu, nopp, W.TMP[2], acc)
+    for i in range(nu):
+        W.VI[d, vo + i] += acc[i]
+    return 0
+
+
+@njit(cache=True, inline="always")
+def forced_turn_values(W, d, h, u_moves, eo, na, nu, nopp, gain, loss, won, best):
+    """``u``'s values W.OUT[d, h * nu + i] of a live history ``h`` entering a ``LAST`` node
+    whose turn is the forced card alone: the numbers its one T node would give, from the
+    opponent's entering reach (ENT[d] from ``eo`` on, one row per history); ``best``: a
+    best response's walk."""
+    acc = W.TMP[5]
+    if u_moves:   # the opponent's reach as entered; the card's value, played for sure
+        deal_sums(W.WC[d], nu, nopp, W.ENT[d, eo + h * nopp:eo + (h + 1) * nopp], acc)
+        for i in range(na):
+            ev = acc[i] * showdown_payoff(won[i], gain, loss)
+            W.OUT[d, h * nu + i] = ev if best else 0.0 + 1.0 * ev
+        return 0
+    for j in range(na):
+        W.TMP[2, j] = W.ENT[d, eo + h * na + j] * 1.0 * showdown_payoff(won[j], gain, loss)
+    deal_sums(W.WC[d], nu, nopp, W.TMP[2], acc)
+    for i in range(nu):
+        W.OUT[d, h * nu + i] = 0.0 + acc[i]
+    return 0
+
+
 @njit(cache=True, _nrt=False)
 def _showdown(c, d, H, T, W, P, K, TT, NF):
     """The round-3 follower's forced last card: showdown values of every T node, and the
     values ``W.OUT[d]`` of the ``NF`` of the ``H`` entering histories set apart (``W.FH``):
     zero for a dead one, else (the turn is that card alone) from their entering reach, the
     numbers the T node of each would give."""
-    (actor, showdown, lead, pair_start, nn, pair_level, t_value) = (
-        T.actor, T.showdown, T.lead, T.pair_start, T.nn, T.pair_level, T.t_value)
-    RI, VI, SIG, EV, KI, TMP, WC, TK = W.RI, W.VI, W.SIG, W.EV, W.KI, W.TMP, W.WC, W.TK
-    u, win, lose, ladder = P.u, P.win, P.lose, P.ladder
-    a = actor[c]
-    o = 1 - a
+    nn, KI, TK, OUT = T.nn, W.KI, W.TK, W.OUT
+    u = P.u
+    a = T.actor[c]
     n0 = nn[c, 0]
-    na, no_ = nn[c, a], nn[c, o]
-    nu = nn[c, u]
-    p0 = pair_start[c]
-    pa = p0 + (n0 if a == 1 else 0)
-    nopp = nn[c, 1 - u]
-    r0 = 0
-    r1 = K * n0
-    # the follower's forced last card: a showdown against the public lead; TMP[0]: 1 if u
-    # wins it, -1 if he loses it, 0 if it scores nothing, per follower's pair (the same at
-    # every T node)
-    pl = pa
-    lead_lv = lead[c]
-    won = TMP[0]
-    for i in range(na):
-        w = showdown_winner(showdown, c, pair_level[pl + i], lead_lv)
-        won[i] = 1.0 if w == u else (-1.0 if w == 1 - u else 0.0)
-    acc = TMP[5]
+    na, nu, nopp = nn[c, a], nn[c, u], nn[c, 1 - u]
+    pa = T.pair_start[c] + (n0 if a == 1 else 0)
+    u_moves = u == a
+    won = W.TMP[0]
+    follower_results(c, a, na, pa, T, P, won)
     cfr = P.mode == CFR
+    ro = 0 if u == 1 else K * n0   # the opponent's reach in RI[d], one row per node
     for t in range(TT):
         k = TK[d, t]
         if cfr and W.DK[d, k] != 0:   # dead: u's values there stay zero
             continue
-        gid = KI[d, k, 0]
-        so = KI[d, k, 4]
-        kv = t_value[gid]
-        v = ladder[kv]
-        gain = v * win[kv]
-        loss = -v * lose[kv]
-        if u == a:
-            ro = (r0 if o == 0 else r1) + k * no_
-            deal_sums(WC[d], nu, nopp, RI[d, ro:ro + nopp], acc)
-            for i in range(na):
-                EV[d, so + i] = acc[i] * showdown_payoff(won[i], gain, loss)
-        else:
-            ra = (r0 if a == 0 else r1) + k * na
-            for j in range(na):
-                TMP[2, j] = RI[d, ra + j] * SIG[d, so + j] * showdown_payoff(won[j], gain, loss)
-            deal_sums(WC[d], nu, nopp, TMP[2], acc)
-            for i in range(nu):
-                VI[d, k * nu + i] += acc[i]
-    ENT, OUT, ES, ED = W.ENT, W.OUT, W.ES, W.ED
-    ea = 0 if a == 0 else H * n0        # the follower's entering reach, [history, pair]
-    eb = 0 if 1 - u == 0 else H * n0    # u's opponent's
+        gain, loss = showdown_stakes(P, T.t_value[KI[d, k, 0]])
+        showdown_values(W, d, u_moves, ro + k * nopp, k * nu, KI[d, k, 4], na, nu, nopp, gain,
+                        loss, won)
+    eo = 0 if u == 1 else H * n0   # the opponent's entering reach, one row per history
     for f in range(NF):
         h = W.FH[d, f]
-        if cfr and ED[d, h] != 0:   # dead: u's values there are zero
+        if cfr and W.ED[d, h] != 0:   # dead: u's values there are zero
             for i in range(nu):
                 OUT[d, h * nu + i] = 0.0
             continue
-        kv = t_value[T.t_start[a, ES[d, h]]]
-        v = ladder[kv]
-        gain = v * win[kv]
-        loss = -v * lose[kv]
-        if u == a:   # the opponent's reach as entered; the card's value, played for sure
-            deal_sums(WC[d], nu, nopp, ENT[d, eb + h * nopp:eb + (h + 1) * nopp], acc)
-            for i in range(na):
-                ev = acc[i] * showdown_payoff(won[i], gain, loss)
-                OUT[d, h * nu + i] = ev if P.mode == BEST else 0.0 + 1.0 * ev
-        else:
-            for j in range(na):
-                TMP[2, j] = ENT[d, ea + h * na + j] * 1.0 * showdown_payoff(won[j], gain, loss)
-            deal_sums(WC[d], nu, nopp, TMP[2], acc)
-            for i in range(nu):
-                OUT[d, h * nu + i] = 0.0 + acc[i]
+        gain, loss = showdown_stakes(P, T.t_value[T.t_start[a, W.ES[d, h]]])
+        forced_turn_values(W, d, h, u_moves, eo, na, nu, nopp, gain, loss, won,
+                           P.mode == BEST)
     return 0
 
 
@@ -935,6 +995,123 @@ def add_raise(d, kq, nu, so, E, i, val, best, W):
     return val, (ev if ev > best else best)
 
 
+@njit(cache=True, inline="always")
+def card_raise_sums(S, W, P, d, ro, ks, so, E, na, cs):
+    """TMP row 4: the opponent's new strategy sums at a T node where each of his ``na``
+    states holds one card move (edge ``i`` of state ``i``) and may raise: his old sums (scale
+    ``cs``) discounted by the schedule, plus his reach (RI[d, ro + i]) times his strategy."""
+    wide, cum32, cum16, TMP, RI, SIG = S.wide, S.cum32, S.cum16, W.TMP, W.RI, W.SIG
+    avg = P.avg
+    for i in range(na):
+        ri = RI[d, ro + i]
+        TMP[4, i] = ((cum32[ks + i] if wide else cum16[ks + i]) * cs * avg
+                     + ri * SIG[d, so + i])
+        e = E + i
+        TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e]) * cs * avg
+                     + ri * SIG[d, so + e])
+    return 0
+
+
+@njit(cache=True, inline="always")
+def card_raise_values(W, d, k, kq, nu, so, E, na, best_mode):
+    """``u``'s values VI[d, k * nu + i] at his T node ``k`` where each state holds one card
+    move (its value EV[d, so + i]) and, where ``kq`` >= 0, may raise (the Q node ``kq``
+    after it): the strategy's mix, or with ``best_mode`` the best of them."""
+    for i in range(na):
+        ev = W.EV[d, so + i]
+        val = 0.0 + W.SIG[d, so + i] * ev
+        best = ev if ev > -np.inf else -np.inf
+        if kq >= 0:
+            val, best = add_raise(d, kq, nu, so, E, i, val, best, W)
+        W.VI[d, k * nu + i] = best if best_mode else val
+    return 0
+
+
+@njit(cache=True, inline="always")
+def card_raise_regrets(S, W, P, d, k, ks, so, E, na, nu, rs, lag, gp, gn):
+    """TMP row 3 (and 6): ``u``'s new regrets at that T node (:func:`card_raise_values`
+    first), the card's at ``ks + i`` and the raise's at ``ks + E + i`` (16 bits: scale
+    ``rs``; ``lag``, ``gp``, ``gn``: :func:`catch_up`)."""
+    wide, reg32, reg16, TMP, VI, EV = S.wide, S.reg32, S.reg16, W.TMP, W.VI, W.EV
+    for i in range(na):
+        vi = VI[d, k * nu + i]
+        r = caught_up(reg32[ks + i] if wide else reg16[ks + i] * rs, lag, gp, gn)
+        new_regret(r, EV[d, so + i], vi, P.pos, P.neg, P.plus, P.predictive, P.nxt, TMP, i)
+        e = E + i
+        r = caught_up(reg32[ks + e] if wide else reg16[ks + e] * rs, lag, gp, gn)
+        new_regret(r, EV[d, so + e], vi, P.pos, P.neg, P.plus, P.predictive, P.nxt, TMP, e)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def answers_of_walker(S, W, P, d, k, kacc, krr, ks, so, pub, ro, nb, nopp, n_ans, sgn, rs,
+                      cfr):
+    """``u`` answers the raise of Q node ``k``: his values VI[d, k * nu + i] (accept: the
+    node ``kacc``, run: the raiser scores the accepted value, ``sgn`` to ``u`` a unit of
+    the opponent's reach RI[d, ro + j] through the deal weights, re-raise: the node ``krr``),
+    and in a ``CFR`` walk his regrets, written."""
+    wide, reg32, reg16, TMP, VI, SIG = S.wide, S.reg32, S.reg16, W.TMP, W.VI, W.SIG
+    nu = nb
+    lag, gp, gn = False, 1.0, 1.0
+    if cfr:
+        lag, gp, gn = catch_up(pub, S, P)
+    deal_sums(W.WC[d], nu, nopp, W.RI[d, ro:ro + nopp], TMP[5])
+    for i in range(nu):
+        TMP[5, i] = sgn * TMP[5, i]
+    for i in range(nb):
+        ev_acc = VI[d, kacc * nu + i]
+        ev_run = TMP[5, i]
+        ev_rr = VI[d, krr * nu + i] if krr >= 0 else 0.0
+        s_acc = SIG[d, so + 3 * i]
+        s_run = SIG[d, so + 3 * i + 1]
+        s_rr = SIG[d, so + 3 * i + 2]
+        val = s_acc * ev_acc + s_run * ev_run + s_rr * ev_rr
+        best = max(ev_acc, ev_run)
+        if krr >= 0 and ev_rr > best:
+            best = ev_rr
+        vi = best if P.mode == BEST else val
+        VI[d, k * nu + i] = vi
+        if cfr:
+            for x in range(n_ans):
+                ev = ev_acc if x == 0 else (ev_run if x == 1 else ev_rr)
+                sl = ks + i * n_ans + x
+                r = caught_up(reg32[sl] if wide else reg16[sl] * rs, lag, gp, gn)
+                new_regret(r, ev, vi, P.pos, P.neg, P.plus, P.predictive, P.nxt, TMP,
+                           i * n_ans + x)
+    if cfr:
+        store_regrets(ks, nb * n_ans, pub, S, TMP, P.predictive)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def answers_of_opponent(S, W, P, d, k, kacc, krr, ks, so, pub, rb, nb, nu, nopp, n_ans, sgn,
+                        cs, cfr):
+    """The opponent answers the raise of Q node ``k`` (his reach RI[d, rb + j]): ``u``'s
+    values VI[d, k * nu + i] (accept and re-raise: the nodes ``kacc`` and ``krr``; run: the
+    raiser scores the accepted value, ``sgn`` to ``u``), and in a ``CFR`` walk the
+    opponent's strategy sums (scale ``cs``), written."""
+    cum32, cum16, wide, TMP, RI, VI, SIG = S.cum32, S.cum16, S.wide, W.TMP, W.RI, W.VI, W.SIG
+    for j in range(nb):
+        TMP[5, j] = RI[d, rb + j] * SIG[d, so + 3 * j + 1]
+    for i in range(nu):
+        val = VI[d, kacc * nu + i]
+        if krr >= 0:
+            val += VI[d, krr * nu + i]
+        VI[d, k * nu + i] = val
+    deal_sums(W.WC[d], nu, nopp, TMP[5], TMP[2])
+    for i in range(nu):
+        VI[d, k * nu + i] += sgn * TMP[2, i]
+    if cfr:   # the opponent's strategy sums: his reach x strategy
+        for j in range(nb):
+            rj = RI[d, rb + j]
+            for x in range(n_ans):
+                sl = ks + j * n_ans + x
+                TMP[4, j * n_ans + x] = ((cum32[sl] if wide else cum16[sl]) * cs
+                                         * P.avg + rj * SIG[d, so + 3 * j + x])
+        store_sums(ks, nb * n_ans, pub, S, TMP, P.it)
+    return 0
+
+
 @njit(cache=True, _nrt=False)
 def _finish(c, d, T, S, W, P, K):
     """Betting backward (values, regret and strategy-sum updates) and the values of the
@@ -945,7 +1122,7 @@ def _finish(c, d, T, S, W, P, K):
         T.t_kind, T.t_child_a, T.t_child_b, T.t_value, T.t_answerer)
     wide, reg32, reg16, rscale, cum32, cum16, cscale = (S.wide, S.reg32, S.reg16, S.rscale,
                                                         S.cum32, S.cum16, S.cscale)
-    OUT, RI, VI, SIG, EV, KI, TMP, WC = W.OUT, W.RI, W.VI, W.SIG, W.EV, W.KI, W.TMP, W.WC
+    OUT, RI, VI, SIG, EV, KI, TMP = W.OUT, W.RI, W.VI, W.SIG, W.EV, W.KI, W.TMP
     (u, mode, pos, neg, avg, win, lose, ladder, plus, predictive, nxt) = (
         P.u, P.mode, P.pos, P.neg, P.avg, P.win, P.lose, P.ladder, P.plus, P.predictive, P.nxt)
     a = actor[c]
@@ -988,13 +1165,7 @@ def _finish(c, d, T, S, W, P, K):
                         VI[d, k * nu + i] += VI[d, kq * nu + i]
                 if cfr and has_slots:   # the opponent's strategy sums: his reach x strategy
                     if not choice:   # one card move a state: edge i, then the raise
-                        for i in range(na):
-                            ri = RI[d, ro + k * na + i]
-                            TMP[4, i] = ((cum32[ks + i] if wide else cum16[ks + i]) * cs * avg
-                                         + ri * SIG[d, so + i])
-                            e = E + i
-                            TMP[4, e] = ((cum32[ks + e] if wide else cum16[ks + e]) * cs * avg
-                                         + ri * SIG[d, so + e])
+                        card_raise_sums(S, W, P, d, ro + k * na, ks, so, E, na, cs)
                     else:
                         for i in range(na):
                             es = pair_edge_start[pa + i]
@@ -1012,13 +1183,7 @@ def _finish(c, d, T, S, W, P, K):
             # one card move a state (edge i of state i), or the raise: written out, as the
             # general loops with that edge range were 2-3 % slower an iteration
             if not choice:
-                for i in range(na):
-                    ev = EV[d, so + i]
-                    val = 0.0 + SIG[d, so + i] * ev
-                    best = ev if ev > -np.inf else -np.inf
-                    if can_raise:
-                        val, best = add_raise(d, kq, nu, so, E, i, val, best, W)
-                    VI[d, k * nu + i] = best if mode == BEST else val
+                card_raise_values(W, d, k, kq, nu, so, E, na, mode == BEST)
             else:
                 for i in range(na):
                     es = pair_edge_start[pa + i]
@@ -1036,13 +1201,7 @@ def _finish(c, d, T, S, W, P, K):
             if cfr and has_slots:   # u's regrets
                 lag, gp, gn = catch_up(pub, S, P)
                 if not choice:
-                    for i in range(na):
-                        vi = VI[d, k * nu + i]
-                        r = caught_up(reg32[ks + i] if wide else reg16[ks + i] * rs, lag, gp, gn)
-                        new_regret(r, EV[d, so + i], vi, pos, neg, plus, predictive, nxt, TMP, i)
-                        e = E + i
-                        r = caught_up(reg32[ks + e] if wide else reg16[ks + e] * rs, lag, gp, gn)
-                        new_regret(r, EV[d, so + e], vi, pos, neg, plus, predictive, nxt, TMP, e)
+                    card_raise_regrets(S, W, P, d, k, ks, so, E, na, nu, rs, lag, gp, gn)
                 else:
                     for i in range(na):
                         es = pair_edge_start[pa + i]
@@ -1077,54 +1236,11 @@ def _finish(c, d, T, S, W, P, K):
             sgn = v * win[kv] if raiser == u else -v * lose[kv]
             # the run: the raiser scores the accepted value
             if u == b:
-                lag, gp, gn = False, 1.0, 1.0
-                if cfr:
-                    lag, gp, gn = catch_up(pub, S, P)
-                deal_sums(WC[d], nu, nopp, RI[d, ro + k * nopp:ro + (k + 1) * nopp], TMP[5])
-                for i in range(nu):
-                    TMP[5, i] = sgn * TMP[5, i]
-                for i in range(nb):
-                    ev_acc = VI[d, kacc * nu + i]
-                    ev_run = TMP[5, i]
-                    ev_rr = VI[d, krr * nu + i] if krr >= 0 else 0.0
-                    s_acc = SIG[d, so + 3 * i]
-                    s_run = SIG[d, so + 3 * i + 1]
-                    s_rr = SIG[d, so + 3 * i + 2]
-                    val = s_acc * ev_acc + s_run * ev_run + s_rr * ev_rr
-                    best = max(ev_acc, ev_run)
-                    if krr >= 0 and ev_rr > best:
-                        best = ev_rr
-                    vi = best if mode == BEST else val
-                    VI[d, k * nu + i] = vi
-                    if cfr:
-                        for x in range(n_ans):
-                            ev = ev_acc if x == 0 else (ev_run if x == 1 else ev_rr)
-                            sl = ks + i * n_ans + x
-                            r = caught_up(reg32[sl] if wide else reg16[sl] * rs, lag, gp, gn)
-                            new_regret(r, ev, vi, pos, neg, plus, predictive, nxt, TMP,
-                                       i * n_ans + x)
-                if cfr:
-                    store_regrets(ks, m, pub, S, TMP, predictive)
+                answers_of_walker(S, W, P, d, k, kacc, krr, ks, so, pub, ro + k * nopp, nb,
+                                  nopp, n_ans, sgn, rs, cfr)
             else:
-                rb = ro + k * nb
-                for j in range(nb):
-                    TMP[5, j] = RI[d, rb + j] * SIG[d, so + 3 * j + 1]
-                for i in range(nu):
-                    val = VI[d, kacc * nu + i]
-                    if krr >= 0:
-                        val += VI[d, krr * nu + i]
-                    VI[d, k * nu + i] = val
-                deal_sums(WC[d], nu, nopp, TMP[5], TMP[2])
-                for i in range(nu):
-                    VI[d, k * nu + i] += sgn * TMP[2, i]
-                if cfr:   # the opponent's strategy sums: his reach x strategy
-                    for j in range(nb):
-                        rj = RI[d, rb + j]
-                        for x in range(n_ans):
-                            sl = ks + j * n_ans + x
-                            TMP[4, j * n_ans + x] = ((cum32[sl] if wide else cum16[sl]) * cs
-                                                     * avg + rj * SIG[d, so + 3 * j + x])
-                    store_sums(ks, m, pub, S, TMP, P.it)
+                answers_of_opponent(S, W, P, d, k, kacc, krr, ks, so, pub, ro + k * nb, nb, nu,
+                                    nopp, n_ans, sgn, cs, cfr)
     # ---------------------------------------------------------- out: each history's root node
     # (those set apart by prepare_node have theirs from _showdown)
     for k in range(K):
@@ -1132,6 +1248,155 @@ def _finish(c, d, T, S, W, P, K):
             h = KI[d, k, 6]
             for i in range(nu):
                 OUT[d, h * nu + i] = VI[d, k * nu + i]
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def last_node_by_history(c, d, H, T, S, W, P):
+    """A ``LAST`` card node ``c`` at depth ``d`` in a lazy ``CFR`` walk on float32 storage, the
+    follower holding one card a state, worked one entering history after the other: the
+    numbers of :func:`prepare_node`, :func:`_showdown` and :func:`_finish` (the histories
+    set apart as there), but each history's betting nodes are enumerated, walked forward,
+    shown down and walked back at once, in the first rows of ``W``'s depth ``d`` (a history's
+    betting nodes depend on no other's). Writes ``W.OUT[d]`` and the updates, and counts
+    the pairs in ``W.DC``; ``W`` keeps no betting node's values after it."""
+    nn, slot_base, node_base, t_start, t_size, t_kind, t_parent, t_child_a, t_child_b = (
+        T.nn, T.slot_base, T.node_base, T.t_start, T.t_size, T.t_kind, T.t_parent,
+        T.t_child_a, T.t_child_b)
+    ENT, OUT, ES, RI, VI, SIG, KI, TMP, DK, ED = (W.ENT, W.OUT, W.ES, W.RI, W.VI, W.SIG, W.KI,
+                                                  W.TMP, W.DK, W.ED)
+    u = P.u
+    o = 1 - u
+    a = T.actor[c]
+    n0, n1 = nn[c, 0], nn[c, 1]
+    na, nu, no_ = nn[c, a], nn[c, u], nn[c, o]
+    E = na   # one card a state
+    p0 = T.pair_start[c]
+    pa = p0 + (n0 if a == 1 else 0)
+    deal_block(P.Wu, T.pair_hand, p0 + (n0 if u == 1 else 0), nu, p0 + (n0 if u == 0 else 0),
+               no_, W.WC, d)
+    u_moves = u == a
+    won = TMP[0]
+    follower_results(c, a, na, pa, T, P, won)
+    eo = 0 if o == 0 else H * n0   # the opponent's entering reach, one row per history
+    slot = slot_base[c]
+    node = node_base[c]
+    K = 0   # betting nodes walked
+    NF = 0   # histories set apart
+    n_dead = 0
+    n_dead_apart = 0
+    for h in range(H):
+        s = ES[d, h]
+        st = t_start[a, s]
+        G = t_size[a, s]
+        forced = forced_alone(T, a, s)
+        if forced or ED[d, h] != 0:   # set apart: no betting node
+            NF += 1
+            node += G
+            if not forced:   # (a forced turn alone stores nothing)
+                for g in range(G):
+                    slot += stored_entries(T, c, st + g, E, na)
+                n_dead_apart += G - 1
+            if ED[d, h] != 0:   # dead: u's values there are zero
+                n_dead += 1
+                for i in range(nu):
+                    OUT[d, h * nu + i] = 0.0
+            else:
+                gain, loss = showdown_stakes(P, T.t_value[st])
+                forced_turn_values(W, d, h, u_moves, eo, na, nu, no_, gain, loss, won, False)
+            continue
+        # its betting nodes: template node st + g is row g (KI columns as in prepare_node)
+        K += G
+        sig = 0
+        for g in range(G):
+            gid = st + g
+            KI[d, g, 0] = gid
+            KI[d, g, 2] = slot
+            KI[d, g, 3] = node
+            KI[d, g, 4] = sig
+            node += 1
+            slot += stored_entries(T, c, gid, E, na)
+            sig += E + na if t_kind[gid] == T_NODE else 3 * nn[c, T.t_answerer[gid]]
+        # forward: the opponent's reach; the strategies of the nodes he reaches
+        for g in range(G):
+            gid = KI[d, g, 0]
+            par = t_parent[gid]
+            if par < 0:
+                dead = False
+                for i in range(no_):
+                    RI[d, g * no_ + i] = ENT[d, eo + h * no_ + i]
+            else:
+                dead = DK[d, par] != 0 or reach_through(T, W, d, g, par, gid, a, o, E, 0, no_,
+                                                        True)
+            DK[d, g] = 1 if dead else 0
+            if dead:
+                n_dead += 1
+                continue
+            ks = KI[d, g, 2]
+            so = KI[d, g, 4]
+            pub = KI[d, g, 3]
+            if owner_of(T, c, gid) == o:   # what the backward pass will read
+                prefetch_sums(S, ks, stored_entries(T, c, gid, E, na))
+                prefetch(S.cscale, pub)
+                prefetch(S.cstamp, pub)
+            else:
+                prefetch(S.rstamp, pub)
+            if t_kind[gid] != T_NODE:
+                answer_strategy(S, False, ks, nn[c, T.t_answerer[gid]],
+                                3 if t_child_b[gid] >= 0 else 2, SIG, d, so, TMP)
+            elif t_child_a[gid] >= 0:
+                card_or_raise_strategy(S, False, ks, E, na, SIG, d, so)
+            else:   # the forced card alone
+                for e in range(E):
+                    SIG[d, so + e] = 1.0
+        for x in range(G * nu):
+            VI[d, x] = 0.0
+        for g in range(G):   # the follower's forced card: the showdowns
+            gid = KI[d, g, 0]
+            if t_kind[gid] == T_NODE and DK[d, g] == 0:
+                gain, loss = showdown_stakes(P, T.t_value[gid])
+                showdown_values(W, d, u_moves, g * no_, g * nu, KI[d, g, 4], na, nu, no_,
+                                gain, loss, won)
+        for g in range(G - 1, -1, -1):   # backward: values and updates
+            if DK[d, g] != 0:   # dead: values zero, the discounts wait (lazy)
+                continue
+            gid = KI[d, g, 0]
+            ks = KI[d, g, 2]
+            pub = KI[d, g, 3]
+            so = KI[d, g, 4]
+            cs = np.float64(S.cscale[pub])
+            if t_kind[gid] == T_NODE:
+                kq = t_child_a[gid]
+                if kq < 0:   # the forced card alone: nothing stored
+                    if u_moves:
+                        card_raise_values(W, d, g, kq, nu, so, E, na, False)
+                    continue
+                if not u_moves:
+                    for i in range(nu):
+                        VI[d, g * nu + i] += VI[d, kq * nu + i]
+                    card_raise_sums(S, W, P, d, g * na, ks, so, E, na, cs)
+                    store_sums(ks, E + na, pub, S, TMP, P.it)
+                    continue
+                card_raise_values(W, d, g, kq, nu, so, E, na, False)
+                lag, gp, gn = catch_up(pub, S, P)
+                card_raise_regrets(S, W, P, d, g, ks, so, E, na, nu, 1.0, lag, gp, gn)
+                store_regrets(ks, E + na, pub, S, TMP, P.predictive)
+                continue
+            b = T.t_answerer[gid]
+            kv = T.t_value[gid]
+            v = P.ladder[kv]
+            sgn = v * P.win[kv] if b != u else -v * P.lose[kv]   # the raiser is 1 - b
+            n_ans = 3 if t_child_b[gid] >= 0 else 2
+            if b == u:
+                answers_of_walker(S, W, P, d, g, t_child_a[gid], t_child_b[gid], ks, so, pub,
+                                  g * no_, nu, no_, n_ans, sgn, 1.0, True)
+            else:
+                answers_of_opponent(S, W, P, d, g, t_child_a[gid], t_child_b[gid], ks, so, pub,
+                                    g * no_, no_, nu, no_, n_ans, sgn, cs, True)
+        for i in range(nu):
+            OUT[d, h * nu + i] = VI[d, i]
+    W.DC[0] += (n_dead + n_dead_apart) * (n0 + n1)
+    W.DC[1] += (K + NF + n_dead_apart) * (n0 + n1)
     return 0
 
 
@@ -1163,8 +1428,19 @@ def depth_first(c0, d0, H0, T, S, W, P, stack):
     node[d] = c0
     hist[d] = H0
     entering = True
+    by_history = P.one_pass and P.apart and P.lazy and P.mode == CFR and S.wide
     while True:
         c = node[d]
+        if (entering and by_history and kind[c] == LAST
+                and T.n_edges[c] == T.nn[c, T.actor[c]]):
+            last_node_by_history(c, d, hist[d], T, S, W, P)
+            entering = False
+            if d == d0:
+                return 0
+            d -= 1   # back up: the node's values go to its parent
+            take_child_values(node[d], c, d, nt[d], T, P, W, W.OUT[d + 1])
+            nxt[d] = c + 1
+            continue
         if entering:   # this node's betting nodes; a showdown ends it at once
             K, TT, NF = prepare_node(c, d, hist[d], T, S, W, P, P.apart)
             nk[d] = K

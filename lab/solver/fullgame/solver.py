@@ -209,6 +209,10 @@ class FullSolver(Lifecycle):
         # and in a lazy CFR walk the dead ones, get no betting node (False: they do, for the
         # same numbers; see kernels.Step)
         self.histories_apart = True
+        # with them set apart, a lazy CFR walk on float32 storage works a round-3 showdown
+        # node one entering history at a time (False: in three passes over all of them, the
+        # same numbers; see kernels.last_node_by_history)
+        self.histories_one_pass = True
         self._factor_rows = (np.ones(1), np.ones(1))   # see _factors
         # the game's shape as the kernels take it (kernels.Tree)
         t, L, tm = self.tree, self.layout, self.templates
@@ -647,7 +651,8 @@ class FullSolver(Lifecycle):
                       ones if win is None else win, ones if lose is None else lose, lad,
                       self.weights[u], plus, predictive, float(nxt), bool(masked),
                       bool(self.prune_dead), self.lazy(), int(iteration), fpos, fneg,
-                      bool(self.histories_apart if apart is None else apart))
+                      bool(self.histories_apart if apart is None else apart),
+                      bool(self.histories_one_pass))
 
     def exploitability(self) -> float:
         """Mean of both seats' best-response gains: points per hand (or in the payoffs of
