@@ -50,7 +50,7 @@ def add_arguments(parser) -> None:
                         help=f"regret storage (default {FULL_SETTINGS['storage']})")
     parser.add_argument("--threads", type=count, default=1, metavar="N",
                         help="numba threads per solve (the same iterates; on an idle 2-core "
-                             "machine 2 threads take vira 4 to 0.001 in about 12 minutes)")
+                             "machine 2 threads take vira 4 to 0.001 in about 11 minutes)")
     parser.add_argument("--checkpoints", default=None, metavar="DIR",
                         help="save and resume each solve's state under DIR")
     parser.add_argument("--from", dest="start_vira", default=None, metavar="V",

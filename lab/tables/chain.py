@@ -52,7 +52,7 @@ class ChainStep:
 STEPS = (
     ChainStep("cardplay", ("cardplay", "cardplay_summary"), (), "about 20 s"),
     ChainStep("full", ("full_ev", "full_strategy", "full_summary"), (),
-              "about 12 min for vira 4 to 0.001 points per hand with two threads (20-24 min "
+              "about 11 min for vira 4 to 0.001 points per hand with two threads (20-24 min "
               "when the stored solves were made), 17-22 min then for each later one started "
               "from its solve (--from)", checkpoints=True),
     ChainStep("full_policy", ("full_policy",), ("full",), "about 1.5 min per vira",
