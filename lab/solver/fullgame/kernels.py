@@ -466,6 +466,25 @@ def stored_entries(T, c, gid, E, na):
 
 
 @njit(cache=True, inline="always")
+def template_entries(T, c, st, G, E, na):
+    """The regret entries of the ``G`` betting nodes of a template from node ``st`` on at card
+    node ``c`` (:func:`stored_entries` summed): what the storage offsets step over for a
+    history set apart."""
+    m = 0
+    for g in range(G):
+        m += stored_entries(T, c, st + g, E, na)
+    return m
+
+
+@njit(cache=True, inline="always")
+def strategy_width(T, c, gid, E, na):
+    """How many strategy (and action value) entries betting node ``gid`` takes in W.SIG and
+    W.EV at card node ``c``: a T node its card edges and one raise per state, a Q node three
+    answers per state of the answerer."""
+    return E + na if T.t_kind[gid] == T_NODE else 3 * T.nn[c, T.t_answerer[gid]]
+
+
+@njit(cache=True, inline="always")
 def prefetch_sums(S, start, count):
     """Hint the strategy sums ``start:start + count`` (float32 or 16 bits) into the cache."""
     if S.wide:
@@ -546,6 +565,21 @@ def answer_strategy(S, use_cum, ks, nb, n_ans, SIG, d, so, TMP):
     return 0
 
 
+@njit(cache=True, inline="always")
+def prefetch_update(T, S, c, gid, o, ks, pub, m):
+    """What a ``CFR`` walk's backward pass will read at betting node ``gid`` (``m`` entries
+    from slot ``ks``, public node ``pub``), asked for in its forward pass: the opponent
+    ``o``'s strategy sums, their scale and stamp at his nodes, the walker's regret stamp
+    at his own."""
+    if owner_of(T, c, gid) == o:
+        prefetch_sums(S, ks, m)
+        prefetch(S.cscale, pub)
+        prefetch(S.cstamp, pub)
+    else:
+        prefetch(S.rstamp, pub)
+    return 0
+
+
 @njit(cache=True, _nrt=False)
 def prepare_node(c, d, H, T, S, W, P, apart):
     """Enumerate the betting nodes of card node ``c``, their strategies and reach; zero
@@ -602,8 +636,7 @@ def prepare_node(c, d, H, T, S, W, P, apart):
             NF += 1
             node += t_size[a, s]
             if not forced:   # (a forced turn alone stores nothing)
-                for g in range(t_size[a, s]):
-                    slot += stored_entries(T, c, st + g, E, na)
+                slot += template_entries(T, c, st, t_size[a, s], E, na)
                 n_dead_apart += t_size[a, s] - 1
             continue
         base = K
@@ -622,13 +655,12 @@ def prepare_node(c, d, H, T, S, W, P, apart):
             if mode == BEST and owner_of(T, c, gid) != u:   # his average strategy, next
                 prefetch_sums(S, slot, m)
             slot += m
+            sig += strategy_width(T, c, gid, E, na)
             if t_kind[gid] == T_NODE:
                 KI[d, k, 5] = tcount
                 tcount += 1
-                sig += E + na
             else:
                 KI[d, k, 5] = -1
-                sig += 3 * nn[c, t_answerer[gid]]
         K += t_size[a, s]
     TT = tcount
     # RI layout at depth d: [k, mão pairs] block (K * n0), then [k, pé pairs] block
@@ -690,13 +722,7 @@ def prepare_node(c, d, H, T, S, W, P, apart):
         ks = KI[d, k, 2]
         so = KI[d, k, 4]
         if cfr:   # what the backward pass will read: the opponent's sums, u's stamp
-            pub = KI[d, k, 3]
-            if owner_of(T, c, gid) == o:
-                prefetch_sums(S, ks, stored_entries(T, c, gid, E, na))
-                prefetch(S.cscale, pub)
-                prefetch(S.cstamp, pub)
-            else:
-                prefetch(S.rstamp, pub)
+            prefetch_update(T, S, c, gid, o, ks, KI[d, k, 3], stored_entries(T, c, gid, E, na))
         if t_kind[gid] == T_NODE:
             can_raise = t_child_a[gid] >= 0
             has_slots = can_raise or choice
@@ -1294,8 +1320,7 @@ def last_node_by_history(c, d, H, T, S, W, P):
             NF += 1
             node += G
             if not forced:   # (a forced turn alone stores nothing)
-                for g in range(G):
-                    slot += stored_entries(T, c, st + g, E, na)
+                slot += template_entries(T, c, st, G, E, na)
                 n_dead_apart += G - 1
             if ED[d, h] != 0:   # dead: u's values there are zero
                 n_dead += 1
@@ -1316,7 +1341,7 @@ def last_node_by_history(c, d, H, T, S, W, P):
             KI[d, g, 4] = sig
             node += 1
             slot += stored_entries(T, c, gid, E, na)
-            sig += E + na if t_kind[gid] == T_NODE else 3 * nn[c, T.t_answerer[gid]]
+            sig += strategy_width(T, c, gid, E, na)
         # forward: the opponent's reach; the strategies of the nodes he reaches
         for g in range(G):
             gid = KI[d, g, 0]
@@ -1334,13 +1359,7 @@ def last_node_by_history(c, d, H, T, S, W, P):
                 continue
             ks = KI[d, g, 2]
             so = KI[d, g, 4]
-            pub = KI[d, g, 3]
-            if owner_of(T, c, gid) == o:   # what the backward pass will read
-                prefetch_sums(S, ks, stored_entries(T, c, gid, E, na))
-                prefetch(S.cscale, pub)
-                prefetch(S.cstamp, pub)
-            else:
-                prefetch(S.rstamp, pub)
+            prefetch_update(T, S, c, gid, o, ks, KI[d, g, 3], stored_entries(T, c, gid, E, na))
             if t_kind[gid] != T_NODE:
                 answer_strategy(S, False, ks, nn[c, T.t_answerer[gid]],
                                 3 if t_child_b[gid] >= 0 else 2, SIG, d, so, TMP)
@@ -1434,13 +1453,9 @@ def depth_first(c0, d0, H0, T, S, W, P, stack):
         if (entering and by_history and kind[c] == LAST
                 and T.n_edges[c] == T.nn[c, T.actor[c]]):
             last_node_by_history(c, d, hist[d], T, S, W, P)
+            nk[d] = -1   # worked whole: no backward pass left
+            nxt[d] = -1
             entering = False
-            if d == d0:
-                return 0
-            d -= 1   # back up: the node's values go to its parent
-            take_child_values(node[d], c, d, nt[d], T, P, W, W.OUT[d + 1])
-            nxt[d] = c + 1
-            continue
         if entering:   # this node's betting nodes; a showdown ends it at once
             K, TT, NF = prepare_node(c, d, hist[d], T, S, W, P, P.apart)
             nk[d] = K
@@ -1470,7 +1485,8 @@ def depth_first(c0, d0, H0, T, S, W, P, stack):
                 hist[d] = nt[d - 1]
                 entering = True
             continue
-        _finish(c, d, T, S, W, P, nk[d])
+        if nk[d] >= 0:
+            _finish(c, d, T, S, W, P, nk[d])
         if d == d0:
             return 0
         d -= 1   # back up: the child's values go to its parent
