@@ -52,6 +52,7 @@ from numba import njit
 
 from . import kernels as K
 from .pair_coder import MAGIC as MODEL_MAGIC, model_decode, model_encode
+from .tree import entering_states
 from ...errors import InputError
 
 QUANT = 255
@@ -62,49 +63,6 @@ END, LAST = 2, 1
 MERGED_CODES = 64
 """Key codes of merged keys: T nodes ``4 * value + last raiser + 1``, Q nodes ``32 + 4 *
 value + raiser``."""
-
-
-# ------------------------------------------------------------------ entering histories
-
-@njit(cache=True)
-def _fill_entering(n_enter, enter_start, flat, kind, actor, child_start, child_count,
-                   t_start, t_size, t_kind, t_exit):
-    """``flat[enter_start[c]:...]``: the betting states entering card node ``c``, in the
-    order the kernels number its histories (the T nodes of the parent, in order)."""
-    flat[0] = 0  # the root: value index 0, no raiser
-    out = np.empty(flat.shape[0] + 1, dtype=np.int64)
-    for c in range(kind.shape[0]):
-        if kind[c] == END or kind[c] == LAST:
-            continue
-        a = actor[c]
-        m = 0
-        for h in range(n_enter[c]):
-            s = flat[enter_start[c] + h]
-            st = t_start[a, s]
-            for g in range(t_size[a, s]):
-                if t_kind[st + g] == T_NODE:
-                    out[m] = t_exit[st + g]
-                    m += 1
-        for ch in range(child_start[c], child_start[c] + child_count[c]):
-            if n_enter[ch] != m:
-                return ch  # the layout disagrees: report the card node
-            for x in range(m):
-                flat[enter_start[ch] + x] = out[x]
-    return -1
-
-
-def entering_states(tree, layout, templates) -> tuple[np.ndarray, np.ndarray]:
-    """``(enter_start, states)``: card node ``c``'s entering betting states are
-    ``states[enter_start[c]:enter_start[c + 1]]`` (kernel order)."""
-    n_enter = np.ascontiguousarray(layout.n_enter, dtype=np.int64)
-    start = np.concatenate([[0], np.cumsum(n_enter)]).astype(np.int64)
-    flat = np.zeros(int(start[-1]), dtype=np.int64)
-    bad = _fill_entering(n_enter, start, flat, tree.kind, tree.actor, tree.child_start,
-                         tree.child_count, templates.start, templates.size, templates.kind,
-                         templates.exit_state)
-    if bad >= 0:
-        raise RuntimeError(f"card node {bad}: entering histories disagree with the layout")
-    return start, flat
 
 
 # ------------------------------------------------------------------ keys

@@ -119,7 +119,11 @@ Tree = namedtuple("Tree", [
     "slot_base", "node_base",
     # betting templates
     "t_start", "t_size", "t_kind", "t_parent", "t_child_a", "t_child_b", "t_value",
-    "t_exit", "t_answerer"])
+    "t_exit", "t_answerer",
+    # per card node: its public nodes, and where its entering histories start in the two
+    # arrays after it: per (LAST card node, entering history) the offsets of the history's
+    # first regret entry and first public node from the card node's (int32; zero elsewhere)
+    "node_count", "history_start", "history_slot", "history_node"])
 """The shape of the full game the kernels walk (:mod:`lab.solver.fullgame.tree`)."""
 
 Store = namedtuple("Store", ["wide", "reg32", "reg16", "rscale", "cum32", "cum16", "cscale",
@@ -1305,33 +1309,25 @@ def last_node_by_history(c, d, H, T, S, W, P):
     won = TMP[0]
     follower_results(c, a, na, pa, T, P, won)
     eo = 0 if o == 0 else H * n0   # the opponent's entering reach, one row per history
-    slot = slot_base[c]
-    node = node_base[c]
-    K = 0   # betting nodes walked
-    NF = 0   # histories set apart
-    n_dead = 0
-    n_dead_apart = 0
+    hs = T.history_start[c]
+    n_dead = 0   # dead betting nodes of live histories
+    n_live = 0   # betting nodes of live histories
+    for x in range(H * nu):   # a dead history's values: zero
+        OUT[d, x] = 0.0
     for h in range(H):
+        if ED[d, h] != 0:   # dead: nothing of its is read or written
+            continue
         s = ES[d, h]
         st = t_start[a, s]
         G = t_size[a, s]
-        forced = forced_alone(T, a, s)
-        if forced or ED[d, h] != 0:   # set apart: no betting node
-            NF += 1
-            node += G
-            if not forced:   # (a forced turn alone stores nothing)
-                slot += template_entries(T, c, st, G, E, na)
-                n_dead_apart += G - 1
-            if ED[d, h] != 0:   # dead: u's values there are zero
-                n_dead += 1
-                for i in range(nu):
-                    OUT[d, h * nu + i] = 0.0
-            else:
-                gain, loss = showdown_stakes(P, T.t_value[st])
-                forced_turn_values(W, d, h, u_moves, eo, na, nu, no_, gain, loss, won, False)
+        n_live += G
+        if forced_alone(T, a, s):   # set apart: no betting node
+            gain, loss = showdown_stakes(P, T.t_value[st])
+            forced_turn_values(W, d, h, u_moves, eo, na, nu, no_, gain, loss, won, False)
             continue
+        slot = slot_base[c] + T.history_slot[hs + h]
+        node = node_base[c] + T.history_node[hs + h]
         # its betting nodes: template node st + g is row g (KI columns as in prepare_node)
-        K += G
         sig = 0
         for g in range(G):
             gid = st + g
@@ -1414,8 +1410,32 @@ def last_node_by_history(c, d, H, T, S, W, P):
                                     g * no_, no_, nu, no_, n_ans, sgn, cs, True)
         for i in range(nu):
             OUT[d, h * nu + i] = VI[d, i]
-    W.DC[0] += (n_dead + n_dead_apart) * (n0 + n1)
-    W.DC[1] += (K + NF + n_dead_apart) * (n0 + n1)
+    # the dead histories' betting nodes count as dead, as prepare_node counts them
+    W.DC[0] += (n_dead + T.node_count[c] - n_live) * (n0 + n1)
+    W.DC[1] += T.node_count[c] * (n0 + n1)
+    return 0
+
+
+@njit(cache=True)
+def history_offsets(T, states):
+    """T.history_slot and T.history_node of every ``LAST`` card node's entering histories
+    (their betting states ``states``, :func:`~lab.solver.fullgame.tree.entering_states`):
+    the storage offsets :func:`last_node_by_history` starts each live history at, without
+    stepping over the histories before it."""
+    for c in range(T.kind.shape[0]):
+        if T.kind[c] != LAST:
+            continue
+        a = T.actor[c]
+        na = T.nn[c, a]
+        slot = 0
+        node = 0
+        for h in range(T.history_start[c], T.history_start[c + 1]):
+            st = T.t_start[a, states[h]]
+            G = T.t_size[a, states[h]]
+            T.history_slot[h] = slot
+            T.history_node[h] = node
+            slot += template_entries(T, c, st, G, T.n_edges[c], na)
+            node += G
     return 0
 
 

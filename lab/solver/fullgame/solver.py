@@ -54,8 +54,8 @@ from . import kernels as K
 from ..games.cardplay_game import CardplayGame
 from .game import LADDER
 from .packed import SUFFIX, PackedError, load_array, save_array
-from .tree import (CardTree, build_card_tree, build_templates, layout, share_among_threads,
-                   subtree_work)
+from .tree import (CardTree, build_card_tree, build_templates, entering_states, layout,
+                   share_among_threads, subtree_work)
 from ...errors import InputError
 from ...interrupts import interrupts_held
 from .. import cache
@@ -176,6 +176,11 @@ def game_layout(config: FullConfig, tree: CardTree, templates):
     return _LAYOUTS[key]
 
 
+HISTORY_ARRAYS = ("node_count", "history_start", "history_slot", "history_node")
+"""The arrays of :data:`~lab.solver.fullgame.kernels.Tree` the solver computes beyond the
+card tree and layout."""
+
+
 def _gib(x: float) -> str:
     return f"{x / 2**30:.2f} GiB"
 
@@ -216,12 +221,15 @@ class FullSolver(Lifecycle):
         self._factor_rows = (np.ones(1), np.ones(1))   # see _factors
         # the game's shape as the kernels take it (kernels.Tree)
         t, L, tm = self.tree, self.layout, self.templates
+        entering_start, states = entering_states(t, L, tm)
         self.shape = K.Tree(
             t.kind, t.actor, t.winner, t.showdown, t.lead, t.child_start, t.child_count,
             t.pair_start, t.n, t.n_edges, t.pair_hand, t.pair_level, t.pair_parent, t.pair_edge,
             t.pair_edge_start, t.pair_edge_count, L.slot_base, L.node_base,
             tm.start, tm.size, tm.kind, tm.parent, tm.child_a, tm.child_b, tm.value,
-            tm.exit_state, tm.answerer)
+            tm.exit_state, tm.answerer, L.n_t + L.n_q, entering_start,
+            np.zeros(states.shape[0], np.int32), np.zeros(states.shape[0], np.int32))
+        K.history_offsets(self.shape, states)
         # the root's subtrees, shared among the threads by the work each holds; a CFR walk
         # shares them by the live pairs each held in the same seat's previous walk
         cs, cc = t.child_start[0], t.child_count[0]
@@ -249,7 +257,7 @@ class FullSolver(Lifecycle):
     def memory_estimate(self) -> dict:
         """Bytes :meth:`allocate` will take: regrets + strategy sums (+ scales: two per
         public node in 16 bits, the sums' one in float32; and two iteration stamps per public
-        node), buffers, and the card tree and layout already held."""
+        node), buffers, and the card tree, layout and per-history offsets already held."""
         L = self.layout
         per = 8 if self.config.storage == "float32" else 4
         storage = L.n_slots * per + L.n_public * (4 if per == 8 else 8) + L.n_public * 8
@@ -258,6 +266,7 @@ class FullSolver(Lifecycle):
         buffers = self._buffer_bytes()
         held = sum(v.nbytes for v in vars(self.tree).values() if isinstance(v, np.ndarray))
         held += sum(v.nbytes for v in vars(L).values() if isinstance(v, np.ndarray))
+        held += sum(getattr(self.shape, name).nbytes for name in HISTORY_ARRAYS)
         return {"storage": storage, "buffers": buffers, "tree": held,
                 "total": storage + buffers + held}
 
