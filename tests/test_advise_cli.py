@@ -140,7 +140,7 @@ def test_at_a_normal_score_the_advice_says_what_points_play_leaks_there(policy):
 
 
 def test_root_advice_and_the_best_response_value(policy):
-    from lab.solver.fullgame import kernels as K
+    from lab.solver.fullgame.records import BEST
     from lab.solver.fullgame.line import dealt_state
 
     got = ok("--vira", VIRA, "--hand", MINE, "--seat", "mao")
@@ -161,7 +161,7 @@ def test_root_advice_and_the_best_response_value(policy):
     # the best action's value is the hand's best-response value: the solver's traversal
     # of the whole game with the mão best-responding, per root hand, over its deal weight
     solver = policy.solver()
-    cfv = solver.traverse(0, K.BEST)
+    cfv = solver.traverse(0, BEST)
     sl = policy.tree.pairs(0, 0)
     hands = policy.tree.pair_hand[sl]
     i = policy.pair_of(0, 0, state)

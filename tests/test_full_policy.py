@@ -14,7 +14,7 @@ import random
 import numpy as np
 import pytest
 
-from lab.solver.fullgame import kernels as K
+from lab.solver.fullgame.records import BEST
 from lab.solver.fullgame import compact as P
 from lab.solver.games.cardplay_game import COVER, decided
 from lab.solver.fullgame.solver import FullSolver, SolverStateError, config_for
@@ -599,7 +599,7 @@ def test_action_values_are_best_response_values_of_each_action(toy_policy, toy_g
             got = got[:, [index[int(s)] for s in privs[a]]]
             np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
             if not line.actions:  # the root
-                best = policy.solver().traverse(0, K.BEST)[[index[int(s)] for s in privs[0]]]
+                best = policy.solver().traverse(0, BEST)[[index[int(s)] for s in privs[0]]]
                 marginal = brute.W.sum(axis=1)[cls[privs[0]]]
                 np.testing.assert_allclose(np.nanmax(got, axis=0) * marginal, best,
                                            rtol=1e-9, atol=1e-12)

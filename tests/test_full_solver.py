@@ -15,7 +15,8 @@ from lab.solver.cfr import SCHEDULES, CFRSolver, schedule_of
 from lab.solver.fullgame.solver import (FullSolver, MemoryLimitError, SolverStateError,
                                         checkpoint_path, config_for)
 from lab.errors import InputError
-from lab.solver.fullgame import kernels as K, packed
+from lab.solver.fullgame import packed
+from lab.solver.fullgame.records import AVERAGE, END, LAST
 from lab.solver.fullgame.game import FullGame
 from lab.solver.fullgame.packed import load_array
 from lab.tables.full import (points_checkpoint, solve_game_full, solve_vira_full,
@@ -91,7 +92,7 @@ def assert_same_iterates(x: FullSolver, y: FullSolver, iterations: int = 8) -> N
 def test_histories_set_apart_change_no_number(storage):
     """The histories entering a round-3 showdown node whose turn is the forced card alone
     (the follower may not raise: he raised last, or 12 is accepted) get no betting node in
-    the walks (kernels.forced_alone), nor, in the lazy CFR walks, the dead ones (the
+    the walks (betting.forced_alone), nor, in the lazy CFR walks, the dead ones (the
     opponent reaches them with probability zero): the regrets, strategy sums, best
     responses, values and the share of pairs left out are the same, bit for bit, as with
     their betting nodes walked."""
@@ -100,7 +101,7 @@ def test_histories_set_apart_change_no_number(storage):
     whole = FullSolver(cfg, schedule="dcfr+").allocate()
     whole.histories_apart = False
     t, tm = apart.tree, apart.templates
-    last = t.kind == K.LAST
+    last = t.kind == LAST
     alone = (tm.size == 1) & (tm.child_a[tm.start] < 0)   # [actor, state]
     entering = apart.layout.hist[last]
     assert 0 < (entering * alone[t.actor[last]]).sum() < entering.sum()
@@ -110,7 +111,7 @@ def test_histories_set_apart_change_no_number(storage):
 @pytest.mark.parametrize("schedule", ["dcfr", "dcfr+"])
 def test_one_pass_by_history_changes_no_number(schedule):
     """A lazy CFR walk on float32 storage works each round-3 showdown node one entering
-    history at a time (kernels.last_node_by_history: each history's betting nodes walked
+    history at a time (last_node.last_node_by_history: each history's betting nodes walked
     forward, shown down and walked back at once); the three passes over all the node's
     histories give the same regrets, strategy sums, regret stamps, share of pairs left out,
     best responses and value, bit for bit."""
@@ -119,7 +120,7 @@ def test_one_pass_by_history_changes_no_number(schedule):
     three = FullSolver(cfg, schedule=schedule).allocate()
     three.histories_one_pass = False
     t = one.tree
-    last = np.flatnonzero(t.kind == K.LAST)
+    last = np.flatnonzero(t.kind == LAST)
     # the follower holds one card a state at every such node: each takes the one-pass path
     assert len(last) > 0
     assert (t.n_edges[last] == t.n[last, t.actor[last]]).all()
@@ -413,7 +414,7 @@ def test_real_vira_sizes_without_allocating():
 
 @pytest.mark.parametrize("toy_cap", [TOY, None])
 def test_where_each_state_holds_one_card_move_its_edge_is_the_state_s_index(toy_cap):
-    """The walks' short path for the round-3 cards (``kernels.card_or_raise``) takes edge
+    """The walks' short path for the round-3 cards (``betting.card_or_raise``) takes edge
     ``i`` as state ``i``'s one card move wherever a node has as many card edges as its
     actor has states; the card tree lays them out so, on the reduced and the real deck."""
     tree = FullSolver(config_for("4" if toy_cap is None else None, toy_cap=toy_cap)).tree
@@ -421,7 +422,7 @@ def test_where_each_state_holds_one_card_move_its_edge_is_the_state_s_index(toy_
     for c in range(len(tree.kind)):
         a = tree.actor[c]
         na = int(tree.n[c, a])
-        if tree.kind[c] == K.END or tree.n_edges[c] != na:
+        if tree.kind[c] == END or tree.n_edges[c] != na:
             continue
         pa = tree.pair_start[c] + (tree.n[c, 0] if a == 1 else 0)
         assert list(tree.pair_edge_start[pa:pa + na]) == list(range(na)), c
@@ -667,8 +668,8 @@ def test_the_outcome_distribution_is_one_walk_per_outcome_batched():
     for k, v in enumerate(solver.config.ladder):
         e = np.zeros(len(solver.ladder))
         e[k] = 1.0
-        mao = solver.traverse(0, K.AVERAGE, ladder=e, win=1.0, lose=0.0).sum()
-        pe = solver.traverse(0, K.AVERAGE, ladder=e, win=0.0, lose=-1.0).sum()
+        mao = solver.traverse(0, AVERAGE, ladder=e, win=1.0, lose=0.0).sum()
+        pe = solver.traverse(0, AVERAGE, ladder=e, win=0.0, lose=-1.0).sum()
         assert dist["mao", v] == pytest.approx(mao, abs=1e-12)
         assert dist["pe", v] == pytest.approx(pe, abs=1e-12)
     assert sum(dist.values()) == pytest.approx(1.0, abs=1e-12)

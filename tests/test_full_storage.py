@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lab.solver.fullgame.kernels import I16, U16
+from lab.solver.fullgame.records import I16, U16
 from lab.solver.fullgame.solver import FullSolver, SolverStateError, config_for
 from lab.solver.fullgame.storage import public_slots
 

@@ -13,7 +13,8 @@ import numpy as np
 from numba import njit
 
 from lab.solver import indexing, kernels as generic
-from lab.solver.fullgame import batch, kernels  # (they opt in on import)
+from lab.solver.fullgame import batch, betting, kernels, last_node, showdowns, updates
+# (they opt in on import)
 
 
 @njit
@@ -23,7 +24,7 @@ def _last(a, i):
 
 def test_the_kernels_compile_without_the_wraparound_and_other_code_keeps_it():
     assert indexing.supported()
-    for module in (generic, kernels, batch):
+    for module in (generic, kernels, betting, last_node, showdowns, updates, batch):
         assert indexing.active(module.__name__), module.__name__
     assert not indexing.active(__name__)
     # this module did not opt in: a negative index still counts from the end
@@ -52,6 +53,7 @@ def test_every_walk_indexes_within_its_arrays(tmp_path):
         from numba import njit
         from lab.solver.indexing import without_wraparound
         from lab.solver.fullgame import kernels as K
+        from lab.solver.fullgame.records import BEST
         from lab.solver.fullgame.solver import FullSolver, config_for
         from lab.solver.games.cardplay import solve_cardplay
 
@@ -81,7 +83,7 @@ def test_every_walk_indexes_within_its_arrays(tmp_path):
         w.ES[0, 0] = 0
         w.MK[0, :] = 0
         w.MK[0, 0] = 1
-        K._visit(0, 0, 1, s.shape, s.store(), w, s.step(0, K.BEST, masked=True))
+        K._visit(0, 0, 1, s.shape, s.store(), w, s.step(0, BEST, masked=True))
         print("masked ok")
         for schedule in ("dcfr", "pdcfr+"):   # the generic kernels, on the card-play game
             solve_cardplay("4", max_iterations=3, first_check=3, schedule=schedule)

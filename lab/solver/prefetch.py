@@ -4,7 +4,7 @@ The full-game walks read the opponent's strategy sums at a betting node (and the
 storage stamps) only in their backward pass, after its strategies and reach were computed
 in the forward pass. Those entries were last touched an iteration ago, so each read waited
 for memory, one miss after another: a sixth of an iteration. The forward pass now asks for
-them with :func:`prefetch_range` (``lab.solver.fullgame.kernels.prepare_node``), and the
+them with :func:`prefetch_range` (``lab.solver.fullgame.betting.prepare_node``), and the
 backward pass finds them in the cache. A prefetch changes no number, and it never faults,
 even past an array's end.
 """

@@ -30,7 +30,7 @@ from ..classes import vira_rank_of
 from ..rules import RULES_VERSION
 from ..store import content_hash, data_lock, write_atomic
 from .manifests import code_hash
-from .registry import TableError, data_dir
+from .registry import WALK_SOURCES, TableError, data_dir
 
 NAME = "full_policy"
 SCHEMA = 1
@@ -44,7 +44,7 @@ this (points per hand): vira 4's took 3.24 MB instead of 5.03 for an exploitabil
 0.0200 instead of 0.0187 points per hand (``benchmarks/policy.md``)."""
 
 SOURCES = ("lab/cards.py", "lab/classes.py", "lab/rules.py", "lab/solver/games/cardplay_game.py",
-           "lab/solver/fullgame/game.py", "lab/solver/fullgame/tree.py", "lab/solver/fullgame/kernels.py",
+           "lab/solver/fullgame/game.py", "lab/solver/fullgame/tree.py") + WALK_SOURCES + (
            "lab/solver/fullgame/solver.py", "lab/solver/fullgame/compact.py",
            "lab/solver/fullgame/pair_coder.py", "lab/tables/policies.py")
 

@@ -132,10 +132,12 @@ storage (16 bits stall near 0.003) and the ``dcfr+`` schedule, measured the fast
 
 # the code hash is provenance (not checked on load): it names the code that decides the
 # full game's numbers, which leaves out the table plumbing of this module
+WALK_SOURCES = tuple(f"lab/solver/fullgame/{name}.py" for name in (
+    "records", "updates", "showdowns", "betting", "last_node", "kernels"))
+"""The full game's walk: the kernels and the modules they are made of."""
 FULL_SOURCES = tuple(s for s in CARDPLAY_SOURCES if s != "lab/tables/cardplay.py") + (
-                                   "lab/solver/fullgame/game.py", "lab/solver/fullgame/tree.py",
-                                   "lab/solver/fullgame/kernels.py", "lab/solver/fullgame/solver.py",
-                                   "lab/tables/full.py")
+    "lab/solver/fullgame/game.py", "lab/solver/fullgame/tree.py") + WALK_SOURCES + (
+    "lab/solver/fullgame/solver.py", "lab/tables/full.py")
 
 WHATIF_SETTINGS = {"cardplay": CARDPLAY_SETTINGS,
                    "eleven_target_exploitability": MATCH_SETTINGS["eleven_target_exploitability"]}
@@ -206,7 +208,7 @@ TABLES = {
                              ("lab/ranking.py", "lab/sim/solver_bot.py", "lab/sim/bots.py",
                               "lab/sim/hands.py", "lab/rules.py", "lab/solver/fullgame/policy.py",
                               "lab/solver/fullgame/line.py", "lab/solver/fullgame/compact.py",
-                              "lab/solver/fullgame/solver.py", "lab/solver/fullgame/kernels.py")),
+                              "lab/solver/fullgame/solver.py") + WALK_SOURCES),
 }
 
 

@@ -11,9 +11,9 @@ returns with ``win = WIN[b]`` and ``lose = LOSE[b]``, in ``BEST`` mode (``u``
 takes the best action for each column separately: an exact best response per
 payoff vector) or ``AVERAGE`` mode (both play their average strategies).
 
-The tree walk and the layout are :mod:`lab.solver.fullgame.kernels`' (its
-``_prepare`` enumerates the betting nodes, strategies and reach); only the
-values are new: ``VB[d, node * n_u + i, b]`` (betting nodes), ``EB[d, slot, b]``
+The tree walk and the layout are :mod:`lab.solver.fullgame.kernels`'
+(:func:`~lab.solver.fullgame.betting.prepare_node` enumerates the betting nodes, strategies
+and reach); only the values are new: ``VB[d, node * n_u + i, b]`` (betting nodes), ``EB[d, slot, b]``
 (the card edges of ``u``'s own T nodes; his raises read ``VB``) and ``OB[d, history * n_u + i, b]``
 (the entering histories), the batch index last so that its loops are contiguous.
 """
@@ -26,8 +26,10 @@ from numba import njit
 from collections import namedtuple
 
 from ..indexing import without_wraparound
-from .kernels import (AVERAGE, BEST, END, LAST, ONE, ROOT, T_NODE, deal_block, enter_child,
-                      enter_turns, prepare_node, showdown_winner, walk_stack)
+from .betting import prepare_node
+from .kernels import enter_child, enter_turns, walk_stack
+from .records import AVERAGE, BEST, END, LAST, ONE, ROOT, T_NODE
+from .showdowns import deal_block, showdown_winner
 
 Batch = namedtuple("Batch", ["WIN", "LOSE", "VB", "EB", "OB", "PAY"])
 """The payoff columns (``WIN``, ``LOSE``: ``[b, ladder index]``), the batched values

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from . import kernels as K
+from .records import CFR, END, T_NODE
 from .pair_coder import MAGIC as MODEL_MAGIC, model_decode, model_encode
 from .tree import entering_states
 from ...errors import InputError
@@ -58,8 +58,6 @@ from ...errors import InputError
 QUANT = 255
 """Probabilities are stored in steps of 1/255 (one byte per action)."""
 
-T_NODE, Q_NODE = 0, 1
-END, LAST = 2, 1
 MERGED_CODES = 64
 """Key codes of merged keys: T nodes ``4 * value + last raiser + 1``, Q nodes ``32 + 4 *
 value + raiser``."""
@@ -653,7 +651,7 @@ def _reach_solver(config, keys: Keys, q: np.ndarray, threads: int):
     full = expand(keys, wide.tree, wide.layout, wide.templates, q)
     for u in (0, 1):
         wide.reg32[:] = full
-        wide.traverse(u, K.CFR, 1.0, 1.0, 0.0)
+        wide.traverse(u, CFR, 1.0, 1.0, 0.0)
     return wide
 
 

@@ -569,6 +569,7 @@ def _card_child(t, c: int, action) -> int:
 
 def _action_values(pol: FullPolicy, line: Line, u: int, pair: Optional[int] = None):
     from . import kernels as K
+    from .records import BEST
 
     solver = pol.solver()
     t, tm = pol.tree, pol.templates
@@ -590,7 +591,7 @@ def _action_values(pol: FullPolicy, line: Line, u: int, pair: Optional[int] = No
             raise PolicyError(f"private state {pair} of seat {u}: there are {nu} here")
         b.MK[d, :nu] = 0
         b.MK[d, pair] = 1
-    step = solver.step(u, K.BEST, win=win, lose=lose, ladder=lad, masked=pair is not None,
+    step = solver.step(u, BEST, win=win, lose=lose, ladder=lad, masked=pair is not None,
                        apart=False)   # the values of every betting node are read below
     if c == 0 and pair is None:   # the whole hand: on all the solver's threads (the same values)
         solver.walk(step)

@@ -51,6 +51,9 @@ from ...cards import RANKS
 from ...classes import vira_rank_of
 from ...rules import DEFAULT_RULES, RULE_CHOICES, RuleSet
 from . import kernels as K
+from .last_node import history_offsets
+from .records import AVERAGE, BEST, CFR, Step, Store, Tree, Work
+from .updates import discount_untouched_sums
 from ..games.cardplay_game import CardplayGame
 from .game import LADDER
 from .packed import SUFFIX, PackedError, load_array, save_array
@@ -177,7 +180,7 @@ def game_layout(config: FullConfig, tree: CardTree, templates):
 
 
 HISTORY_ARRAYS = ("node_count", "history_start", "history_slot", "history_node")
-"""The arrays of :data:`~lab.solver.fullgame.kernels.Tree` the solver computes beyond the
+"""The arrays of :data:`~lab.solver.fullgame.records.Tree` the solver computes beyond the
 card tree and layout."""
 
 
@@ -222,14 +225,14 @@ class FullSolver(Lifecycle):
         # the game's shape as the kernels take it (kernels.Tree)
         t, L, tm = self.tree, self.layout, self.templates
         entering_start, states = entering_states(t, L, tm)
-        self.shape = K.Tree(
+        self.shape = Tree(
             t.kind, t.actor, t.winner, t.showdown, t.lead, t.child_start, t.child_count,
             t.pair_start, t.n, t.n_edges, t.pair_hand, t.pair_level, t.pair_parent, t.pair_edge,
             t.pair_edge_start, t.pair_edge_count, L.slot_base, L.node_base,
             tm.start, tm.size, tm.kind, tm.parent, tm.child_a, tm.child_b, tm.value,
             tm.exit_state, tm.answerer, L.n_t + L.n_q, entering_start,
             np.zeros(states.shape[0], np.int32), np.zeros(states.shape[0], np.int32))
-        K.history_offsets(self.shape, states)
+        history_offsets(self.shape, states)
         # the root's subtrees, shared among the threads by the work each holds; a CFR walk
         # shares them by the live pairs each held in the same seat's previous walk
         cs, cc = t.child_start[0], t.child_count[0]
@@ -345,7 +348,7 @@ class FullSolver(Lifecycle):
     def _allocate_buffers(self) -> None:
         s = self._buffer_sizes()
         D = s["D"]
-        self.work = K.Work(
+        self.work = Work(
             ENT=np.zeros((D, s["enter"])), OUT=np.zeros((D, s["enter"])),
             ES=np.zeros((D, s["k"]), dtype=np.int64), RI=np.zeros((D, s["intra"])),
             VI=np.zeros((D, s["intra"])), SIG=np.zeros((D, s["sig"])),
@@ -356,7 +359,7 @@ class FullSolver(Lifecycle):
             DK=np.zeros((D, s["k"]), dtype=np.uint8), ED=np.zeros((D, s["k"]), dtype=np.uint8),
             DC=np.zeros(2, dtype=np.int64), FH=np.zeros((D, s["k"]), dtype=np.int64))
         # one set of working buffers per thread for the root's subtrees
-        self.thread_work = None if self.threads == 1 else K.Work(
+        self.thread_work = None if self.threads == 1 else Work(
             *(np.stack([np.zeros_like(arr) for _ in range(self.threads)]) for arr in self.work))
 
     def use_policy(self, q: np.ndarray) -> "FullSolver":
@@ -491,7 +494,7 @@ class FullSolver(Lifecycle):
             lose = np.broadcast_to(np.asarray(lose, dtype=np.float64), lad.shape).copy()
         return self.walk(self.step(u, mode, pos, neg, avg, win, lose, lad, iteration))
 
-    def walk(self, step: K.Step) -> np.ndarray:
+    def walk(self, step: Step) -> np.ndarray:
         """One walk of the whole game (:data:`kernels.Step`) on the solver's threads: the
         values of ``step.u``'s root hands; the root card node's betting nodes are left in
         the first row of :attr:`work`."""
@@ -500,11 +503,11 @@ class FullSolver(Lifecycle):
         import numba
         numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
         owner, live = self.root_owner, np.zeros(len(self.root_owner), dtype=np.int64)
-        if step.mode == K.CFR and self.root_live[step.u].any():
+        if step.mode == CFR and self.root_live[step.u].any():
             owner = share_among_threads(self.root_live[step.u], self.threads)
         values = K.traverse_parallel(self.threads, owner, self.shape, self.store(),
                                      self.work, step, self.thread_work, live)
-        if step.mode == K.CFR:
+        if step.mode == CFR:
             self.root_live[step.u] = live
         return values
 
@@ -522,9 +525,9 @@ class FullSolver(Lifecycle):
             if self.thread_work is not None:
                 self.thread_work.DC[:] = 0
             for u in (0, 1):
-                self.traverse(u, K.CFR, pos, neg, avg, iteration=it)
+                self.traverse(u, CFR, pos, neg, avg, iteration=it)
             if self.lazy():
-                K.discount_untouched_sums(self.cstamp, self.cscale, it, avg)
+                discount_untouched_sums(self.cstamp, self.cscale, it, avg)
             dead, seen = self.work.DC + (0 if self.thread_work is None
                                          else self.thread_work.DC.sum(axis=0))
             # pairs a lazy walk leaves out with their card subtrees are not met at all
@@ -556,7 +559,7 @@ class FullSolver(Lifecycle):
         self._need(ALLOCATED, "best_response_values()")
         if self.iterations == 0 and not self.fixed_policy:
             raise SolverStateError("best_response_values() needs at least one iteration")
-        return (float(self.traverse(0, K.BEST).sum()), float(self.traverse(1, K.BEST).sum()))
+        return (float(self.traverse(0, BEST).sum()), float(self.traverse(1, BEST).sum()))
 
     def batch_values(self, mao_scores, pe_scores, best: bool = True,
                      chunk: int = 128) -> np.ndarray:
@@ -595,16 +598,16 @@ class FullSolver(Lifecycle):
         the mão's walk on the solver's working buffers and the pé's, at the same time, on
         the second thread's."""
         if self.thread_work is None:
-            return [self._traverse_batch(u, K.BEST, win, lose)
+            return [self._traverse_batch(u, BEST, win, lose)
                     for u, (win, lose) in enumerate(seats)]
-        return self._two_walks([(u, K.BEST, win, lose) for u, (win, lose) in enumerate(seats)])
+        return self._two_walks([(u, BEST, win, lose) for u, (win, lose) in enumerate(seats)])
 
     def _two_walks(self, walks) -> list:
         """Two batched walks (``_traverse_batch``'s seat, mode and payoffs each) at the same
         time, the first on the solver's working buffers, the second on its second thread's."""
         from concurrent.futures import ThreadPoolExecutor
 
-        works = (self.work, K.Work(*(arr[1] for arr in self.thread_work)))
+        works = (self.work, Work(*(arr[1] for arr in self.thread_work)))
         with ThreadPoolExecutor(2) as pool:
             jobs = [pool.submit(self._traverse_batch, *walk, works[i])
                     for i, walk in enumerate(walks)]
@@ -617,10 +620,10 @@ class FullSolver(Lifecycle):
         its own working buffers (every row's value is computed apart from the others': the
         same bits either way)."""
         if self.thread_work is None or len(win) < 2:
-            return self._traverse_batch(0, K.AVERAGE, win, lose).sum(axis=0)
+            return self._traverse_batch(0, AVERAGE, win, lose).sum(axis=0)
         half = (len(win) + 1) // 2
-        halves = self._two_walks([(0, K.AVERAGE, win[:half], lose[:half]),
-                                  (0, K.AVERAGE, win[half:], lose[half:])])
+        halves = self._two_walks([(0, AVERAGE, win[:half], lose[:half]),
+                                  (0, AVERAGE, win[half:], lose[half:])])
         return np.concatenate([values.sum(axis=0) for values in halves])
 
     def _traverse_batch(self, u: int, mode: int, win: np.ndarray, lose: np.ndarray,
@@ -637,16 +640,16 @@ class FullSolver(Lifecycle):
                                          np.ascontiguousarray(win), np.ascontiguousarray(lose),
                                          VB, EB, OB)
 
-    def store(self) -> K.Store:
+    def store(self) -> Store:
         """The regrets and strategy sums as the kernels take them (:data:`kernels.Store`)."""
         wide = self.config.storage == "float32" and not self.fixed_policy
-        return K.Store(wide, self.reg32, self.reg16, self.rscale,
+        return Store(wide, self.reg32, self.reg16, self.rscale,
                        self.cum32, self.cum16, self.cscale, self.pred32, self.pred16,
                        self.pscale, self.rstamp, self.cstamp)
 
     def step(self, u: int, mode: int, pos=0.0, neg=0.0, avg=0.0, win=None, lose=None,
              ladder=None, iteration: int = 1, masked: bool = False,
-             apart: bool | None = None) -> K.Step:
+             apart: bool | None = None) -> Step:
         """One walk for seat ``u`` (:data:`kernels.Step`) at ``iteration`` (for the schedule's
         next factor); payoffs default to all ones over ``ladder`` (default the solver's);
         ``masked``: only the subtrees of ``u``'s pairs marked in ``work.MK``; ``apart``
@@ -656,7 +659,7 @@ class FullSolver(Lifecycle):
         ones = np.ones_like(lad)
         _, _, _, plus, predictive, nxt = self.schedule.update(iteration)
         fpos, fneg = self._factors(iteration)
-        return K.Step(int(u), int(mode), float(pos), float(neg), float(avg),
+        return Step(int(u), int(mode), float(pos), float(neg), float(avg),
                       ones if win is None else win, ones if lose is None else lose, lad,
                       self.weights[u], plus, predictive, float(nxt), bool(masked),
                       bool(self.prune_dead), self.lazy(), int(iteration), fpos, fneg,
@@ -672,7 +675,7 @@ class FullSolver(Lifecycle):
     def value(self) -> float:
         """The mão's expected points per hand (or payoff) under the average strategies."""
         self._need(ALLOCATED, "value()")
-        return float(self.traverse(0, K.AVERAGE).sum())
+        return float(self.traverse(0, AVERAGE).sum())
 
     def hand_values(self) -> np.ndarray:
         """(2, n) expected points (or payoff) of each class for its holder (mão row 0, pé
@@ -680,7 +683,7 @@ class FullSolver(Lifecycle):
         self._need(ALLOCATED, "hand_values()")
         out = np.full((2, self.weights[0].shape[0]), np.nan)
         for u in (0, 1):
-            cfv = self.traverse(u, K.AVERAGE)
+            cfv = self.traverse(u, AVERAGE)
             sl = self.tree.pairs(0, u)
             hands = self.tree.pair_hand[sl]
             marginal = self.weights[u].sum(axis=1)[hands]

@@ -3,9 +3,9 @@
 A float32 solve keeps one regret and one strategy-sum entry per slot (the sums times a
 scale per public node); a 16-bit solve keeps int16 regrets and uint16 sums with one
 float32 scale per public node for each, the node's largest magnitude mapped to the top of
-the range, as the walks write them (:func:`~lab.solver.fullgame.kernels.write16`).
+the range, as the walks write them (:func:`~lab.solver.fullgame.updates.write16`).
 Converting needs the slots of each public node: :func:`public_slots` enumerates the
-public nodes as the walks do (:func:`~lab.solver.fullgame.kernels.prepare_node`), card
+public nodes as the walks do (:func:`~lab.solver.fullgame.betting.prepare_node`), card
 node by card node, each card node entered by its parent's T nodes in order.
 
 Used where a 16-bit solve is enough but its start is a float32 one: a score-aware re-solve
@@ -18,13 +18,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import END, I16, LAST, T_NODE, U16
+from .records import END, I16, LAST, T_NODE, U16
 
 
 @njit(cache=True)
 def public_slots(T, n_public, n_slots):
     """``first[p]``: the first regret slot of public node ``p`` in the layout of the card
-    tree and templates ``T`` (:data:`~lab.solver.fullgame.kernels.Tree`); ``first[n_public]``
+    tree and templates ``T`` (:data:`~lab.solver.fullgame.records.Tree`); ``first[n_public]``
     is ``n_slots``. Node ``p`` holds the slots ``first[p]`` to ``first[p + 1] - 1`` (none at a
     forced card move), all sharing its scales."""
     N = T.kind.shape[0]
