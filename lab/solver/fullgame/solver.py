@@ -206,23 +206,23 @@ class FullSolver(Lifecycle):
         self.ladder = np.asarray(config.ladder, dtype=np.float64)
         self.payoffs = None   # points; see set_payoffs
         # CFR walks leave out the betting nodes the opponent does not reach (False: walk
-        # them too, for the same numbers; see kernels.Step); the share of (public node,
+        # them too, for the same numbers; see records.Step); the share of (public node,
         # hand) pairs the last iteration's walks left out
         self.prune_dead = True
         self.dead_share = 0.0
         # and they do not even discount the dead nodes' regrets until those are next
-        # reached (a schedule that is not predictive; kernels.catch_up)
+        # reached (a schedule that is not predictive; updates.catch_up)
         self.lazy_discount = True
         # the histories entering a round-3 showdown node whose turn is the forced card alone,
         # and in a lazy CFR walk the dead ones, get no betting node (False: they do, for the
-        # same numbers; see kernels.Step)
+        # same numbers; see records.Step)
         self.histories_apart = True
         # with them set apart, a lazy CFR walk on float32 storage works a round-3 showdown
         # node one entering history at a time (False: in three passes over all of them, the
-        # same numbers; see kernels.last_node_by_history)
+        # same numbers; see last_node.last_node_by_history)
         self.histories_one_pass = True
         self._factor_rows = (np.ones(1), np.ones(1))   # see _factors
-        # the game's shape as the kernels take it (kernels.Tree)
+        # the game's shape as the kernels take it (records.Tree)
         t, L, tm = self.tree, self.layout, self.templates
         entering_start, states = entering_states(t, L, tm)
         self.shape = Tree(
@@ -324,7 +324,7 @@ class FullSolver(Lifecycle):
             self.reg16 = np.zeros(1, dtype=np.int16)
             self.cum16 = np.zeros(1, dtype=np.uint16)
             self.rscale = one32.copy()
-            # the sums' scales: one until a lazy iteration leaves a node out (kernels.Store)
+            # the sums' scales: one until a lazy iteration leaves a node out (records.Store)
             self.cscale = np.ones(L.n_public, dtype=np.float32)
         else:
             self.reg32, self.cum32 = one32.copy(), one32.copy()
@@ -332,7 +332,7 @@ class FullSolver(Lifecycle):
             self.cum16 = np.zeros(L.n_slots, dtype=np.uint16)
             self.rscale = np.ones(L.n_public, dtype=np.float32)
             self.cscale = np.ones(L.n_public, dtype=np.float32)
-        # the iteration each public node's regrets and sums hold (kernels.Store)
+        # the iteration each public node's regrets and sums hold (records.Store)
         self.rstamp = np.zeros(L.n_public, dtype=np.int32)
         self.cstamp = np.zeros(L.n_public, dtype=np.int32)
         if self.schedule.predictive:
@@ -495,7 +495,7 @@ class FullSolver(Lifecycle):
         return self.walk(self.step(u, mode, pos, neg, avg, win, lose, lad, iteration))
 
     def walk(self, step: Step) -> np.ndarray:
-        """One walk of the whole game (:data:`kernels.Step`) on the solver's threads: the
+        """One walk of the whole game (:data:`records.Step`) on the solver's threads: the
         values of ``step.u``'s root hands; the root card node's betting nodes are left in
         the first row of :attr:`work`."""
         if self.threads == 1:
@@ -641,7 +641,7 @@ class FullSolver(Lifecycle):
                                          VB, EB, OB)
 
     def store(self) -> Store:
-        """The regrets and strategy sums as the kernels take them (:data:`kernels.Store`)."""
+        """The regrets and strategy sums as the kernels take them (:data:`records.Store`)."""
         wide = self.config.storage == "float32" and not self.fixed_policy
         return Store(wide, self.reg32, self.reg16, self.rscale,
                        self.cum32, self.cum16, self.cscale, self.pred32, self.pred16,
@@ -650,7 +650,7 @@ class FullSolver(Lifecycle):
     def step(self, u: int, mode: int, pos=0.0, neg=0.0, avg=0.0, win=None, lose=None,
              ladder=None, iteration: int = 1, masked: bool = False,
              apart: bool | None = None) -> Step:
-        """One walk for seat ``u`` (:data:`kernels.Step`) at ``iteration`` (for the schedule's
+        """One walk for seat ``u`` (:data:`records.Step`) at ``iteration`` (for the schedule's
         next factor); payoffs default to all ones over ``ladder`` (default the solver's);
         ``masked``: only the subtrees of ``u``'s pairs marked in ``work.MK``; ``apart``
         (default :attr:`histories_apart`) False: every betting node keeps its values in
