@@ -396,9 +396,11 @@ def test_memory_estimate_is_printed_and_too_much_is_refused(capsys):
                                                      solver.cscale, solver.rstamp, solver.cstamp))
     wide = FullSolver(config_for(toy_cap=TOY, storage="float32"))
     est = wide.memory_estimate()
-    wide.allocate()   # float32: no regret scales, one scale per node for the sums
-    assert est["storage"] == sum(a.nbytes for a in (wide.reg32, wide.cum32, wide.cscale,
-                                                     wide.rstamp, wide.cstamp))
+    wide.allocate()   # float32: no regret scales, one scale per node for the sums; and the
+    # per-history tables of the one-pass walk
+    assert est["storage"] == sum(a.nbytes for a in (
+        wide.reg32, wide.cum32, wide.cscale, wide.rstamp, wide.cstamp,
+        wide.shape.history_start, wide.shape.history_slot, wide.shape.history_node))
 
 
 def test_real_vira_sizes_without_allocating():

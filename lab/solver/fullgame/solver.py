@@ -179,9 +179,17 @@ def game_layout(config: FullConfig, tree: CardTree, templates):
     return _LAYOUTS[key]
 
 
-HISTORY_ARRAYS = ("node_count", "history_start", "history_slot", "history_node")
-"""The arrays of :data:`~lab.solver.fullgame.records.Tree` the solver computes beyond the
-card tree and layout."""
+def no_history_tables() -> tuple:
+    """Stand-ins for :data:`~lab.solver.fullgame.records.Tree`'s per-history tables, of their
+    types: only a lazy CFR walk on float32 storage reads them (the one pass per history at
+    the round-3 showdown nodes), so a solver computes them when it allocates that storage
+    (:meth:`FullSolver.allocate`), and a stored policy's solver never does."""
+    return np.zeros(1, np.int64), np.zeros(1, np.int32), np.zeros(1, np.int32)
+
+
+def history_table_bytes(layout) -> int:
+    """Bytes of the per-history tables (:func:`no_history_tables`) for ``layout``."""
+    return 8 * (len(layout.n_enter) + 1) + 2 * 4 * int(layout.n_enter.sum())
 
 
 def _gib(x: float) -> str:
@@ -224,15 +232,12 @@ class FullSolver(Lifecycle):
         self._factor_rows = (np.ones(1), np.ones(1))   # see _factors
         # the game's shape as the kernels take it (records.Tree)
         t, L, tm = self.tree, self.layout, self.templates
-        entering_start, states = entering_states(t, L, tm)
         self.shape = Tree(
             t.kind, t.actor, t.winner, t.showdown, t.lead, t.child_start, t.child_count,
             t.pair_start, t.n, t.n_edges, t.pair_hand, t.pair_level, t.pair_parent, t.pair_edge,
             t.pair_edge_start, t.pair_edge_count, L.slot_base, L.node_base,
             tm.start, tm.size, tm.kind, tm.parent, tm.child_a, tm.child_b, tm.value,
-            tm.exit_state, tm.answerer, L.n_t + L.n_q, entering_start,
-            np.zeros(states.shape[0], np.int32), np.zeros(states.shape[0], np.int32))
-        history_offsets(self.shape, states)
+            tm.exit_state, tm.answerer, L.n_t + L.n_q, *no_history_tables())
         # the root's subtrees, shared among the threads by the work each holds; a CFR walk
         # shares them by the live pairs each held in the same seat's previous walk
         cs, cc = t.child_start[0], t.child_count[0]
@@ -260,16 +265,18 @@ class FullSolver(Lifecycle):
     def memory_estimate(self) -> dict:
         """Bytes :meth:`allocate` will take: regrets + strategy sums (+ scales: two per
         public node in 16 bits, the sums' one in float32; and two iteration stamps per public
-        node), buffers, and the card tree, layout and per-history offsets already held."""
+        node; with float32, the per-history tables), buffers, and the card tree and layout
+        already held."""
         L = self.layout
         per = 8 if self.config.storage == "float32" else 4
         storage = L.n_slots * per + L.n_public * (4 if per == 8 else 8) + L.n_public * 8
         if self.schedule.predictive:   # the predicted regrets (and their scales)
             storage += L.n_slots * per // 2 + (0 if per == 8 else L.n_public * 4)
+        if per == 8:   # the per-history tables of the one-pass walk
+            storage += history_table_bytes(L)
         buffers = self._buffer_bytes()
         held = sum(v.nbytes for v in vars(self.tree).values() if isinstance(v, np.ndarray))
         held += sum(v.nbytes for v in vars(L).values() if isinstance(v, np.ndarray))
-        held += sum(getattr(self.shape, name).nbytes for name in HISTORY_ARRAYS)
         return {"storage": storage, "buffers": buffers, "tree": held,
                 "total": storage + buffers + held}
 
@@ -319,6 +326,7 @@ class FullSolver(Lifecycle):
         wide = self.config.storage == "float32"
         one32 = np.zeros(1, dtype=np.float32)
         if wide:
+            self._compute_history_tables()
             self.reg32 = np.zeros(L.n_slots, dtype=np.float32)
             self.cum32 = np.zeros(L.n_slots, dtype=np.float32)
             self.reg16 = np.zeros(1, dtype=np.int16)
@@ -344,6 +352,18 @@ class FullSolver(Lifecycle):
         self._allocate_buffers()
         self.state = ALLOCATED
         return self
+
+    def _compute_history_tables(self) -> None:
+        """The per-history tables of :data:`~lab.solver.fullgame.records.Tree` (see
+        :func:`~lab.solver.fullgame.last_node.history_offsets`), once per solver."""
+        if self.shape.history_start.shape[0] == len(self.layout.n_enter) + 1:
+            return
+        start, states = entering_states(self.tree, self.layout, self.templates)
+        n = states.shape[0]
+        self.shape = self.shape._replace(history_start=start,
+                                         history_slot=np.zeros(n, np.int32),
+                                         history_node=np.zeros(n, np.int32))
+        history_offsets(self.shape, states)
 
     def _allocate_buffers(self) -> None:
         s = self._buffer_sizes()
