@@ -45,7 +45,8 @@ Tree = namedtuple("Tree", [
     "t_exit", "t_answerer",
     # per card node: its public nodes, and where its entering histories start in the two
     # arrays after it: per (LAST card node, entering history) the offsets of the history's
-    # first regret entry and first public node from the card node's (int32; zero elsewhere)
+    # first regret entry and first public node from the card node's (int32; zero elsewhere;
+    # filled when a solver allocates float32 storage, stand-ins of one entry before)
     "node_count", "history_start", "history_slot", "history_node"])
 """The shape of the full game the kernels walk (:mod:`lab.solver.fullgame.tree`)."""
 
