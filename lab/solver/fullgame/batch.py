@@ -29,7 +29,7 @@ from ..indexing import without_wraparound
 from .betting import prepare_node
 from .kernels import enter_child, enter_turns, walk_stack
 from .records import AVERAGE, BEST, END, LAST, ONE, ROOT, T_NODE
-from .showdowns import deal_block, showdown_winner
+from .showdowns import node_deal_block, showdown_winner
 
 Batch = namedtuple("Batch", ["WIN", "LOSE", "VB", "EB", "OB", "PAY"])
 """The payoff columns (``WIN``, ``LOSE``: ``[b, ladder index]``), the batched values
@@ -52,8 +52,7 @@ def _pay(WIN, LOSE, kv, v, w, u, PAY):
 def _end_values(c, d, TT, T, P, W, X):
     """OB[d + 1] for END card node ``c``, a child of the node at depth ``d`` whose ``TT``
     T nodes are its entering histories: the winner scores the accepted value."""
-    nn, pair_start, pair_hand, winner, t_value = (T.nn, T.pair_start, T.pair_hand, T.winner,
-                                                  T.t_value)
+    nn, winner, t_value = T.nn, T.winner, T.t_value
     u, ladder, Wu = P.u, P.ladder, P.Wu
     ENT, WC, KI, TK = W.ENT, W.WC, W.KI, W.TK
     WIN, LOSE, OB, PAY = X.WIN, X.LOSE, X.OB, X.PAY
@@ -61,11 +60,9 @@ def _end_values(c, d, TT, T, P, W, X):
     e = d + 1
     n0 = nn[c, 0]
     nu, no = nn[c, u], nn[c, 1 - u]
-    pu = pair_start[c] + (n0 if u == 1 else 0)
-    po = pair_start[c] + (n0 if u == 0 else 0)
     eo = n0 * H if u == 0 else 0
     B = WIN.shape[0]
-    deal_block(Wu, pair_hand, pu, nu, po, no, WC, e)
+    node_deal_block(T, c, u, Wu, WC, e)
     for h in range(H):
         kv = t_value[KI[d, TK[d, h], 0]]
         _pay(WIN, LOSE, kv, ladder[kv], winner[c], u, PAY)

@@ -34,7 +34,7 @@ from ..indexing import without_wraparound
 from ..prefetch import prefetch, prefetch_range
 from .records import AVERAGE, BEST, CFR, LAST, T_NODE
 from .updates import catch_up, caught_up, discount_dead, new_regret, store_regrets, store_sums
-from .showdowns import deal_block, deal_sums
+from .showdowns import deal_sums, node_deal_block, run_payoff
 
 without_wraparound(__name__)   # computed indices, never negative (see indexing)
 
@@ -218,10 +218,10 @@ def prepare_node(c, d, H, T, S, W, P, apart):
     In a ``CFR`` walk only the opponent's reach, and only at live nodes: ``W.DK[d, k]`` is 1
     where he reaches node ``k`` with probability zero for each of his pairs (then no
     strategy is needed there either)."""
-    (kind, actor, pair_start, nn, n_edges, pair_hand, pair_edge_start, pair_edge_count,
+    (kind, actor, pair_start, nn, n_edges, pair_edge_start, pair_edge_count,
      slot_base, node_base, t_start, t_size, t_kind, t_parent, t_child_a, t_child_b,
      t_answerer) = (
-        T.kind, T.actor, T.pair_start, T.nn, T.n_edges, T.pair_hand, T.pair_edge_start,
+        T.kind, T.actor, T.pair_start, T.nn, T.n_edges, T.pair_edge_start,
         T.pair_edge_count, T.slot_base, T.node_base, T.t_start, T.t_size, T.t_kind,
         T.t_parent, T.t_child_a, T.t_child_b, T.t_answerer)
     # regret matching reads the predicted regrets (the regrets themselves unless predictive)
@@ -234,7 +234,6 @@ def prepare_node(c, d, H, T, S, W, P, apart):
     nu = nn[c, u]
     p0 = pair_start[c]
     pa = p0 + (n0 if a == 1 else 0)
-    pu = p0 + (n0 if u == 1 else 0)
     E = n_edges[c]
     choice = E > na
     is_last = kind[c] == LAST
@@ -392,7 +391,7 @@ def prepare_node(c, d, H, T, S, W, P, apart):
                 n_dead += 1
         n_dead += n_dead_apart
         W.DC[0] += n_dead * (n0 + n1)
-        W.DC[1] += (K + NF + n_dead_apart) * (n0 + n1)
+        W.DC[1] += T.node_count[c] * (n0 + n1)   # every betting node, set apart or not
     # ---------------------------------------------------------- values: start at zero
     for x in range(K * nu):
         VI[d, x] = 0.0
@@ -402,10 +401,8 @@ def prepare_node(c, d, H, T, S, W, P, apart):
             TK[d, KI[d, k, 5]] = k
     # ---------------------------------------------------------- card moves
     # the deal weights between u's list and the opponent's, dense (showdowns and runs)
-    po = p0 + (n0 if u == 0 else 0)  # the opponent's pairs
-    nopp = nn[c, 1 - u]
     if is_last or K > TT:  # only showdowns and runs (Q nodes) use it
-        deal_block(Wu, pair_hand, pu, nu, po, nopp, WC, d)
+        node_deal_block(T, c, u, Wu, WC, d)
     return K, TT, NF
 
 
@@ -548,8 +545,8 @@ def finish_node(c, d, T, S, W, P, K):
     wide, reg32, reg16, rscale, cum32, cum16, cscale = (S.wide, S.reg32, S.reg16, S.rscale,
                                                         S.cum32, S.cum16, S.cscale)
     OUT, RI, VI, SIG, EV, KI, TMP = W.OUT, W.RI, W.VI, W.SIG, W.EV, W.KI, W.TMP
-    (u, mode, pos, neg, avg, win, lose, ladder, plus, predictive, nxt) = (
-        P.u, P.mode, P.pos, P.neg, P.avg, P.win, P.lose, P.ladder, P.plus, P.predictive, P.nxt)
+    (u, mode, pos, neg, avg, plus, predictive, nxt) = (
+        P.u, P.mode, P.pos, P.neg, P.avg, P.plus, P.predictive, P.nxt)
     a = actor[c]
     n0 = nn[c, 0]
     na = nn[c, a]
@@ -646,9 +643,6 @@ def finish_node(c, d, T, S, W, P, K):
                 store_regrets(ks, m, pub, S, TMP, predictive)
         else:
             b = t_answerer[gid]
-            raiser = 1 - b
-            kv = t_value[gid]
-            v = ladder[kv]
             nb = nn[c, b]
             n_ans = 3 if t_child_b[gid] >= 0 else 2
             m = nb * n_ans
@@ -658,8 +652,7 @@ def finish_node(c, d, T, S, W, P, K):
                 continue
             kacc = h0 + t_child_a[gid]
             krr = h0 + t_child_b[gid] if t_child_b[gid] >= 0 else -1
-            sgn = v * win[kv] if raiser == u else -v * lose[kv]
-            # the run: the raiser scores the accepted value
+            sgn = run_payoff(P, t_value[gid], b)   # the run: the raiser scores the accepted value
             if u == b:
                 answers_of_walker(S, W, P, d, k, kacc, krr, ks, so, pub, ro + k * nopp, nb,
                                   nopp, n_ans, sgn, rs, cfr)

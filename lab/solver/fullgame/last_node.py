@@ -24,8 +24,8 @@ from numba import njit
 from ..indexing import without_wraparound
 from .records import LAST, T_NODE
 from .updates import catch_up, store_regrets, store_sums
-from .showdowns import (deal_block, follower_results, forced_turn_values, showdown_stakes,
-                        showdown_values)
+from .showdowns import (follower_results, forced_turn_values, node_deal_block, run_payoff,
+                        showdown_stakes, showdown_values)
 from .betting import (answer_strategy, answers_of_opponent, answers_of_walker,
                       card_or_raise_strategy, card_raise_regrets, card_raise_sums,
                       card_raise_values, forced_alone, prefetch_update, reach_through,
@@ -54,10 +54,8 @@ def last_node_by_history(c, d, H, T, S, W, P):
     n0, n1 = nn[c, 0], nn[c, 1]
     na, nu, no_ = nn[c, a], nn[c, u], nn[c, o]
     E = na   # one card a state
-    p0 = T.pair_start[c]
-    pa = p0 + (n0 if a == 1 else 0)
-    deal_block(P.Wu, T.pair_hand, p0 + (n0 if u == 1 else 0), nu, p0 + (n0 if u == 0 else 0),
-               no_, W.WC, d)
+    pa = T.pair_start[c] + (n0 if a == 1 else 0)
+    node_deal_block(T, c, u, P.Wu, W.WC, d)
     u_moves = u == a
     won = TMP[0]
     follower_results(c, a, na, pa, T, P, won)
@@ -151,9 +149,7 @@ def last_node_by_history(c, d, H, T, S, W, P):
                 store_regrets(ks, E + na, pub, S, TMP, P.predictive)
                 continue
             b = T.t_answerer[gid]
-            kv = T.t_value[gid]
-            v = P.ladder[kv]
-            sgn = v * P.win[kv] if b != u else -v * P.lose[kv]   # the raiser is 1 - b
+            sgn = run_payoff(P, T.t_value[gid], b)
             n_ans = 3 if t_child_b[gid] >= 0 else 2
             if b == u:
                 answers_of_walker(S, W, P, d, g, t_child_a[gid], t_child_b[gid], ks, so, pub,

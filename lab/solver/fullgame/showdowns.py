@@ -33,6 +33,16 @@ def deal_block(Wu, hand, pu, nu, po, no, WC, wd):
 
 
 @njit(cache=True, inline="always")
+def node_deal_block(T, c, u, Wu, WC, wd):
+    """WC[wd]: :func:`deal_block` of card node ``c``'s two lists, ``u``'s pairs against his
+    opponent's (``Wu``: ``u``'s deal weights)."""
+    n0 = T.nn[c, 0]
+    p0 = T.pair_start[c]
+    deal_block(Wu, T.pair_hand, p0 + (n0 if u == 1 else 0), T.nn[c, u],
+               p0 + (n0 if u == 0 else 0), T.nn[c, 1 - u], WC, wd)
+
+
+@njit(cache=True, inline="always")
 def deal_sums(WCd, nu, no, x, out):
     """out[i] = sum_j W[i, j] * x[j] for the dense deal weights ``WCd`` (a row of
     :func:`deal_block`'s), summed in the order of ``j``: the loop over ``i`` is innermost
@@ -88,6 +98,15 @@ def showdown_stakes(P, kv):
     the ladder's ``kv``-th value."""
     v = P.ladder[kv]
     return v * P.win[kv], -v * P.lose[kv]
+
+
+@njit(cache=True, inline="always")
+def run_payoff(P, kv, answerer):
+    """``u``'s payoff when the ``answerer`` of a raise runs from it: the raiser, the other
+    seat, scores the accepted value, the ladder's ``kv``-th (the stakes of
+    :func:`showdown_stakes`)."""
+    gain, loss = showdown_stakes(P, kv)
+    return loss if answerer == P.u else gain
 
 
 @njit(cache=True, inline="always")
@@ -184,18 +203,15 @@ def showdown_node(c, d, H, T, W, P, K, TT, NF):
 def end_values(c, d, TT, T, P, W, Wc):
     """Wc.OUT[d + 1] for END card node ``c`` (a child of the node at depth ``d``, whose
     ``TT`` T nodes are its entering histories): the winner scores the accepted value."""
-    nn, pair_start, pair_hand, winner, t_value = (T.nn, T.pair_start, T.pair_hand, T.winner,
-                                                  T.t_value)
+    nn, winner, t_value = T.nn, T.winner, T.t_value
     u, win, lose, ladder, Wu = P.u, P.win, P.lose, P.ladder, P.Wu
     KI, TK = W.KI, W.TK
     ENT, OUT, WC = Wc.ENT, Wc.OUT, Wc.WC
     e = d + 1
     n0 = nn[c, 0]
     nu, no = nn[c, u], nn[c, 1 - u]
-    pu = pair_start[c] + (n0 if u == 1 else 0)
-    po = pair_start[c] + (n0 if u == 0 else 0)
     eo = n0 * TT if u == 0 else 0
-    deal_block(Wu, pair_hand, pu, nu, po, no, WC, e)
+    node_deal_block(T, c, u, Wu, WC, e)
     acc = Wc.TMP[5]
     for h in range(TT):
         if P.mode == CFR and Wc.ED[e, h] != 0:   # a dead history: the opponent is not there
