@@ -96,7 +96,7 @@ def write16(TMP, row, m, out, ks, scales, pub, top):
     return 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def store_regrets(ks, m, pub, S, TMP, predictive):
     """Write one public node's ``m`` new regrets (TMP row 3) and, for a predictive schedule,
     predicted regrets (row 6) from slot ``ks`` on; in 16 bits each with a new scale for the
@@ -113,7 +113,7 @@ def store_regrets(ks, m, pub, S, TMP, predictive):
     return 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def store_sums(ks, m, pub, S, TMP, it):
     """Write one public node's ``m`` new strategy sums (TMP row 4) from slot ``ks`` on; in
     16 bits with a new scale for the node (float32: with the scale 1); they now hold
