@@ -57,8 +57,9 @@ counting (``_nrt=False``, an option of the pinned numba): otherwise every call c
 reference to each of the records' arrays, which took a quarter of an iteration. A call to a
 compiled function also passes every array of the records field by field (a ``Store`` is 78
 machine words, seven an array), so the pieces called at every betting node are inlined
-(``inline="always"``; the storage's writes among them, 6 % of an iteration); those called
-once a card node are not, as inlining them made the walk several times slower to compile.
+(``inline="always"``; the storage's writes among them, about 5 % of an iteration); those
+called once a card node are not, as inlining them made the walk several times slower to
+compile.
 All are compiled without numba's negative-index wraparound (:mod:`lab.solver.indexing`; each
 of the modules above opts in): no index here is ever negative, and the wraparound took a
 third of an iteration.
