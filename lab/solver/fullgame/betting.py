@@ -34,7 +34,7 @@ from ..indexing import without_wraparound
 from ..prefetch import prefetch, prefetch_range
 from .records import AVERAGE, BEST, CFR, LAST, T_NODE
 from .updates import catch_up, caught_up, discount_dead, new_regret, store_regrets, store_sums
-from .showdowns import deal_sums, node_deal_block, run_payoff
+from .showdowns import deal_sums, node_deal_block, node_lists, run_payoff
 
 without_wraparound(__name__)   # computed indices, never negative (see indexing)
 
@@ -218,22 +218,16 @@ def prepare_node(c, d, H, T, S, W, P, apart):
     In a ``CFR`` walk only the opponent's reach, and only at live nodes: ``W.DK[d, k]`` is 1
     where he reaches node ``k`` with probability zero for each of his pairs (then no
     strategy is needed there either)."""
-    (kind, actor, pair_start, nn, n_edges, pair_edge_start, pair_edge_count,
-     slot_base, node_base, t_start, t_size, t_kind, t_parent, t_child_a, t_child_b,
-     t_answerer) = (
-        T.kind, T.actor, T.pair_start, T.nn, T.n_edges, T.pair_edge_start,
-        T.pair_edge_count, T.slot_base, T.node_base, T.t_start, T.t_size, T.t_kind,
-        T.t_parent, T.t_child_a, T.t_child_b, T.t_answerer)
+    (kind, nn, n_edges, pair_edge_start, pair_edge_count, slot_base, node_base, t_start,
+     t_size, t_kind, t_parent, t_child_a, t_child_b, t_answerer) = (
+        T.kind, T.nn, T.n_edges, T.pair_edge_start, T.pair_edge_count, T.slot_base,
+        T.node_base, T.t_start, T.t_size, T.t_kind, T.t_parent, T.t_child_a, T.t_child_b,
+        T.t_answerer)
     # regret matching reads the predicted regrets (the regrets themselves unless predictive)
     wide, reg32, reg16, cum32, cum16 = S.wide, S.pred32, S.pred16, S.cum32, S.cum16
     ENT, ES, RI, VI, SIG, KI, TMP, WC, TK = W.ENT, W.ES, W.RI, W.VI, W.SIG, W.KI, W.TMP, W.WC, W.TK
     u, mode, Wu = P.u, P.mode, P.Wu
-    a = actor[c]
-    n0, n1 = nn[c, 0], nn[c, 1]
-    na = nn[c, a]
-    nu = nn[c, u]
-    p0 = pair_start[c]
-    pa = p0 + (n0 if a == 1 else 0)
+    a, n0, n1, na, nu, _, pa = node_lists(T, c, u)
     E = n_edges[c]
     choice = E > na
     is_last = kind[c] == LAST
@@ -538,24 +532,18 @@ def answers_of_opponent(S, W, P, d, k, kacc, krr, ks, so, pub, rb, nb, nu, nopp,
 def finish_node(c, d, T, S, W, P, K):
     """Betting backward (values, regret and strategy-sum updates) and the values of the
     entering histories."""
-    (actor, pair_start, nn, n_edges, pair_edge_start, pair_edge_count, t_kind,
-     t_child_a, t_child_b, t_value, t_answerer) = (
-        T.actor, T.pair_start, T.nn, T.n_edges, T.pair_edge_start, T.pair_edge_count,
-        T.t_kind, T.t_child_a, T.t_child_b, T.t_value, T.t_answerer)
+    (nn, n_edges, pair_edge_start, pair_edge_count, t_kind, t_child_a, t_child_b, t_value,
+     t_answerer) = (
+        T.nn, T.n_edges, T.pair_edge_start, T.pair_edge_count, T.t_kind, T.t_child_a,
+        T.t_child_b, T.t_value, T.t_answerer)
     wide, reg32, reg16, rscale, cum32, cum16, cscale = (S.wide, S.reg32, S.reg16, S.rscale,
                                                         S.cum32, S.cum16, S.cscale)
     OUT, RI, VI, SIG, EV, KI, TMP = W.OUT, W.RI, W.VI, W.SIG, W.EV, W.KI, W.TMP
     (u, mode, pos, neg, avg, plus, predictive, nxt) = (
         P.u, P.mode, P.pos, P.neg, P.avg, P.plus, P.predictive, P.nxt)
-    a = actor[c]
-    n0 = nn[c, 0]
-    na = nn[c, a]
-    nu = nn[c, u]
-    p0 = pair_start[c]
-    pa = p0 + (n0 if a == 1 else 0)
+    a, n0, _, na, nu, nopp, pa = node_lists(T, c, u)
     E = n_edges[c]
     choice = E > na
-    nopp = nn[c, 1 - u]
     r0 = 0
     r1 = K * n0
     # ---------------------------------------------------------- betting: backward

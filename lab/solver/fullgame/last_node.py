@@ -24,8 +24,8 @@ from numba import njit
 from ..indexing import without_wraparound
 from .records import LAST, T_NODE
 from .updates import catch_up, store_regrets, store_sums
-from .showdowns import (follower_results, forced_turn_values, node_deal_block, run_payoff,
-                        showdown_stakes, showdown_values)
+from .showdowns import (follower_results, forced_turn_values, node_deal_block, node_lists,
+                        run_payoff, showdown_stakes, showdown_values)
 from .betting import (answer_strategy, answers_of_opponent, answers_of_walker,
                       card_or_raise_strategy, card_raise_regrets, card_raise_sums,
                       card_raise_values, forced_alone, prefetch_update, reach_through,
@@ -50,11 +50,8 @@ def last_node_by_history(c, d, H, T, S, W, P):
                                                   W.TMP, W.DK, W.ED)
     u = P.u
     o = 1 - u
-    a = T.actor[c]
-    n0, n1 = nn[c, 0], nn[c, 1]
-    na, nu, no_ = nn[c, a], nn[c, u], nn[c, o]
+    a, n0, n1, na, nu, no_, pa = node_lists(T, c, u)
     E = na   # one card a state
-    pa = T.pair_start[c] + (n0 if a == 1 else 0)
     node_deal_block(T, c, u, P.Wu, W.WC, d)
     u_moves = u == a
     won = TMP[0]

@@ -33,6 +33,17 @@ def deal_block(Wu, hand, pu, nu, po, no, WC, wd):
 
 
 @njit(cache=True, inline="always")
+def node_lists(T, c, u):
+    """The pair lists of card node ``c`` for walker ``u``: (its actor ``a``, the mão's and
+    the pé's list lengths ``n0`` and ``n1``, the actor's ``na``, ``u``'s ``nu``, his
+    opponent's ``no``, and where the actor's list starts, ``pa``)."""
+    a = T.actor[c]
+    n0, n1 = T.nn[c, 0], T.nn[c, 1]
+    return (a, n0, n1, T.nn[c, a], T.nn[c, u], T.nn[c, 1 - u],
+            T.pair_start[c] + (n0 if a == 1 else 0))
+
+
+@njit(cache=True, inline="always")
 def node_deal_block(T, c, u, Wu, WC, wd):
     """WC[wd]: :func:`deal_block` of card node ``c``'s two lists, ``u``'s pairs against his
     opponent's (``Wu``: ``u``'s deal weights)."""
@@ -167,12 +178,9 @@ def showdown_node(c, d, H, T, W, P, K, TT, NF):
     values ``W.OUT[d]`` of the ``NF`` of the ``H`` entering histories set apart (``W.FH``):
     zero for a dead one, else (the turn is that card alone) from their entering reach, the
     numbers the T node of each would give."""
-    nn, KI, TK, OUT = T.nn, W.KI, W.TK, W.OUT
+    KI, TK, OUT = W.KI, W.TK, W.OUT
     u = P.u
-    a = T.actor[c]
-    n0 = nn[c, 0]
-    na, nu, nopp = nn[c, a], nn[c, u], nn[c, 1 - u]
-    pa = T.pair_start[c] + (n0 if a == 1 else 0)
+    a, n0, _, na, nu, nopp, pa = node_lists(T, c, u)
     u_moves = u == a
     won = W.TMP[0]
     follower_results(c, a, na, pa, T, P, won)
