@@ -664,8 +664,8 @@ class FullSolver(Lifecycle):
         """The regrets and strategy sums as the kernels take them (:data:`records.Store`)."""
         wide = self.config.storage == "float32" and not self.fixed_policy
         return Store(wide, self.reg32, self.reg16, self.rscale,
-                       self.cum32, self.cum16, self.cscale, self.pred32, self.pred16,
-                       self.pscale, self.rstamp, self.cstamp)
+                     self.cum32, self.cum16, self.cscale, self.pred32, self.pred16,
+                     self.pscale, self.rstamp, self.cstamp)
 
     def step(self, u: int, mode: int, pos=0.0, neg=0.0, avg=0.0, win=None, lose=None,
              ladder=None, iteration: int = 1, masked: bool = False,
@@ -680,11 +680,11 @@ class FullSolver(Lifecycle):
         _, _, _, plus, predictive, nxt = self.schedule.update(iteration)
         fpos, fneg = self._factors(iteration)
         return Step(int(u), int(mode), float(pos), float(neg), float(avg),
-                      ones if win is None else win, ones if lose is None else lose, lad,
-                      self.weights[u], plus, predictive, float(nxt), bool(masked),
-                      bool(self.prune_dead), self.lazy(), int(iteration), fpos, fneg,
-                      bool(self.histories_apart if apart is None else apart),
-                      bool(self.histories_one_pass))
+                    ones if win is None else win, ones if lose is None else lose, lad,
+                    self.weights[u], plus, predictive, float(nxt), bool(masked),
+                    bool(self.prune_dead), self.lazy(), int(iteration), fpos, fneg,
+                    bool(self.histories_apart if apart is None else apart),
+                    bool(self.histories_one_pass))
 
     def exploitability(self) -> float:
         """Mean of both seats' best-response gains: points per hand (or in the payoffs of
