@@ -391,14 +391,52 @@ class FullPolicy(Policy):
 
             from .solver import FullSolver
 
-            from .compact import expand
-
-            full = expand(self.keys, self.tree, self.layout, self.templates, self.q)
-            self._solver = FullSolver(replace(self.config, storage="float32"),
-                                      threads=threads).use_policy(full)
+            solver = FullSolver(replace(self.config, storage="float32"),
+                                threads=threads).use_policy(expanded(self))
             if self.payoffs is not None:
-                self._solver.set_payoffs(*self.payoffs)
+                solver.set_payoffs(*self.payoffs)
+            _held_solver(self)
+            self._solver = solver
         return self._solver
+
+
+_HOLDING: list = []
+"""The one policy whose solver is held: a solver's working buffers take hundreds of MB,
+so a process that values positions of many policies keeps only the last one's."""
+
+
+def _held_solver(policy: FullPolicy) -> None:
+    for other in _HOLDING:
+        if other is not policy:
+            other._solver = None
+    _HOLDING[:] = [policy]
+
+
+def expanded(policy: FullPolicy) -> np.ndarray:
+    """``policy`` in the solver's slot layout, 16 bits a slot (what
+    :meth:`~lab.solver.fullgame.solver.FullSolver.use_policy` holds). A stored policy's
+    (one whose ``meta`` names its file's hash) is kept in the disk cache and mapped from
+    there (:func:`lab.solver.cache.disk_cached`): a walk reads only the pages of the
+    subtree it visits, and processes share them. Expanded again in memory for any other."""
+    from .compact import expand
+
+    def build():
+        return expand(policy.keys, policy.tree, policy.layout, policy.templates,
+                      policy.q).astype(np.uint16)
+
+    sha = policy.meta.get("sha256")
+    if not sha or policy.keys.n_slots < 1_000_000:
+        return build()
+    from .solver import disk_cached
+
+    base = policy.meta.get("base_sha256") if policy.meta.get("difference") else None
+    name = f"expanded-{sha}" + (f"-on-{base}" if base else "")
+    return disk_cached(name, build, ("solver/fullgame/compact.py",), keep=EXPANDED_KEPT)
+
+
+EXPANDED_KEPT = 4
+"""Expanded policies kept in the disk cache, the most recently used (1.4 GB each for the
+real game); an older one is expanded again when asked (about 5 s)."""
 
 
 LAST_KIND, END_KIND = 1, 2

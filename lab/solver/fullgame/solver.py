@@ -150,10 +150,10 @@ TREE_SOURCES = ("cards.py", "classes.py", "rules.py", "solver/games/cardplay_gam
 """The code a cached card tree or layout depends on (its hash names the cache file)."""
 
 
-def disk_cached(name: str, build, sources=()):
+def disk_cached(name: str, build, sources=(), keep=None):
     """:func:`lab.solver.cache.disk_cached` hashing :data:`TREE_SOURCES` and ``sources``:
     the real game's card tree takes 16 s to build and 0.3 s to load."""
-    return cache.disk_cached(name, build, TREE_SOURCES + tuple(sources))
+    return cache.disk_cached(name, build, TREE_SOURCES + tuple(sources), keep)
 
 
 def card_tree(config: FullConfig) -> CardTree:
@@ -400,7 +400,7 @@ class FullSolver(Lifecycle):
         if q.shape != (self.layout.n_slots,):
             raise ValueError(f"a policy of {q.shape[0]:,} slots for a game of "
                              f"{self.layout.n_slots:,}")
-        self.cum16 = q.astype(np.uint16)
+        self.cum16 = q.astype(np.uint16, copy=False)   # held as given when 16-bit already
         # the responder's own strategy never enters his values
         self.reg16 = self.cum16.view(np.int16)
         self.reg32 = np.zeros(1, dtype=np.float32)
