@@ -224,7 +224,7 @@ class Advice:
 
     @property
     def best(self) -> int:
-        return int(np.argmax(self.ev))
+        return best_index(self.legal, self.ev)
 
     def as_json(self) -> dict:
         from .match import FULL_MODEL
@@ -293,10 +293,23 @@ def _assemble(position: Position, legal, prob_of, value_of, surrender_value, on_
                               "all, not 1: it and the rules disagree here")
         strategy = [p / total for p in strategy]
     else:
-        best = int(np.argmax(ev))
+        best = best_index(legal, ev)
         strategy = [1.0 if i == best else 0.0 for i in range(len(legal))]
     return Advice(position.seat, tuple(legal), tuple(strategy), tuple(ev), bool(on_path),
                   model, unit, float(exploitability))
+
+
+TIE = 1e-9
+"""Values closer than this are equal (the unit of the model)."""
+
+
+def best_index(legal, ev) -> int:
+    """The index of the best action: the highest value, the first of equal ones, and
+    never a surrender that another action equals (surrendering gives the hand away)."""
+    top = max(ev)
+    tied = [i for i, v in enumerate(ev) if v >= top - TIE]
+    kept = [i for i in tied if legal[i].kind != SURRENDER]
+    return (kept or tied)[0]
 
 
 def _level_key(action: Action, vira: Card):
@@ -415,12 +428,22 @@ def score_aware_moves(vira: Card, score, seat: int, hand) -> dict | None:
 
 @dataclass(frozen=True)
 class CardplayModel:
-    """A solved card-play game standing for the hand: its CFR ``solver`` (average
-    strategy), the public ``prefix`` before the cards (``("accept",)`` at mão de onze),
-    the mão's payoff when the mão / the pé wins the hand and, at mão de onze, when the
-    holder runs (``run``), the ``model`` name and its ``exploitability``."""
+    """A solved card-play game standing for the hand, as the adviser reads it: the card-play
+    ``tree`` (:func:`lab.solver.games.cardplay.cardplay_tree` of the ``decision_seat``: the
+    mão de onze holder, None at 11 x 11), the solve's average strategy
+    per edge (``average``), and for each seat its counterfactual best-response values per
+    pair (``values[seat]``, on the solve's scale: the pé's are shifted by ``total``) and the
+    other seat's reach per pair at the same time (``reach[seat]``); the deal ``weights``
+    per seat; the mão's payoff when the mão / the pé wins the hand and, at mão de onze,
+    when the holder runs (``run``); the ``model`` name and its ``exploitability``."""
 
-    solver: object
+    tree: object
+    decision_seat: object
+    average: np.ndarray
+    values: tuple
+    reach: tuple
+    weights: tuple
+    total: float
     mao_wins: float
     pe_wins: float
     run: float
@@ -435,47 +458,89 @@ class CardplayModel:
 
 
 _MODELS: dict = {}
+MODELS_KEPT = 64
+"""Card-play models kept in a process (a few tens of MB each, most of it the shared tree)
+and in the disk cache."""
 
 
 def cardplay_model(vira: Card, score: tuple, progress=None) -> CardplayModel:
-    """The exact model of a mão de onze or 11 x 11 hand (solved once per process)."""
+    """The exact model of a mão de onze or 11 x 11 hand, solved once per machine (kept in
+    the disk cache, named by its payoffs and settings) and mapped from there after."""
     from .match import ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL
     from .rules import hand_kind
 
     kind, _ = hand_kind(tuple(score))
-    key = (vira.rank, tuple(score) if kind == ELEVEN else None)
-    if key in _MODELS:
-        return _MODELS[key]
     if kind == ELEVEN:
         from .match import eleven_payoffs
         from .ranking import match_equity
-        from .solver.games.eleven import solve_eleven
         from .tables import MATCH_SETTINGS
 
         pay = eleven_payoffs(match_equity(), tuple(score))
-        with note(f"solving the mão de onze of vira {vira} at {score[0]},{score[1]}",
-                  progress):
-            sol = solve_eleven(vira.rank, pay.holder, pay.mao_wins, pay.pe_wins,
-                               pay.holder_runs,
-                               target_exploitability=MATCH_SETTINGS[
-                                   "eleven_target_exploitability"],
-                               keep_solution=True)
-        model = CardplayModel(sol.cardplay.solver, float(pay.mao_wins), float(pay.pe_wins),
-                              float(pay.holder_runs), pay.holder, ELEVEN_MODEL,
-                              float(sol.exploitability))
+        target = MATCH_SETTINGS["eleven_target_exploitability"]
+        name = (f"eleven-{vira.rank}-{pay.holder}-{pay.mao_wins!r}-{pay.pe_wins!r}-"
+                f"{pay.holder_runs!r}-{target!r}")
+
+        def solve():
+            from .solver.games.eleven import solve_eleven
+
+            with note(f"solving the mão de onze of vira {vira} at {score[0]},{score[1]} "
+                      "(once)", progress):
+                sol = solve_eleven(vira.rank, pay.holder, pay.mao_wins, pay.pe_wins,
+                                   pay.holder_runs, target_exploitability=target,
+                                   keep_solution=True)
+            return _answers(sol.cardplay.solver, float(pay.mao_wins), float(pay.pe_wins),
+                            float(pay.holder_runs), pay.holder, ELEVEN_MODEL,
+                            float(sol.exploitability))
     elif kind == ELEVEN_ELEVEN:
-        from .solver.games.cardplay import solve_cardplay
         from .tables import CARDPLAY_SETTINGS
 
-        with note(f"solving the card play of vira {vira}", progress):
-            sol = solve_cardplay(vira.rank, **CARDPLAY_SETTINGS)
-        model = CardplayModel(sol.solver, 1.0, 0.0, float("nan"), None, ELEVEN_ELEVEN_MODEL,
-                              float(sol.exploitability))
+        name = f"eleven-eleven-{vira.rank}-{sorted(CARDPLAY_SETTINGS.items())!r}"
+
+        def solve():
+            from .solver.games.cardplay import solve_cardplay
+
+            with note(f"solving the card play of vira {vira} (once)", progress):
+                sol = solve_cardplay(vira.rank, **CARDPLAY_SETTINGS)
+            return _answers(sol.solver, 1.0, 0.0, float("nan"), None, ELEVEN_ELEVEN_MODEL,
+                            float(sol.exploitability))
     else:
         raise AdviceError(f"score {score}: a normal hand has no card-play model")
-    _MODELS.clear()  # one model in memory at a time
-    _MODELS[key] = model
+    if name in _MODELS:
+        return _MODELS[name]
+    from .solver.cache import disk_cached
+    from .solver.games.cardplay import TREE_SOURCES, cardplay_tree
+
+    import hashlib
+    key = hashlib.sha256(name.encode()).hexdigest()[:16]
+    model = disk_cached(f"cardplay_model-{key}", solve,
+                        TREE_SOURCES + ("solver/cfr.py", "solver/games/eleven.py",
+                                        "advice.py"), keep=MODELS_KEPT)
+    model = replace(model, tree=cardplay_tree(model.decision_seat))   # shared, not copied
+    if len(_MODELS) >= MODELS_KEPT:
+        _MODELS.pop(next(iter(_MODELS)))
+    _MODELS[name] = model
     return model
+
+
+def _answers(solver, mao_wins, pe_wins, run, holder, model, exploitability) -> CardplayModel:
+    """What the adviser reads of a card-play ``solver``'s average strategy (both seats'
+    values and reaches worked out now); the tree is left out of the cached file."""
+    with solver._threads():
+        average = solver.average_strategy().copy()
+        values, reach = [], []
+        for seat in (0, 1):
+            values.append(solver._values(seat, average, True).copy())
+            reach.append(solver.reach.copy())
+    from .solver.games.cardplay import cardplay_tree
+
+    seat = None if holder is None else int(holder)
+    shared = cardplay_tree(seat)
+    if not all(np.array_equal(getattr(solver.tree, a), getattr(shared, a))
+               for a in ("node_action", "node_parent", "pair_parent", "pair_private")):
+        raise RuntimeError("the card-play model was solved on another tree than the adviser reads")
+    return CardplayModel(None, seat, average, tuple(values), tuple(reach),
+                         tuple(np.asarray(w) for w in solver.weights), float(solver.total),
+                         mao_wins, pe_wins, run, holder, model, exploitability)
 
 
 def _cardplay_model(position: Position, progress) -> Advice:
@@ -485,8 +550,7 @@ def _cardplay_model(position: Position, progress) -> Advice:
 
     vira, seat, state = position.vira, position.seat, position.state
     model = cardplay_model(vira, position.score, progress)
-    solver = model.solver
-    tree = solver.tree
+    tree = model.tree
     game = CardplayGame(vira.rank)
     classes = hand_classes(vira.rank)
     own_class = classes.index_of(level(c, vira) for c in position.hand)
@@ -506,24 +570,21 @@ def _cardplay_model(position: Position, progress) -> Advice:
         raise AdviceError("outside the solved game: the card play so far is not in it") \
             from None
 
-    with solver._threads():
-        avg = solver.average_strategy()
-        cfv = solver._values(seat, avg, True).copy()
-        reach = solver.reach
+    avg, cfv, reach = model.average, model.values[seat], model.reach[seat]
     mine = tree.pairs_of(node, seat)
     found = np.flatnonzero(tree.pair_private[mine.start:mine.stop] == own)
     if not len(found):
         raise AdviceError("that hand cannot be here: the cards on the table rule it out")
     i = mine.start + int(found[0])
     theirs = tree.pairs_of(node, 1 - seat)
-    norm = float(solver.weights[seat][int(tree.pair_hand[i])][
+    norm = float(model.weights[seat][int(tree.pair_hand[i])][
         tree.pair_hand[theirs.start:theirs.stop]] @ reach[theirs.start:theirs.stop])
     if not norm > 0:
         raise AdviceError("the opponent's actions so far have probability zero under the "
                           f"solved {model.model} strategy for every hand he may hold: the "
                           "solved game cannot value this position")
     on_path = bool(reach[i] > 0)
-    shift = solver.total if seat == 1 else 0.0
+    shift = model.total if seat == 1 else 0.0
 
     prob, value = {}, {}
     if tree.node_actor[node] == seat:
