@@ -18,6 +18,7 @@ BENCHES = {
     "full": "lab.bench.full:main",
     "score": "lab.bench.score:main",
     "policy": "lab.bench.policy:main",
+    "advise": "lab.bench.advise:main",
     "match-play": "lab.bench.match_play:main",
 }
 """Benchmark target -> ``module:function`` running it."""
