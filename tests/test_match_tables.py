@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from lab.match import (CARDPLAY_MODEL, ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL, FULL_MODEL,
-                       after_hand, eleven_payoffs)
+                       SCORE_AWARE_MODEL, after_hand, eleven_payoffs)
 from lab.rules import MAO, PE
 from lab.tables import TableError, load_table, solved_viras
 from conftest import complete_table
@@ -176,12 +176,18 @@ def test_lab_match_prints_the_table_row(me):
     out = lab("match", "--score", "3,7")
     assert out.returncode == 0 and out.stderr == ""
     obj = json.loads(out.stdout)
-    assert obj["mao"] == pytest.approx(me[3, 7]) and obj["mao"] + obj["pe"] == pytest.approx(1)
-    assert obj["model"] in (CARDPLAY_MODEL, FULL_MODEL) and obj["hand"] == "normal"
+    mixed = load_table("match_equity_mixed").set_index(["score_mao", "score_pe"])
+    assert obj["mao"] == pytest.approx(mixed.p_mao[3, 7]) and obj["mao"] + obj["pe"] == pytest.approx(1)
+    assert obj["mao_points_play"] == pytest.approx(me[3, 7])
+    assert obj["model"] == mixed.model[3, 7] and obj["hand"] == "normal"
     leaks = load_table("score_leak", viras=solved_viras("score_leak"))
     at = leaks[(leaks.score_mao == 3) & (leaks.score_pe == 7)]
     assert obj["points_play_leak_viras"] == len(at) > 0            # the sweep's rows
     assert obj["points_play_leak"] == pytest.approx(at.leak.mean())
+    resolved = json.loads(lab("match", "--score", "9,10").stdout)   # re-solved on every vira
+    assert resolved["model"] == SCORE_AWARE_MODEL and resolved["score_aware_viras"] == 10
+    assert resolved["mao"] == pytest.approx(mixed.p_mao[9, 10])
+    assert resolved["mao_points_play"] == pytest.approx(me[9, 10])
     top = json.loads(lab("match", "--score", "11,11").stdout)
     assert top["model"] == ELEVEN_ELEVEN_MODEL and top["points_play_leak"] is None
     assert json.loads(lab("match", "--score", "4,11").stdout)["hand"] == "mao_de_onze"

@@ -3,7 +3,10 @@
 ``lab match --score M,P`` (M = the points of the next hand's mão, P = the pé's)
 prints ``mao`` and ``pe`` (match-win probabilities, summing to 1), the ``model``
 that produced them, its ``exploitability`` (match-win probability) and the kind
-of ``hand`` played at that score, read from the ``match_equity`` table; and, where
+of ``hand`` played at that score, read from the ``match_equity_mixed`` table: the model
+the lab advises with (the hands re-solved for the match where ``lab solve match-play``
+stored them, ``score_aware_viras`` of the ten, points play elsewhere), with
+``mao_points_play``, the mão's match-win probability under points play everywhere; and, where
 ``lab solve score`` measured it (table ``score_leak``), ``points_play_leak``: how much the
 full game's points play leaks at that score (match-win probability, mean over the
 ``points_play_leak_viras`` viras measured), else null.
@@ -31,13 +34,14 @@ def match_at(score: tuple[int, int]) -> dict:
     from ..tables import load_table
 
     check_score(score)
-    table = load_table("match_equity")
+    table = load_table("match_equity_mixed")
     row = table[(table["score_mao"] == score[0]) & (table["score_pe"] == score[1])].iloc[0]
     return {"score": list(score), "mao": float(row.p_mao), "pe": float(row.p_pe),
             "model": row.model, "model_description": MODEL_DESCRIPTIONS[row.model],
             # null where not measured (the full game's points play, see `lab solve score`)
             "exploitability": None if pd.isna(row.exploitability) else float(row.exploitability),
-            "hand": hand_kind(score)[0], **points_play_leak(score)}
+            "hand": hand_kind(score)[0], "score_aware_viras": int(row.score_aware_viras),
+            "mao_points_play": float(row.p_mao_points), **points_play_leak(score)}
 
 
 def points_play_leak(score: tuple[int, int]) -> dict:
