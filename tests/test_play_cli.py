@@ -40,6 +40,25 @@ def test_a_whole_match_with_bad_answers_reprompted():
     assert "bot: " in out and "you: " in out and "won the hand" in out
 
 
+def test_only_the_numbers_shown_are_moves():
+    # other digits, other numbers and long lines are refused and asked again; "1" is taken
+    answers = "١\n３\n²\n01\n" + "9" * 5000 + "\n" + "x" * 50_000 + "\n1\n"
+    code, out, err = play(answers, "--bot", "random", "--seed", "12", "--first", "you")
+    assert code == 0 and err == "", err
+    first = out.split("you: ", 1)[0]
+    lines = first.split("your move> ")[1:]
+    assert len(lines) == 7   # six refusals, then the move taken
+    for line, answer in zip(lines, ("'١'", "'３'", "'²'")):
+        assert line.startswith(f"  {answer}: type the move's number as shown, 1-")
+        assert "in ASCII digits, or a move token" in line
+    assert lines[3].startswith("  01: no such move; type a number 1-")
+    assert lines[4].startswith("  '999999999999'...: too long to be a move; type a number 1-")
+    assert lines[5].startswith("  'xxxxxxxxxxxx'...: too long to be a move")
+    assert all(len(line) < 120 for line in lines)
+    assert lines[6] == ""
+    assert "9" * 100 not in out and "x" * 100 not in out
+
+
 def test_an_illegal_move_names_the_rule():
     # the first move of round 1 cannot be covered, and the card must be in hand
     answers = "".join(f"cover:{r}{s}\n" for r in "4567QJKA23" for s in "cdhs") + "1\n" * 400
@@ -193,6 +212,34 @@ def test_coach_with_the_stored_policy_and_off_its_path():
     later = [line for line in lines[k + 4:] if line.startswith("coach: ")]
     assert later and later[0].startswith("coach: your earlier choices left the solver's "
                                          "path"), later
+
+
+def test_the_hint_shows_the_coachs_advice_before_the_move_and_grades_it_the_same():
+    args = ("--seed", "5", "--first", "you", "--target", "1")   # 11 x 11 (as above)
+    _, after = coached("1\n" * 10, *args)
+    code, before = coached("1\n" * 10, "--hint", *args)
+    assert code == 0
+    assert "Coach on: before each of your moves" in before
+    after_lines, lines = after.splitlines(), before.splitlines()
+    advice = [line for line in after_lines if line.startswith("coach: the solver's strategy")]
+    hints = [line for line in lines if line.startswith("coach: the solver's strategy")]
+    assert hints == advice and len(hints) == 3   # the same advice, from the same function
+    moves = [k for k, line in enumerate(lines) if line.startswith("your move> you: ")]
+    assert len(moves) == 3
+    for k, hint in zip(moves, hints):   # each hint comes before its prompt, none after
+        shown = max(i for i in range(k) if lines[i].startswith("coach: the solver's"))
+        assert lines[shown] == hint and shown > max([0] + [m for m in moves if m < k])
+        assert lines[k + 1].startswith("coach: ") and "strategy" not in lines[k + 1]
+    grades = [lines[k + 1] for k in moves]
+    assert grades == [after_lines[k + 2] for k, line in enumerate(after_lines)
+                      if line.startswith("your move> you: ")]
+    assert before[before.index("Coach's review"):] == after[after.index("Coach's review"):]
+
+
+def test_the_hint_is_refused_under_house_rules():
+    code, out, err = play("", "--hint", "--rules", "fpt")
+    assert code == 2 and out == ""
+    assert err.startswith("error: --hint: the solver's numbers are for the default rules")
 
 
 # ---------------------------------------------------------------- house rules

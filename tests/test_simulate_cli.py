@@ -85,6 +85,11 @@ def test_house_rules_are_played_and_reported(tmp_path):
     (["--a", "random", "--b", "random", "--matches", "4", "--seed", "x"], "x"),
     (["--a", "random", "--b", "random", "--matches", "4", "--start", "12,1"], "12"),
     (["--a", "random", "--b", "random"], "--matches"),
+    (["--a", "random", "--b", "random", "--matches", "9" * 5000], "too large"),
+    (["--a", "random", "--b", "random", "--matches", "4", "--seed", str(2**64)],
+     f"give at most {2**64 - 1:,}"),
+    (["--a", "random", "--b", "random", "--matches", "4", "--workers", "100000"],
+     "--workers '100000': give at most"),
 ])
 def test_bad_input_is_one_error_line_and_exit_2(bad, word):
     code, out, err = simulate(*bad)

@@ -15,6 +15,7 @@ import sys
 
 from ..cards import RANKS, parse_card, parse_cards
 from ..cli import UsageError, print_json
+from ..options import shown
 
 SEAT_ALIASES = {"mao": "mao", "mão": "mao", "pe": "pe", "pé": "pe"}
 
@@ -33,7 +34,7 @@ def parse_request(vira_text: str, hand_text: str, seat_text: str):
         raise UsageError(f"{vira}: the vira is turned face up and cannot be in the hand")
     seat = SEAT_ALIASES.get(seat_text.strip().lower())
     if seat is None:
-        raise UsageError(f"--seat {seat_text!r}: the seat is mao or pe")
+        raise UsageError(f"--seat {shown(seat_text)}: the seat is mao or pe")
     return vira, hand, seat
 
 

@@ -28,7 +28,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--hand", required=True, help="three cards, e.g. 5c,Qh,3d")
     parser.add_argument("--seat", required=True, help="mao (leads round 1) or pe")
     parser.add_argument("--solve-minutes", type=positive, default=None, metavar="M",
-                        help="solve the vira now (at most M minutes) if no table has it")
+                        help="solve the vira now (at most M minutes, M up to "
+                             f"{MAX_SOLVE_MINUTES:,}: a week) if no table has it")
+
+
+MAX_SOLVE_MINUTES = 10_080
+"""The longest ``--solve-minutes``: a week (a vira solves in about 30 minutes)."""
 
 
 def ev_of(vira, hand, seat: str, solve_minutes=None) -> dict:
@@ -67,6 +72,9 @@ def ev_of(vira, hand, seat: str, solve_minutes=None) -> dict:
 
 
 def run(args) -> int:
+    if args.solve_minutes is not None and args.solve_minutes > MAX_SOLVE_MINUTES:
+        raise UsageError(f"--solve-minutes {args.solve_minutes:g}: give at most "
+                         f"{MAX_SOLVE_MINUTES:,} minutes (a week)")
     vira, hand, seat = parse_request(args.vira, args.hand, args.seat)
     print_json(ev_of(vira, hand, seat, args.solve_minutes))
     return 0

@@ -2,8 +2,9 @@
 
 Each turn shows the vira, your cards, the score, the table and your legal moves, numbered
 and as tokens (``4c``, ``cover:4c``, ``raise``/``truco``, ``accept``, ``run``,
-``surrender``); answer with the number or the token. A bad answer is refused with the
-reason and asked again. The mão alternates from hand to hand. End of input or Ctrl-C ends
+``surrender``); answer with the number (as shown: ASCII digits) or the token. Anything
+else (another number, other digits, a long line, bytes that are not text) is refused with
+the reason and asked again. The mão alternates from hand to hand. End of input or Ctrl-C ends
 the session cleanly. ``--rules NAME`` and ``--rule KEY=VALUE`` choose the house rules; at a
 blind 11 x 11 your cards are not shown and you play them by number, unseen.
 
@@ -19,7 +20,8 @@ solver's path it says so and still gives each move's value. Where the solved gam
 say (no stored policy for the vira, or the bot did something the solved strategy never
 does), it says why and is silent for the rest of the hand. At the end of the match, a
 review of your costliest decisions. Its numbers are the default rules', so it coaches only
-under them.
+under them. ``--hint`` (implies ``--coach``): the same advice, from the same function, shown
+before each of your moves instead of after it; after the move only its cost.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from ..match import SCORE_AWARE_MODEL
 from ..sim.view import Table, token
 from ..errors import InputError
 from ..cli import add_rule_options, rules_from
-from ..options import integer
+from ..options import MAX_SEED, bounded, seed as seed_type
 
 YOU, BOT = 0, 1
 FIRST = ("random", "you", "bot")
@@ -48,9 +50,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--bot", default="cautious",
                         help=f"the opponent: {', '.join(BOT_NAMES)} (default cautious). "
                              f"The {SOLVER_DESCRIPTION}")
-    parser.add_argument("--seed", type=integer, default=None,
-                        help="seed for the deals and the bot (default: a fresh one)")
-    parser.add_argument("--target", type=integer, default=TARGET,
+    parser.add_argument("--seed", type=seed_type, default=None,
+                        help=f"seed for the deals and the bot, 0..{MAX_SEED} (default: a "
+                             "fresh one)")
+    parser.add_argument("--target", type=bounded(1, TARGET, " points"), default=TARGET,
                         help="points you need to win, 1..12 (default 12): both players start "
                              "at 12 - TARGET, so mão de onze and 11 x 11 stay as the rules say")
     parser.add_argument("--first", default="random", choices=FIRST,
@@ -60,6 +63,10 @@ def add_arguments(parser) -> None:
                              "what your move cost in expected points (needs the stored "
                              "full-game policy of the hand's vira); a review at the end; "
                              "default rules only")
+    parser.add_argument("--hint", action="store_true",
+                        help="the coach's advice before each of your moves (the solver's "
+                             "strategy and each move's value), then what your move cost; "
+                             "implies --coach")
     add_rule_options(parser)
 
 
@@ -70,7 +77,12 @@ class Quit(Exception):
 class Terminal:
     """Reads the person's answers and writes the transcript."""
 
+    LINE = 1000
+    """Characters of an answer that are read; the rest of a longer line is skipped."""
+
     def __init__(self, stdin=None, stdout=None):
+        if stdin is None and hasattr(sys.stdin, "reconfigure"):
+            sys.stdin.reconfigure(errors="replace")  # bytes that are not text: a bad answer
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
 
@@ -78,11 +90,16 @@ class Terminal:
         print(text, file=self.stdout, flush=True)
 
     def ask(self, prompt: str) -> str:
+        """The next line of input, stripped, at most :attr:`LINE` characters; Quit at the
+        end of input."""
         self.stdout.write(prompt)
         self.stdout.flush()
-        line = self.stdin.readline()
+        line = self.stdin.readline(self.LINE)
         if not line:
             raise Quit("end of input")
+        rest = line
+        while len(rest) == self.LINE and not rest.endswith("\n"):  # skip the rest of it
+            rest = self.stdin.readline(self.LINE)
         return line.strip()
 
 
@@ -114,9 +131,14 @@ def shown(action, vira) -> str:
     return token(action)
 
 
+LONGEST_ANSWER = 20
+"""The longest answer read as a move (the longest token, ``surrender``, has 9 characters)."""
+
+
 def choose(term: Terminal, state) -> object:
-    """Ask until the person names a legal move (by number or token); return it."""
+    """Ask until the person names a legal move (by a number shown or a token); return it."""
     legal = state.legal_actions()
+    numbers = {str(i): action for i, action in enumerate(legal, 1)}
     for i, action in enumerate(legal, 1):
         if state.blind and action.kind == PLAY:  # a card the person may not see
             term.say(f"  {i}) {f'card {i}':<10} play your card {i}, unseen")
@@ -124,13 +146,21 @@ def choose(term: Terminal, state) -> object:
             term.say(f"  {i}) {str(action):<10} {describe(action, state)}")
     while True:
         answer = term.ask("your move> ")
+        if answer in numbers:
+            return numbers[answer]
         if not answer:
             term.say(f"  please type a number 1-{len(legal)} or a move token")
             continue
-        if answer.isdigit():
-            if 1 <= int(answer) <= len(legal):
-                return legal[int(answer) - 1]
+        if len(answer) > LONGEST_ANSWER:
+            term.say(f"  {answer[:12]!r}...: too long to be a move; type a number "
+                     f"1-{len(legal)} or a move token")
+            continue
+        if answer.isascii() and answer.isdigit():
             term.say(f"  {answer}: no such move; type a number 1-{len(legal)} or a token")
+            continue
+        if answer.isnumeric():  # other digits: Arabic-Indic, full-width, superscripts ...
+            term.say(f"  {answer!r}: type the move's number as shown, 1-{len(legal)} in "
+                     "ASCII digits, or a move token")
             continue
         try:
             action = parse_action(answer)
@@ -184,22 +214,47 @@ class Coach:
         self.silent = False
         self.said_model = False
 
-    def after(self, number: int, hand, seat: int, state, history, chosen) -> None:
-        """Comment on ``chosen``, taken by ``seat`` holding ``hand`` (as dealt) in hand
-        ``number`` at rules state ``state`` after ``history`` ((seat, Action) pairs)."""
+    def advise(self, hand, seat: int, state, history):
+        """The solver's advice (:func:`lab.advice.advice_for`) for ``seat`` holding ``hand``
+        (as dealt) at rules state ``state`` after ``history`` ((seat, Action) pairs); None,
+        said once and silent for the rest of the hand, where the solved game cannot say."""
         from ..advice import advice_for, build_position
 
         if self.silent:
-            return
-        say = self.term.say
+            return None
         try:
             position = build_position(state.vira, hand, seat, state.score,
                                       [a for _, a in history])
-            advice = advice_for(position)
+            return advice_for(position)
         except ValueError as exc:
-            say(f"coach: no advice for the rest of this hand: {exc}")
+            self.term.say(f"coach: no advice for the rest of this hand: {exc}")
             self.silent = True
-            return
+            return None
+
+    def before(self, hand, seat: int, state, history):
+        """``--hint``: the advice at this decision, shown before the move; returned, so that
+        :meth:`after` grades the move with the very same advice."""
+        advice = self.advise(hand, seat, state, history)
+        if advice is not None:
+            self.show(advice, seat, state)
+        return advice
+
+    def after(self, number: int, hand, seat: int, state, history, chosen,
+              advice=None) -> None:
+        """Comment on ``chosen``, taken by ``seat`` holding ``hand`` (as dealt) in hand
+        ``number`` at rules state ``state`` after ``history`` ((seat, Action) pairs):
+        the advice and the move's cost, or only the cost where ``advice`` was shown before
+        the move (:meth:`before`)."""
+        if advice is None:
+            advice = self.advise(hand, seat, state, history)
+            if advice is None:
+                return
+            self.show(advice, seat, state)
+        self.grade(advice, number, hand, seat, state, chosen)
+
+    def show(self, advice, seat: int, state) -> None:
+        """The model (once a hand), the solver's strategy and each move's value."""
+        say = self.term.say
         points = advice.unit.startswith("points")
         if points and not self.said_model:   # once a hand: what playing for points costs here
             self.said_model = True
@@ -227,6 +282,12 @@ class Coach:
         else:
             say("coach: your earlier choices left the solver's path, so it has no strategy "
                 f"for this hand here; each move's {unit} against it: {moves}")
+
+    def grade(self, advice, number: int, hand, seat: int, state, chosen) -> None:
+        """What ``chosen`` cost against the best move of ``advice``; kept for the review."""
+        say = self.term.say
+        points = advice.unit.startswith("points")
+        fmt = (lambda v: f"{v:+.2f}") if points else (lambda v: f"{v:.3f}")
         if chosen not in advice.legal:
             say(f"coach: {chosen} is outside the solved game (covering your last card is "
                 "never better than playing it face up)")
@@ -285,7 +346,10 @@ def situation(state, seat: int) -> str:
 
 
 def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_rng,
-              number: int, coach=None) -> MatchState:
+              number: int, coach=None, hint: bool = False) -> MatchState:
+    """Play one hand of ``match`` in the terminal; the match after it. ``coach`` (a
+    :class:`Coach`) comments each of the person's decisions, before the move too with
+    ``hint``."""
     cards = deals.sample(DECK, 7)
     you_mao = match.mao == YOU
     mao_cards, pe_cards = (cards[1:4], cards[4:7])
@@ -308,12 +372,15 @@ def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_
         if seat == you_seat:
             show_turn(term, table, seat, scores, names)
             before = table.state
+            yours = mao_cards if you_mao else pe_cards
+            advice = None
+            if coach is not None and hint:
+                advice = coach.before(yours, seat, before, history)
             action = choose(term, before)
             table.apply(action)
             term.say(f"you: {shown(table.history[-1][1], hand_vira)}")
             if coach is not None:
-                coach.after(number, mao_cards if you_mao else pe_cards, seat, before, history,
-                            action)
+                coach.after(number, yours, seat, before, history, action, advice)
         else:
             action = decide(bot, table.view(seat), bot_rng)
             table.apply(action)
@@ -333,7 +400,7 @@ def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_
 
 
 def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str,
-               coach: bool = False, rules: RuleSet = DEFAULT_RULES) -> int:
+               coach: bool = False, rules: RuleSet = DEFAULT_RULES, hint: bool = False) -> int:
     from ..ranking import command_bot  # the solver bot on the stored policies and tables
 
     bot = command_bot(bot_name)
@@ -356,12 +423,13 @@ def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str
     term.say("Answer with a move's number or its token (4c, cover:4c, truco, accept, run, "
              "surrender).")
     if coach:
-        term.say("Coach on: after each of your moves, the solver's strategy and what your move "
-                 "cost (each can take a few seconds to tens of seconds).")
+        when = "before each of your moves" if hint else "after each of your moves"
+        term.say(f"Coach on: {when}, the solver's strategy and each move's value, and what "
+                 "your move cost (each can take a few seconds to tens of seconds).")
     teacher = Coach(term) if coach else None
     number = 1
     while not match.over:
-        match = play_hand(term, match, deals, bot, bot_rng, number, teacher)
+        match = play_hand(term, match, deals, bot, bot_rng, number, teacher, hint)
         number += 1
     winner = "You win" if match.winner == YOU else "The bot wins"
     term.say("")
@@ -377,17 +445,17 @@ def run(args, stdin=None, stdout=None) -> int:
     if not 1 <= args.target <= TARGET:
         raise InputError(f"--target {args.target}: the target must be 1..{TARGET} points")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    if seed < 0:
-        raise InputError(f"--seed {seed}: the seed must be a non-negative integer")
     rules = rules_from(args)
-    coach = getattr(args, "coach", False)
+    hint = getattr(args, "hint", False)
+    coach = getattr(args, "coach", False) or hint
     if coach and rules != DEFAULT_RULES:
-        raise InputError("--coach: the solver's numbers are for the default rules "
-                         f"({DEFAULT_RULES.name}), not {rules.name}; drop --coach or the "
+        flag = "--hint" if hint else "--coach"
+        raise InputError(f"{flag}: the solver's numbers are for the default rules "
+                         f"({DEFAULT_RULES.name}), not {rules.name}; drop {flag} or the "
                          "house rules")
     term = Terminal(stdin, stdout)
     try:
-        return play_match(term, args.bot, seed, args.target, args.first, coach, rules)
+        return play_match(term, args.bot, seed, args.target, args.first, coach, rules, hint)
     except Quit as exc:
         term.say(f"\nbye ({exc})")
         return 0

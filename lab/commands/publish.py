@@ -19,12 +19,15 @@ import sys
 from pathlib import Path
 from ..errors import InputError
 from ..store import check_writable, write_atomic
-from ..options import integer
+from ..options import bounded
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 """The dashboards' folder (the repository's ``notebooks/``)."""
 
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+MAX_TIMEOUT = 86_400
+"""The longest ``--timeout`` in seconds: a day per cell."""
 
 LIVE_ONLY = "lab-live-only"
 """CSS class of dashboard parts that need a kernel (lab.widgets.LIVE_ONLY)."""
@@ -35,13 +38,15 @@ def add_arguments(parser) -> None:
                         help="folder to write the pages into (created if its parent exists)")
     parser.add_argument("--only", metavar="NAME", action="append", default=None,
                         help="publish only this dashboard (e.g. equity_by_vira); repeatable")
-    parser.add_argument("--timeout", type=integer, default=300,
-                        help="seconds a notebook cell may run (default 300)")
+    parser.add_argument("--timeout", type=bounded(1, MAX_TIMEOUT, " seconds"), default=300,
+                        help="seconds a notebook cell may run (default 300, at most "
+                             f"{MAX_TIMEOUT:,}: a day)")
 
 
 def output_directory(text: str) -> Path:
     """The folder to write into (created, and proven writable, before any work);
-    InputError when it cannot be one."""
+    InputError when it cannot be one. Called after every other check, so that a refused
+    command leaves no folder behind."""
     if not text.strip():
         raise InputError("DIR is empty: name the folder to write the pages into")
     path = Path(text)
@@ -190,17 +195,36 @@ def run(args) -> int:
 
     if args.timeout < 1:
         raise InputError(f"--timeout {args.timeout}: give at least 1 second per notebook")
-    target = output_directory(args.directory)
     notebooks = chosen_notebooks(args.only)
-    pages = []
-    for path in tqdm(notebooks, desc="dashboards", unit="page", file=sys.stderr):
-        nb = execute(path, args.timeout)
-        page = target / f"{path.stem}.html"
-        write_atomic(page, static_links(to_html(nb)))
-        pages.append((page.name, title_of(nb, path.stem)))
-        print(page)
-    index = target / "index.html"
-    if index.name not in [name for name, _ in pages]:
-        write_atomic(index, index_html(pages))
-        print(index)
+    folder = Path(args.directory)
+    try:
+        existed = folder.exists()
+    except OSError:  # a name too long, say: output_directory refuses it
+        existed = True
+    try:
+        target = output_directory(args.directory)
+        pages = []
+        for path in tqdm(notebooks, desc="dashboards", unit="page", file=sys.stderr):
+            nb = execute(path, args.timeout)
+            page = target / f"{path.stem}.html"
+            write_atomic(page, static_links(to_html(nb)))
+            pages.append((page.name, title_of(nb, path.stem)))
+            print(page)
+        index = target / "index.html"
+        if index.name not in [name for name, _ in pages]:
+            write_atomic(index, index_html(pages))
+            print(index)
+    except BaseException:
+        if not existed:
+            remove_if_empty(folder)
+        raise
     return 0
+
+
+def remove_if_empty(folder: Path) -> None:
+    """Remove ``folder`` when nothing was written into it (a command that stopped before
+    its first page leaves nothing behind)."""
+    try:
+        folder.rmdir()  # refuses a folder that holds anything
+    except OSError:
+        pass

@@ -19,7 +19,7 @@ from ..sim.bots import BOT_NAMES, check_bot_name
 from ..sim.match import FIRST_CHOICES
 from ..errors import InputError
 from ..rules import DEFAULT_RULES, check_score
-from ..options import read_integer
+from ..options import MAX_PROCESSES, MAX_SEED, read_integer
 from ..store import check_output_file, write_atomic
 from ..cli import add_rule_options, print_json, rules_from
 
@@ -42,14 +42,15 @@ def add_arguments(parser) -> None:
     parser.add_argument("--b", required=True, metavar="BOT", help=f"bot B: {names}")
     parser.add_argument("--matches", required=True, metavar="N", help="matches to play (N >= 1)")
     parser.add_argument("--seed", default=None, metavar="S",
-                        help="seed (non-negative integer); default: a fresh one, printed")
+                        help=f"seed (an integer 0..{MAX_SEED}); default: a fresh one, printed")
     parser.add_argument("--first", default="alternate", choices=FIRST_CHOICES,
                         help="who is mão in each match's first hand (default: alternate)")
     parser.add_argument("--start", default="0,0", metavar="A,B",
                         help="A's and B's points when each match starts (default 0,0)")
     parser.add_argument("--workers", default="0", metavar="K",
-                        help="1: play here; K >= 2: a dask LocalCluster of K processes; "
-                             "0 (default): here below 4000 matches, else one process per core")
+                        help="1: play here; K >= 2: a dask LocalCluster of K processes (at "
+                             f"most {MAX_PROCESSES}, four per core); 0 (default): here below "
+                             "4000 matches, else one process per core")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="run on the dask cluster at ADDRESS instead")
     parser.add_argument("--out", default=None, metavar="FILE",
@@ -67,10 +68,8 @@ def run(args) -> int:
     except InputError as exc:
         raise InputError(f"--matches {exc}") from None
     seed = random.SystemRandom().randrange(2**32) if args.seed is None else \
-        read_integer(args.seed, "--seed")
-    if seed < 0:
-        raise InputError(f"--seed {seed}: the seed must be a non-negative integer")
-    workers = read_integer(args.workers, "--workers")
+        read_integer(args.seed, "--seed", 0, MAX_SEED)
+    workers = read_integer(args.workers, "--workers", 0, MAX_PROCESSES)
     start = parse_start(args.start)
     rules = rules_from(args)
     if args.out is not None:
