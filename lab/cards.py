@@ -2,7 +2,9 @@
 
 A card is written rank + suit: ranks ``4 5 6 7 Q J K A 2 3`` (weakest to
 strongest), suits ``c h s d`` (clubs, hearts, spades, diamonds). The symbols
-``♣ ♥ ♠ ♦`` are accepted for the suits, and letters are case-insensitive.
+``♣ ♥ ♠ ♦`` are accepted for the suits, and letters are case-insensitive. Several
+cards are written with commas (``Ah,3c,4d``), spaces (``Ah 3c 4d``) or nothing
+(``Ah3c4d``) between them (:func:`parse_cards`).
 
 For a fixed vira every card has a *strength level* from 0 to 12: the nine
 plain ranks (every rank but the manilha's) take levels 0..8 in rank order,
@@ -64,27 +66,58 @@ DECK: tuple[Card, ...] = tuple(Card(r, s) for r in range(len(RANKS)) for s in ra
 """The 40-card deck."""
 
 
+CARD_FORM = "a card is rank + suit: ranks 4 5 6 7 Q J K A 2 3, suits c h s d or ♣ ♥ ♠ ♦"
+"""How one card is written, for error messages."""
+
+CARDS_FORMS = "write the cards as Ah,3c,4d or 'Ah 3c 4d' or Ah3c4d"
+"""The accepted ways of writing several cards, for error messages."""
+
+
 def parse_card(token: str) -> Card:
-    """Read one card such as ``4c``, ``Qh``, ``q♥`` or ``3D``; raise CardError otherwise."""
+    """Read one card such as ``4c``, ``Qh``, ``q♥`` or ``3D``; raise CardError otherwise
+    (the message shows how a card is written)."""
     if not isinstance(token, str):
-        raise CardError(f"{token!r}: a card is a string such as 4c or Q♥")
+        raise CardError(f"{token!r}: not a card ({CARD_FORM}, e.g. 4c or Q♥)")
     text = token.strip()
     if len(text) != 2:
-        raise CardError(f"{token!r}: unknown card (write rank + suit, e.g. 4c, Qh, A♠)")
+        raise CardError(f"{token!r}: unknown card ({CARD_FORM}, e.g. 4c, Qh, A♠)")
     rank_ch, suit_ch = text[0].upper(), SUIT_SYMBOLS.get(text[1], text[1].lower())
     if rank_ch not in RANKS:
-        raise CardError(f"{token!r}: unknown rank {text[0]!r} (ranks are {' '.join(RANKS)})")
+        raise CardError(f"{token!r}: unknown rank {text[0]!r} ({CARD_FORM})")
     if suit_ch not in SUITS:
-        raise CardError(f"{token!r}: unknown suit {text[1]!r} (suits are c h s d or ♣ ♥ ♠ ♦)")
+        raise CardError(f"{token!r}: unknown suit {text[1]!r} ({CARD_FORM})")
     return Card(RANKS.index(rank_ch), SUITS.index(suit_ch))
 
 
+def card_tokens(text: str) -> list[str]:
+    """The card tokens of ``text``: split at commas and at spaces, and a token of several
+    two-character cards written together (``Ah3c4d``) cut in twos. A token of odd length
+    is kept whole (it is not a card; :func:`parse_card` says why)."""
+    tokens = []
+    for part in text.split(","):
+        words = part.split() or [part]   # an empty part stays: ``4c,,5h`` is refused
+        for word in words:
+            if len(word) > 2 and len(word) % 2 == 0:
+                tokens += [word[i:i + 2] for i in range(0, len(word), 2)]
+            else:
+                tokens.append(word)
+    return tokens
+
+
 def parse_cards(text: str, count: int | None = None) -> tuple[Card, ...]:
-    """Read comma-separated cards (``4c,5h,Qs``); refuse repeats and a wrong count."""
-    tokens = [t for t in text.split(",")] if text.strip() else []
-    cards = tuple(parse_card(t) for t in tokens)
+    """Read several cards written ``4c,5h,Qs``, ``4c 5h Qs`` or ``4c5hQs`` (the forms
+    may mix: ``4c, 5h Qs``); refuse a bad card, repeats and a wrong count, each error
+    showing the accepted forms (repeats name the card)."""
+    if not isinstance(text, str):
+        raise CardError(f"{text!r}: not a list of cards ({CARDS_FORMS})")
+    tokens = card_tokens(text) if text.strip() else []
+    try:
+        cards = tuple(parse_card(t) for t in tokens)
+    except CardError as exc:
+        where = f"{text!r}: " if len(tokens) > 1 else ""
+        raise CardError(f"{where}{exc}; {CARDS_FORMS}") from None
     if count is not None and len(cards) != count:
-        raise CardError(f"{text!r}: expected {count} cards, got {len(cards)}")
+        raise CardError(f"{text!r}: expected {count} cards, got {len(cards)} ({CARDS_FORMS})")
     check_distinct(cards)
     return cards
 

@@ -197,6 +197,15 @@ def test_off_the_path_the_strategy_is_the_best_response(policy):
     assert got["on_path"] is False
     best = max(got["ev"], key=lambda a: (got["ev"][a], -got["legal"].index(a)))
     assert got["strategy"] == {a: (1.0 if a == best else 0.0) for a in got["legal"]}
+    # in words: labelled, the best response named, no probability given as the solver's
+    code, out, err = advise("--text", "--vira", VIRA, "--hand", text, "--seat", "mao", mine,
+                            reply)
+    assert code == 0, err
+    assert "Off the solved path (best response)" in out and "%" not in out
+    top = max(got["ev"].values())
+    named = [spoken(a) for a in got["legal"] if got["ev"][a] >= top - 1e-9
+             and a != "surrender"]
+    assert f"Best against its play: {' or '.join(named)}" in out
 
 
 def test_answer_to_a_raise_pays_the_accepted_value_on_a_run(policy):
@@ -415,3 +424,132 @@ def test_eleven_eleven_last_card_and_surrender():
         check_shape(got, "eleven-eleven-exact", "match-win probability")
         assert got["legal"] == ["7d", "surrender"] and got["strategy"]["7d"] == 1.0
         assert got["ev"]["7d"] == value
+
+
+# ---------------------------------------------------------------- in words
+
+
+def spoken(token: str) -> str:
+    """A move as the words name it in a hand worth 1: ``cover:3h`` is ``cover 3h``, a raise
+    is a ``truco``."""
+    return "truco" if token == "raise" else token.replace("cover:", "cover ")
+
+
+def words_of(got: dict, score="0-0", seat="mão", held=MINE) -> list[str]:
+    """What ``--text`` must say for the advice object ``got`` (from the JSON, not from the
+    renderer): the situation, each played move's rounded probability, each move's
+    rounded value."""
+    return [f"Vira {VIRA}, you are {seat} at {score} holding {held.replace(',', ' ')}.",
+            *[f"{a} {p:.0%}" for a, p in got["strategy"].items() if p >= 0.005],
+            *[f"{spoken(a)} {v:+.2f}" for a, v in got["ev"].items()],
+            f"exploitability {got['exploitability']:.3f}"]
+
+
+def test_in_words_the_strategy_and_values_rounded(policy):
+    args = ["--vira", VIRA, "--hand", MINE.replace(",", " "), "--seat", "mao"]
+    got = ok(*args)   # stdout is not a terminal here: JSON
+    code, out, err = advise("--text", *args)
+    assert code == 0 and err == "", err
+    assert not out.lstrip().startswith("{")
+    for words in words_of(got):
+        assert words in out, (words, out)
+    solver = next(line for line in out.splitlines() if line.startswith("Solver ("))
+    assert "points per hand" in solver
+    assert [a for a, p in got["strategy"].items() if p >= 0.005 and f"{a} " in solver]
+    values = next(line for line in out.splitlines() if line.startswith("Values: "))
+    shown = [w.rsplit(" ", 1)[0] for w in values[len("Values: "):].rstrip(".").split(", ")]
+    order = sorted(got["legal"], key=lambda a: (-got["ev"][a], a == "surrender"))
+    assert shown == [spoken(a) for a in order]   # best value first
+    assert f"{got['points_play_leak']:.4f} in match-win probability" in out
+
+
+def test_the_default_is_json_when_piped_and_words_on_a_terminal():
+    args = ["--vira", VIRA, "--hand", MINE, "--seat", "pe"]   # waiting: needs no policy
+    code, piped, err = cli(*args)
+    assert (code, err) == (0, "")
+    code, as_json, _ = advise("--json", *args)
+    assert code == 0 and piped == as_json == '{"to_act": "mao", "waiting": true}\n'
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    out = Terminal()
+    with redirect_stdout(out), redirect_stderr(io.StringIO()):
+        assert main(["advise", *args]) == 0
+    assert out.getvalue() == ("Vira 4c, you are pé at 0-0 holding 5c 3h Kd.\n"
+                              "The mão is to act: wait for his move.\n")
+    code, out, err = advise("--json", "--text", *args)
+    assert code == 2 and out == "" and err.startswith("error: ")
+
+
+def test_a_hand_in_any_of_the_three_forms_gives_the_same_answer():
+    outs = {advise("--vira", VIRA, "--hand", hand, "--seat", "mao", "3h")
+            for hand in ("5c,3h,Kd", "5c 3h Kd", "5c3hKd")}
+    assert outs == {(0, '{"to_act": "pe", "waiting": true}\n', "")}
+    code, out, err = advise("--vira", VIRA, "--hand", "5c3hKx", "--seat", "mao")
+    assert code == 2 and out == "" and "Ah,3c,4d or 'Ah 3c 4d' or Ah3c4d" in err
+
+
+POINTS_ADVICE = {
+    "to_act": "mao", "legal": ["Ah", "3c", "4d", "raise", "surrender"],
+    "strategy": {"Ah": 0.0, "3c": 0.75, "4d": 0.25, "raise": 0.0, "surrender": 0.0},
+    "ev": {"Ah": -0.4277, "3c": -0.4211, "4d": -0.4234, "raise": -0.5759, "surrender": -1.0},
+    "on_path": True, "model": "full-game-points", "unit": "points per hand",
+    "exploitability": 0.0154, "points_play_leak": 0.0005, "score_aware": None}
+"""An advice object of the JSON contract, made up: values and exploitability chosen so
+that 3c and 4d differ by 0.0023, less than the exploitability."""
+
+
+def test_the_words_of_a_made_up_advice():
+    from lab.advice_text import advice_text
+
+    text = advice_text(POINTS_ADVICE)
+    assert "play 3c 75%, 4d 25%" in text and "Ah 0%" not in text
+    assert "Values: 3c -0.42, 4d -0.42, Ah -0.43, raise -0.58, surrender -1.00." in text
+    assert "3c and 4d are within the policy's exploitability of each other: either is fine" \
+        in text
+    assert "exploitability 0.015" in text and "leaks 0.0005 in match-win probability" in text
+    # a move the solver does not play, worth more: inside the exploitability, or beyond it
+    near = dict(POINTS_ADVICE, ev=dict(POINTS_ADVICE["ev"], Ah=-0.4111))
+    assert "Ah is worth 0.010 more than the solver's choice, inside the policy's " \
+           "exploitability" in advice_text(near)
+    far = dict(POINTS_ADVICE, ev=dict(POINTS_ADVICE["ev"], Ah=-0.3))
+    assert "Ah is worth 0.121 more than the solver's choice, more than the policy's " \
+           "exploitability" in advice_text(far)
+    # mixing between values further apart than the exploitability is said too
+    wide = dict(POINTS_ADVICE, ev=dict(POINTS_ADVICE["ev"], **{"4d": -0.5}))
+    assert "3c and 4d differ in value by 0.079, more than the policy's exploitability" in \
+        advice_text(wide)
+    assert "either is fine" not in advice_text(wide)
+
+
+def test_off_the_path_surrender_is_never_named_best_on_a_tie():
+    from lab.advice_text import advice_text
+
+    tie = dict(POINTS_ADVICE, on_path=False,
+               strategy={a: float(a == "surrender") for a in POINTS_ADVICE["legal"]},
+               ev={"Ah": -1.5, "3c": -1.5, "4d": -1.0, "raise": -1.5, "surrender": -1.0})
+    text = advice_text(tie)
+    assert "Off the solved path (best response)" in text and "%" not in text
+    assert "Best against its play: 4d." in text
+    assert text.index("4d -1.00") < text.index("surrender -1.00")
+    alone = dict(tie, legal=["surrender", "run"], ev={"surrender": -1.0, "run": -1.0},
+                 strategy={"surrender": 1.0, "run": 0.0})
+    assert "Best against its play: run." in advice_text(alone)
+
+
+def test_the_words_of_a_match_win_model_and_a_finished_hand():
+    from lab.advice_text import advice_text
+
+    eleven = {"to_act": "pe", "legal": ["accept", "run"], "strategy": {"accept": 1.0,
+              "run": 0.0}, "ev": {"accept": 0.41234, "run": 0.35}, "on_path": True,
+              "model": "mao-de-onze-exact", "unit": "match-win probability",
+              "exploitability": 0.00021}
+    text = advice_text(eleven)
+    assert "mão de onze" in text and "match-win probability" in text
+    assert "accept 100%" in text and "Values: accept 0.412, run 0.350." in text
+    assert "exploitability 0.0002" in text and "points" not in text
+    over = {"over": True, "winner": "pe", "points": 3, "score": [0, 3], "rounds": ["pe"],
+            "how": "run"}
+    assert "the pé wins 3 points" in advice_text(over) and "0-3" in advice_text(over)

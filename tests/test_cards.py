@@ -81,6 +81,47 @@ def test_parse_cards_reads_a_comma_list():
     assert parse_cards("4c,Q♥,as", 3) == (C("4c"), C("Qh"), C("As"))
 
 
+@pytest.mark.parametrize("text", [
+    "Ah,3c,4d", "Ah 3c 4d", "Ah3c4d",            # commas, spaces, nothing between
+    " Ah , 3c,4d ", "Ah  3c\t4d", "ah3C4D",       # spaces around, tabs, any case
+    "A♥3♣4♦", "A♥ 3♣ 4♦", "Ah, 3c 4d",              # suit symbols; the forms mixed
+])
+def test_parse_cards_reads_commas_spaces_or_nothing_between(text):
+    assert parse_cards(text, 3) == (Card(7, 2), Card(9, 3), Card(0, 0))   # Ah 3c 4d
+    assert parse_cards(text) == parse_cards(text, 3)
+
+
+ACCEPTED_FORMS = "Ah,3c,4d or 'Ah 3c 4d' or Ah3c4d"
+
+
+@pytest.mark.parametrize("text, token", [
+    ("Ah,3c,8d", "'8d'"), ("Ah 3c 8d", "'8d'"), ("Ah3c8d", "'8d'"),   # a rank not in the deck
+    ("Ah,3x,4d", "'3x'"), ("Ah3x4d", "'3x'"),                         # an unknown suit
+    ("Ah,10c,4d", "'10c'"), ("Ah,,4d", "''"), ("Qh;3d;4s", "';3'"),    # not rank + suit
+])
+def test_a_bad_card_among_several_names_it_and_shows_the_accepted_forms(text, token):
+    with pytest.raises(CardError) as info:
+        parse_cards(text, 3)
+    message = str(info.value)
+    assert token in message and ACCEPTED_FORMS in message
+    assert "ranks 4 5 6 7 Q J K A 2 3" in message and "c h s d" in message
+    assert "\n" not in message
+
+
+def test_a_bad_single_card_shows_how_a_card_is_written():
+    for token in ("8c", "Qz", "zap", ""):
+        with pytest.raises(CardError) as info:
+            C(token)
+        assert "rank + suit" in str(info.value) and "4 5 6 7 Q J K A 2 3" in str(info.value)
+
+
+def test_a_wrong_count_shows_the_accepted_forms():
+    for text in ("Ah3c", "Ah 3c 4d 5d", ""):
+        with pytest.raises(CardError) as info:
+            parse_cards(text, 3)
+        assert ACCEPTED_FORMS in str(info.value)
+
+
 def test_parse_cards_refuses_a_wrong_count():
     with pytest.raises(CardError, match="expected 3 cards, got 2"):
         parse_cards("4c,5c", 3)

@@ -405,13 +405,13 @@ def test_memory_estimate_is_printed_and_too_much_is_refused(capsys):
 
 def test_real_vira_sizes_without_allocating():
     """One vira of the real game: the sizes the issue quotes, and a 16-bit footprint that
-    fits the 12 GB target (nothing is allocated here)."""
+    fits the 12 GB target (nothing is allocated here; how long the build takes is a
+    benchmark's figure, ``lab bench full``, not a test's)."""
     solver = FullSolver(config_for("4"))
     s = solver.sizes()
     assert 2.5e7 < s["public_nodes"] < 3.5e7
     assert s["public_pairs"] > 5e8
     assert solver.memory_estimate()["total"] < 12 * 2**30
-    assert solver.build_seconds < 60
 
 
 @pytest.mark.parametrize("toy_cap", [TOY, None])

@@ -9,14 +9,19 @@ each seat's best-response value against the bot, and the mão's value when one p
 plays the mão and another the pé. That walk is written here and shares nothing with the
 kernels but the policy's own lookups (``FullPolicy.strategy``).
 
-The command is run on the data dir the suite reads (``LAB_DATA_DIR``, or ``data/``); it
-needs vira 4's stored policy and fails, saying so, without it. Runtime: about 40 s for the
-toy checks (numba compiles the solver's traversal twice, about 15 s each; the brute force
-takes about 10 s) and 20 s for the command runs.
+The command recomputes (``--recompute``) on the data dir the suite reads (``LAB_DATA_DIR``,
+or ``data/``); it needs vira 4's stored policy and fails, saying so, without it. Without
+``--recompute`` it prints the stored ``bot_ranking`` table: checked here on a temporary copy
+of that table against its parquet file read with pandas alone, and on a made-up table for
+what it cannot serve. Runtime: about 40 s for the toy checks (numba compiles the solver's
+traversal twice, about 15 s each; the brute force takes about 10 s) and 20 s for the
+command runs.
 """
 
 import json
+import math
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -197,8 +202,9 @@ def stored():
 
 
 def test_rank_json_is_one_entry_per_bot(stored):
-    code, out, err = lab("rank", "--vira", "4", "--json", "--hands", "20", "--seed", "3",
-                         "--bot", "solver", "--bot", "random", "--bot", "cautious")
+    code, out, err = lab("rank", "--recompute", "--vira", "4", "--json", "--hands", "20",
+                         "--seed", "3", "--bot", "solver", "--bot", "random", "--bot",
+                         "cautious")
     assert code == 0, err
     rows = json.loads(out)
     assert isinstance(rows, list) and [r["bot"] for r in rows][0] == "solver"
@@ -218,13 +224,15 @@ def test_rank_json_is_one_entry_per_bot(stored):
         assert lo < r["ev_vs_solver"] < hi and r["hands"] == 20
     assert by["random"]["ev_vs_solver"] < 0  # it surrenders and runs at random
     # the same seed gives the same figures
-    assert json.loads(lab("rank", "--vira", "4", "--json", "--hands", "20", "--seed", "3",
-                          "--bot", "random")[1])[0] == by["random"]
+    assert json.loads(lab("rank", "--recompute", "--vira", "4", "--json", "--hands", "20",
+                          "--seed", "3", "--bot", "random")[1])[0] == by["random"]
+    # the estimate of the time, on stderr before the work
+    assert "ranking 3 bots on 1 vira: about" in err
 
 
 def test_rank_readable_table(stored):
-    code, out, err = lab("rank", "--vira", "4", "--hands", "4", "--bot", "solver",
-                         "--bot", "aggressive")
+    code, out, err = lab("rank", "--recompute", "--vira", "4", "--hands", "4", "--bot",
+                         "solver", "--bot", "aggressive")
     assert code == 0, err
     assert "solver" in out and "aggressive" in out and "simulated" in out
 
@@ -235,6 +243,10 @@ def test_rank_readable_table(stored):
     (("--hands", "many"), "--hands"),
     (("--seed", "-2"), "seed"),
     (("--bot", "smart"), "unknown bot"),
+    (("--hands", str(10**20)), "at most 100000"),
+    (("--recompute", "--hands", "100001"), "at most 100000"),
+    (("--recompute", "--vira", "4", "--write", "--seed", "2"), "default"),
+    (("--replace",), "--replace goes with --write"),
 ])
 def test_rank_bad_input_is_one_error_line(args, words):
     code, out, err = lab("rank", "--json", *args)
@@ -244,8 +256,144 @@ def test_rank_bad_input_is_one_error_line(args, words):
 
 def test_rank_without_a_policy_names_the_command_that_builds_it(tmp_path):
     env = dict(os.environ, LAB_DATA_DIR=str(tmp_path))
-    code, out, err = lab("rank", "--json", env=env)
+    code, out, err = lab("rank", "--json", "--recompute", env=env)
     assert code == 2 and out == "" and "lab solve policy" in err and err.count("\n") == 1
+    # without a stored table: the commands that build it, or rank without storing
+    code, out, err = lab("rank", "--json", env=env)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "lab rank --write" in err and "lab rank --recompute" in err
+
+
+# ---------------------------------------------------------------- the stored table
+
+
+class WorkStarted(Exception):
+    """Raised by the stand-in of rank_bots: the command started to recompute."""
+
+
+def in_process(monkeypatch, capsys, directory, *args):
+    """(exit status, stdout, stderr) of ``lab rank ARGS`` on the data dir ``directory``,
+    with rank_bots replaced by a function that fails (nothing may be recomputed)."""
+    from lab.cli import main
+    import lab.commands.rank
+
+    def started(*a, **k):
+        raise WorkStarted
+
+    monkeypatch.setattr(lab.commands.rank, "rank_bots", started)
+    monkeypatch.setenv("LAB_DATA_DIR", str(directory))
+    code = main(["rank", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def stored_copy(tmp_path):
+    """A temporary data dir holding a copy of the bot_ranking table (and the policy
+    manifest its header reads)."""
+    from lab.tables import data_dir
+
+    source = data_dir()
+    for name in ("bot_ranking.parquet", "bot_ranking.json", "full_policy.json"):
+        if not (source / name).exists():
+            pytest.fail(f"lab rank's stored-table tests need {source / name}; build it with "
+                        "`lab rank --write`")
+        shutil.copy(source / name, tmp_path / name)
+    return tmp_path
+
+
+def test_the_stored_table_is_printed_without_recomputing(stored_copy, monkeypatch, capsys):
+    import pandas as pd
+
+    rows = pd.read_parquet(stored_copy / "bot_ranking.parquet")
+    manifest = json.loads((stored_copy / "bot_ranking.json").read_text())
+    code, out, err = in_process(monkeypatch, capsys, stored_copy, "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert [list(e) for e in got] == [["bot", "exploitability", "ev_vs_solver", "exact",
+                                       "ci95", "viras", "hands"]] * len(got)
+    assert sorted(e["bot"] for e in got) == sorted(set(rows["bot"]))
+    assert [e["ev_vs_solver"] for e in got] == sorted((e["ev_vs_solver"] for e in got),
+                                                      reverse=True)
+    for e in got:   # the means over the viras, from the parquet file alone
+        mine = rows[rows["bot"] == e["bot"]]
+        assert e["viras"] == list(mine["vira"])
+        assert e["ev_vs_solver"] == pytest.approx(mine["ev_vs_solver"].mean(), abs=1e-12)
+        assert e["exact"] == bool(mine["exact"].all())
+        if e["exact"]:
+            assert e["exploitability"] == pytest.approx(mine["exploitability"].mean(),
+                                                        abs=1e-12)
+            assert e["ci95"] is None
+        else:
+            half = math.sqrt((((mine["ci95_hi"] - mine["ci95_lo"]) / 2) ** 2).sum()) / len(mine)
+            assert e["exploitability"] is None
+            assert e["ci95"] == pytest.approx([e["ev_vs_solver"] - half,
+                                               e["ev_vs_solver"] + half], abs=1e-12)
+            assert e["hands"] == int(mine["hands"].iloc[0]) == manifest["settings"]["hands"]
+    # the line naming the stored table goes to stderr beside the JSON
+    assert err.count("\n") == 1 and err.startswith("stored bot_ranking table")
+    assert "--recompute" in err and f"seed {manifest['settings']['seed']}" in err
+
+    code, out, err = in_process(monkeypatch, capsys, stored_copy)
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].startswith("stored bot_ranking table") and "--recompute" in lines[0]
+    for e in got:   # the same figures in the readable table, rounded
+        line = next(x for x in lines if x.split()[:1] == [e["bot"]])
+        assert f"{e['ev_vs_solver']:+.4f}" in line
+    # a subset of the stored viras and bots is served from the table too
+    viras = sorted(set(rows["vira"]))
+    code, out, _ = in_process(monkeypatch, capsys, stored_copy, "--json", "--vira", viras[0],
+                              "--bot", "random", "--hands", str(manifest["settings"]["hands"]))
+    assert code == 0
+    random = rows[(rows["bot"] == "random") & (rows["vira"] == viras[0])]
+    assert [(e["bot"], e["viras"], e["ev_vs_solver"]) for e in json.loads(out)] == \
+        [("random", [viras[0]], pytest.approx(float(random["ev_vs_solver"].iloc[0])))]
+
+
+def test_what_the_stored_table_does_not_hold_is_one_line_naming_recompute(
+        stored, tmp_path, monkeypatch, capsys):
+    import pandas as pd
+
+    from lab.ranking import COLUMNS, write_ranking
+
+    frame = pd.DataFrame([
+        {"vira": "4", "bot": "solver", "exploitability": 0.07, "ev_vs_solver": 0.0,
+         "exact": True, "ci95_lo": None, "ci95_hi": None, "hands": 0, "method": "exact"},
+        {"vira": "4", "bot": "random", "exploitability": None, "ev_vs_solver": -1.0,
+         "exact": False, "ci95_lo": -1.1, "ci95_hi": -0.9, "hands": 1000,
+         "method": "simulated"}], columns=list(COLUMNS))
+    write_ranking(frame, directory=tmp_path)
+    for args, words in ((["--seed", "3"], "holds seed 0, not 3"),
+                        (["--hands", "20"], "holds 1000 simulated hand pairs per vira, not 20"),
+                        (["--bot", "cautious"], "holds no row of bot cautious"),
+                        (["--vira", "7"], "lacks vira 7 (it holds 4)")):
+        code, out, err = in_process(monkeypatch, capsys, tmp_path, "--json", *args)
+        assert (code, out) == (2, ""), err
+        assert err.startswith("error: the stored bot_ranking table ") and words in err
+        assert err.count("\n") == 1 and "--recompute" in err
+    code, out, err = in_process(monkeypatch, capsys, tmp_path)
+    assert code == 0 and "the table lacks vira 5, 6, 7, Q, J, K, A, 2, 3" in out
+
+
+def test_too_many_hands_are_refused_before_any_work(tmp_path, monkeypatch, capsys):
+    for args in (["--recompute", "--hands", str(10**20)], ["--hands", "100001"],
+                 ["--recompute", "--vira", "4", "--hands", "100001"]):
+        code, out, err = in_process(monkeypatch, capsys, tmp_path, *args)
+        assert (code, out) == (2, "")
+        assert err.count("\n") == 1 and "at most 100000 simulated hand pairs" in err
+
+
+def test_the_estimate_counts_each_kind_of_work():
+    from lab.ranking import (LOAD_SECONDS, PAIR_SECONDS, UNIFORM_SECONDS, duration_text,
+                             estimate_seconds)
+
+    assert estimate_seconds(["4"], ["solver"], 1000) == LOAD_SECONDS
+    assert estimate_seconds(["4", "5"], ["solver", "uniform", "random", "cautious"], 10) == \
+        pytest.approx(2 * (LOAD_SECONDS + UNIFORM_SECONDS + 2 * 10 * PAIR_SECONDS))
+    assert duration_text(30) == "about 30 s"
+    assert duration_text(27 * 60) == "about 27 minutes"
+    assert duration_text(3 * 3600) == "about 3.0 hours"
 
 
 def test_the_table_is_written_and_read_back(stored, tmp_path):

@@ -1,12 +1,17 @@
-"""The solver's advice for one seat at one point of a hand, as one JSON object.
+"""The solver's advice for one seat at one point of a hand: one JSON object, or in words.
 
-``lab advise --vira 4c --hand 5c,3h,Kd --seat mao [--score M,P] [ACTION ...]``: the
-asking seat's three cards as dealt and the actions so far in ``lab replay`` notation
-(``5c``, ``cover:3h``, ``raise``/``truco``, ``accept``, ``run``, ``surrender``); the
-opponent's cards as he played them, his covered card as ``cover`` (or ``cover:CARD``,
-whose card is ignored). The opponent's hidden cards are never needed.
+``lab advise --vira 4c --hand 5c,3h,Kd --seat mao [--score M,P] [--text | --json]
+[ACTION ...]``: the asking seat's three cards as dealt (``5c,3h,Kd``, ``"5c 3h Kd"`` or
+``5c3hKd``) and the actions so far in ``lab replay`` notation (``5c``, ``cover:3h``,
+``raise``/``truco``, ``accept``, ``run``, ``surrender``); the opponent's cards as he
+played them, his covered card as ``cover`` (or ``cover:CARD``, whose card is ignored).
+The opponent's hidden cards are never needed.
 
-Prints, when the seat is to act::
+``--text`` prints the advice in words with rounded numbers (:mod:`lab.advice_text`);
+``--json`` the JSON object below. Without either, words when stdout is a terminal and
+JSON otherwise (piped or redirected), so scripts read the same JSON as before.
+
+The JSON object, when the seat is to act::
 
     {"to_act": "mao", "legal": [...], "strategy": {action: probability},
      "ev": {action: value}, "on_path": true, "model": "full-game-points",
@@ -29,22 +34,44 @@ with nothing on stdout (exit 2); a missing policy names the command that builds 
 
 from __future__ import annotations
 
+import sys
+
 from ..cli import print_json
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--vira", required=True, help="the turned card, e.g. 4c")
-    parser.add_argument("--hand", required=True, help="the asking seat's three cards as dealt")
+    parser.add_argument("--hand", required=True,
+                        help="the asking seat's three cards as dealt: Ah,3c,4d or "
+                             "'Ah 3c 4d' or Ah3c4d")
     parser.add_argument("--seat", required=True, help="the asking seat: mao or pe")
     parser.add_argument("--score", default="0,0", help="M,P points before the hand (default 0,0)")
     parser.add_argument("actions", nargs="*", metavar="ACTION",
                         help="the actions so far: CARD, cover:CARD (the opponent's: cover), "
                              "raise (truco), accept, run, surrender")
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--text", action="store_true",
+                      help="print the advice in words (the default on a terminal)")
+    form.add_argument("--json", action="store_true",
+                      help="print one JSON object (the default when piped)")
+
+
+def in_words(args) -> bool:
+    """Words with ``--text``, JSON with ``--json``; else words only on a terminal."""
+    if args.text or args.json:
+        return bool(args.text)
+    return sys.stdout.isatty()
 
 
 def run(args) -> int:
     from ..advice import advise, request
 
     position = request(args.vira, args.hand, args.seat, args.score, args.actions)
-    print_json(advise(position))
+    advice = advise(position)
+    if in_words(args):
+        from ..advice_text import advice_text
+
+        print(advice_text(advice, position))
+    else:
+        print_json(advice)
     return 0
