@@ -671,6 +671,30 @@ def test_encode_decode_round_trip(toy_policy, toy_solver, packing):
         P.encode(policy.q, *where, packing="bytes")
 
 
+@pytest.mark.parametrize("packing", ["model", "pairs", "slots"])
+def test_a_header_says_what_a_file_holds_and_leaves_its_bytes_as_they_were(toy_policy,
+                                                                            packing):
+    """with_header puts the fields before the policy's bytes: split_header gives them and
+    the bytes back unchanged, decode and packing_of read through it to the same policy,
+    a file without one (as stored before headers) reads as before, and a damaged header
+    is a ValueError."""
+    policy = toy_policy
+    where = (policy.keys, policy.tree, policy.templates)
+    body = P.encode(policy.q, *where, packing=packing)
+    fields = {"vira": "4", "rules": "r", "slots": int(policy.keys.n_slots), "score": None}
+    blob = P.with_header(body, fields)
+    assert blob.startswith(P.HEADER_MAGIC) and not body.startswith(P.HEADER_MAGIC)
+    assert P.split_header(blob) == (fields, body)
+    assert P.split_header(body) == (None, body)
+    assert P.packing_of(blob) == packing
+    np.testing.assert_array_equal(P.decode(blob, *where), policy.q)
+    for damaged in (blob[:6], blob[:10], blob[:8] + b"x" * 40 + blob[48:]):
+        with pytest.raises(ValueError, match="header"):
+            P.split_header(damaged)
+    with pytest.raises(ValueError, match="already have a header"):
+        P.with_header(blob, fields)
+
+
 def test_the_pairs_packing_keeps_one_flag_and_all_but_one_byte_per_pair(toy_policy):
     """pack_pairs: a flag per stored pair (held or pruned) and, per held pair, its bytes but
     the last, which is 255 minus their sum: fewer bytes than the stored slots."""

@@ -124,3 +124,73 @@ def test_viras_sharing_a_file_are_distinct_policies(manifest):
     policies._CACHE.clear()
     assert policies.load_full_policy(w).vira == w
     assert policies.load_full_policy(v).vira == v
+
+
+def test_a_number_that_is_not_finite_refuses_the_manifest_with_the_command(copy_of_data):
+    """NaN or infinity anywhere in the manifest (JSON has neither; Python writes both) is
+    refused, never read as a number: in a vira's entry with that vira's command, elsewhere
+    with the command that stores every policy again."""
+    directory, v = copy_of_data
+    path = policies.manifest_path(directory)
+    bundled = json.loads(path.read_text())
+    for where, value in ((("viras", v, "exploitability"), float("nan")),
+                         (("viras", v, "best_response", 1), float("-inf")),
+                         (("bytes",), float("inf"))):
+        manifest = json.loads(json.dumps(bundled))
+        inner = manifest
+        for key in where[:-1]:
+            inner = inner[key]
+        inner[where[-1]] = value
+        path.write_text(json.dumps(manifest))
+        message = refused(directory, v)
+        assert ".".join(map(str, where)) in message and "not a finite number" in message
+        command = policies.rebuild_command(v) if where[0] == "viras" else \
+            "lab rebuild --checkpoints DIR"
+        assert message.endswith(f"`{command}`")
+
+
+def test_lab_advise_refuses_a_nan_exploitability_in_one_line(copy_of_data):
+    import os
+    import subprocess
+    import sys
+
+    directory, v = copy_of_data
+    path = policies.manifest_path(directory)
+    manifest = json.loads(path.read_text())
+    manifest["viras"][v]["exploitability"] = float("nan")
+    path.write_text(json.dumps(manifest))
+    out = subprocess.run([sys.executable, "-m", "lab", "advise", "--vira", f"{v}c", "--hand",
+                          "Ah,Ad,As" if v != "A" else "Kh,Kd,Ks", "--seat", "mao", "--json"],
+                         capture_output=True, text=True,
+                         env=dict(os.environ, LAB_DATA_DIR=str(directory)))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: ")
+    assert f"`lab solve policy --vira {v} --checkpoints DIR`" in out.stderr
+
+
+def test_a_policy_written_now_says_its_vira_and_replaces_an_entry_that_is_not_finite(
+        copy_of_data):
+    """A policy stored now starts with a header of its vira, rules and slots, and loads to
+    the same strategy as the file it was stored from; storing it replaces an entry the
+    readers refuse (a NaN in it), as the command the refusal names does."""
+    from lab.solver.fullgame.compact import HEADER_MAGIC, split_header
+
+    directory, v = copy_of_data
+    path = policies.manifest_path(directory)
+    manifest = json.loads(path.read_text())
+    entry = manifest["viras"][v]
+    before = policies.load_full_policy(v, directory).q.copy()
+    manifest["viras"][v] = dict(entry, exploitability=float("nan"))
+    path.write_text(json.dumps(manifest))
+    assert "not a finite number" in refused(directory, v)
+    old = policies.policy_path(v, directory).read_bytes()
+    assert split_header(old)[0] is None               # stored before headers existed
+    content = {k: x for k, x in entry.items() if k not in ("sha256", "bytes", "built")}
+    written = policies.write_full_policy(v, old, content, directory)
+    blob = policies.policy_path(v, directory).read_bytes()
+    assert blob.startswith(HEADER_MAGIC) and blob.endswith(old)
+    assert split_header(blob)[0] == {"vira": v, "rules": RULES_VERSION,
+                                     "slots": entry["slots"], "score": None}
+    assert written["bytes"] == len(blob) and written["exploitability"] == entry["exploitability"]
+    policies._CACHE.clear()
+    np.testing.assert_array_equal(policies.load_full_policy(v, directory).q, before)

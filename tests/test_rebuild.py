@@ -14,7 +14,7 @@ import pytest
 from lab.cli import build_parser
 from lab.commands import rebuild
 from lab.errors import InputError
-from lab.tables import data_dir
+from lab.tables import TableError, data_dir
 from lab.tables.chain import STEPS, STEP_NAMES, plan, step_commands, step_of, why_due
 
 from conftest import in_ci
@@ -271,3 +271,296 @@ def test_a_policy_of_another_re_solve_is_due_and_only_the_due_ones_are_rebuilt(b
     shutil.copy2(bundled / "score_policy.json", copy / "score_policy.json")
     assert due_steps(copy) == []
     assert len(step_commands(step_of("score_policy"), copy)) == 10   # all held when none is due
+
+
+# ---------------------------------------------------------------- damaged stored policies
+
+
+@pytest.fixture
+def policy_copy(copy):
+    """The copy with the policy folders as folders of links to the bundled files: a test
+    replaces the link of the file it damages by a file of its own (:func:`own`)."""
+    for name in ("full_policy", "score_policy"):
+        source = (copy / name).resolve()
+        (copy / name).unlink()
+        for path in source.rglob("*.zst"):
+            link = copy / name / path.relative_to(source)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(path)
+    return copy
+
+
+def own(path, data=None) -> None:
+    """Make ``path`` a file of the test's own (not a link to the bundled data), holding
+    ``data`` (by default its bytes)."""
+    data = path.read_bytes() if data is None else data
+    path.unlink()
+    path.write_bytes(data)
+
+
+def edit_manifest(path, edit) -> None:
+    manifest = json.loads(path.read_text())
+    edit(manifest)
+    path.write_text(json.dumps(manifest))   # NaN and Infinity are written as Python does
+
+
+def with_header_of(blob: bytes, vira: str, slots, score=None, rules=None) -> bytes:
+    """``blob`` as a newly written file would hold it: behind a header of ``vira``."""
+    from lab.solver.fullgame.compact import split_header, with_header
+    from lab.tables.policies import policy_header
+
+    header = policy_header(vira, slots, score)
+    if rules is not None:
+        header["rules"] = rules
+    return with_header(split_header(blob)[1], header)
+
+
+def stored_as(copy, path, data, entry) -> None:
+    """Put ``data`` at ``path`` and make the manifest ``entry`` (a dict inside it) name it."""
+    from lab.store import content_hash
+
+    own(path, data)
+    entry.update(sha256=content_hash(data), bytes=len(data))
+
+
+def points_damage(kind, copy):
+    """Damage vira 4's points policy (vira 2's for the copy kinds) in the copy as ``kind``
+    says; returns (vira to load, text of the reason, rebuild command)."""
+    from lab.tables.policies import manifest_path, policy_path
+
+    path, manifest = policy_path("4", copy), manifest_path(copy)
+    four = "lab solve policy --vira 4 --checkpoints DIR"
+    if kind == "truncated":
+        own(path, path.read_bytes()[:1000])
+        return "4", "is cut short (1,000 of its", four
+    if kind == "zero bytes":
+        own(path, b"")
+        return "4", "is empty", four
+    if kind == "flipped byte":
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0x01
+        own(path, bytes(data))
+        return "4", "is not the file its manifest describes", four
+    if kind == "missing":
+        path.unlink()
+        return "4", "is missing", four
+    if kind == "another vira's file, its hash edited in":
+        def edit(m):
+            stored_as(copy, path, policy_path("5", copy).read_bytes(), m["viras"]["4"])
+        edit_manifest(manifest, edit)
+        return "4", "the policies of vira 4 and vira 5 name one file", four
+    if kind == "another vira's file with a header, its hash edited in":
+        def edit(m):
+            data = with_header_of(policy_path("5", copy).read_bytes(), "5",
+                                  m["viras"]["5"]["slots"])
+            stored_as(copy, path, data, m["viras"]["4"])
+        edit_manifest(manifest, edit)
+        return "4", "its file was stored for vira '5', not '4'", four
+    if kind == "a header of other rules":
+        def edit(m):
+            data = with_header_of(path.read_bytes(), "4", m["viras"]["4"]["slots"],
+                                  rules="999_other")
+            stored_as(copy, path, data, m["viras"]["4"])
+        edit_manifest(manifest, edit)
+        return "4", "its file was stored for rules '999_other'", four
+    if kind == "a header of another slot count":
+        def edit(m):
+            data = with_header_of(path.read_bytes(), "4", m["viras"]["4"]["slots"] + 1)
+            stored_as(copy, path, data, m["viras"]["4"])
+        edit_manifest(manifest, edit)
+        return "4", "its file was stored for slots", four
+    if kind == "NaN exploitability":
+        edit_manifest(manifest, lambda m: m["viras"]["4"].update(exploitability=float("nan")))
+        return "4", "viras.4.exploitability is nan, not a finite number", four
+    if kind == "an entry lacking its hash":
+        edit_manifest(manifest, lambda m: m["viras"]["4"].pop("sha256"))
+        return "4", "lacks sha256", four
+    if kind == "a copy's file damaged":      # vira 3 reads vira 2's file
+        own(policy_path("2", copy), policy_path("2", copy).read_bytes()[:-1])
+        return "3", "2.zst is cut short", ("lab solve policy --vira 2 --vira 3 --same-as 3=2 "
+                                            "--checkpoints DIR")
+    if kind == "a copy of a file stored again":
+        edit_manifest(manifest, lambda m: m["viras"]["3"].update(sha256="0" * 16))
+        return "3", "is stored as vira 2's, stored again since", (
+            "lab solve policy --vira 3 --same-as 3=2 --checkpoints DIR")
+    raise AssertionError(kind)
+
+
+POINTS_DAMAGE = ("truncated", "zero bytes", "flipped byte", "missing",
+                 "another vira's file, its hash edited in",
+                 "another vira's file with a header, its hash edited in",
+                 "a header of other rules", "a header of another slot count",
+                 "NaN exploitability", "an entry lacking its hash", "a copy's file damaged",
+                 "a copy of a file stored again")
+
+
+def printed_plan(copy, monkeypatch, capsys) -> dict:
+    """What `lab rebuild --plan` prints on the copy, by step."""
+    monkeypatch.setenv("LAB_DATA_DIR", str(copy))
+    assert rebuild.run(args(plan=True)) == 0
+    return {row["step"]: row for row in map(json.loads, capsys.readouterr().out.splitlines())}
+
+
+def assert_hint_works(message: str, command: str) -> None:
+    """``message`` is one line that names ``command``, a command line of the lab."""
+    import shlex
+
+    assert "\n" not in message and f"`{command}`" in message, message
+    argv = shlex.split(command)[1:]
+    build_parser(argv[0]).parse_args(argv)
+
+
+@pytest.mark.parametrize("kind", POINTS_DAMAGE)
+def test_a_damaged_points_policy_is_due_and_refused_with_its_command(policy_copy, kind,
+                                                                    monkeypatch, capsys):
+    """Every way a points policy's file or entry can be damaged makes `lab rebuild --plan`
+    mark its step due with the reason (and what is built on it after it), and its loader
+    refuse it in one line naming a command of the lab that stores it again."""
+    from lab.tables import policies
+
+    vira, reason, command = points_damage(kind, policy_copy)
+    rows = printed_plan(policy_copy, monkeypatch, capsys)
+    assert rows["full_policy"]["due"] and reason in rows["full_policy"]["why"]
+    assert rows["score_policy"]["due"] and rows["ranking"]["due"]
+    assert not rows["full"]["due"] and not rows["match"]["due"]
+    assert_hint_works(rows["full_policy"]["why"], command)
+    policies._CACHE.clear()
+    with pytest.raises(TableError) as refused:
+        policies.load_full_policy(vira, policy_copy)
+    assert reason in str(refused.value)
+    assert_hint_works(str(refused.value), command)
+
+
+def aware_damage(kind, copy):
+    """Damage vira 4's score-aware policy at 10-10 (vira 2's for the copy kinds) in the
+    copy as ``kind`` says; returns (vira to load, text of the reason, rebuild command, the
+    commands of the step)."""
+    from lab.tables.score_policies import manifest_path, policy_path
+
+    path, manifest = policy_path("4", (10, 10), copy), manifest_path(copy)
+    four = "lab solve policy --vira 4 --score 10,10 --checkpoints DIR"
+    step = ["lab solve policy --checkpoints DIR --threads 2 --vira 4 --score 10,10"]
+
+    def entry(m, key="4 10-10"):
+        return m["policies"][key]
+
+    if kind == "truncated":
+        own(path, path.read_bytes()[:1000])
+        return "4", "is cut short (1,000 of its", four, step
+    if kind == "zero bytes":
+        own(path, b"")
+        return "4", "is empty", four, step
+    if kind == "flipped byte":
+        data = bytearray(path.read_bytes())
+        data[-5] ^= 0x80
+        own(path, bytes(data))
+        return "4", "is not the file its manifest describes", four, step
+    if kind == "missing":
+        path.unlink()
+        return "4", "is missing", four, step
+    if kind == "another score's file, its hash edited in":
+        edit_manifest(manifest, lambda m: stored_as(
+            copy, path, policy_path("4", (10, 9), copy).read_bytes(), entry(m)))
+        return "4", "name one file", four, [step[0] + " --score 10,9"]
+    if kind == "another vira's file with a header, its hash edited in":
+        edit_manifest(manifest, lambda m: stored_as(copy, path, with_header_of(
+            policy_path("5", (10, 10), copy).read_bytes(), "5", entry(m, "5 10-10")["slots"],
+            (10, 10)), entry(m)))
+        return "4", "its file was stored for vira '5', not '4'", four, step
+    if kind == "a header of another score":
+        edit_manifest(manifest, lambda m: stored_as(copy, path, with_header_of(
+            path.read_bytes(), "4", entry(m)["slots"], (9, 9)), entry(m)))
+        return "4", "its file was stored for score [9, 9], not [10, 10]", four, step
+    if kind == "a points policy's file":
+        edit_manifest(manifest, lambda m: stored_as(copy, path, with_header_of(
+            path.read_bytes(), "4", entry(m)["slots"]), entry(m)))
+        return "4", "its file was stored for score None, not [10, 10]", four, step
+    if kind == "infinite exploitability":
+        edit_manifest(manifest, lambda m: entry(m).update(exploitability=float("inf")))
+        return "4", "policies.4 10-10.exploitability is inf, not a finite number", four, None
+    if kind == "an entry filed under another score":
+        edit_manifest(manifest, lambda m: entry(m).update(score=[9, 9]))
+        return "4", "is not a score-aware policy manifest", "lab rebuild --checkpoints DIR", None
+    if kind == "a copy's file damaged":     # vira 3 at 10-10 reads vira 2's file
+        two = policy_path("2", (10, 10), copy)
+        own(two, two.read_bytes()[:-1])
+        return "3", "10-10.zst is cut short", (
+            "lab solve policy --vira 2 --vira 3 --score 10,10 --same-as 3=2 --checkpoints DIR"
+        ), ["lab solve policy --checkpoints DIR --threads 2 --vira 2 --score 10,10",
+            "lab solve policy --checkpoints DIR --threads 2 --vira 3 --score 10,10 "
+            "--same-as 3=2"]
+    if kind == "a copy of a file stored again":
+        edit_manifest(manifest, lambda m: entry(m, "3 10-10").update(bytes=1))
+        return "3", "is stored as vira 2's, stored again since", (
+            "lab solve policy --vira 3 --score 10,10 --same-as 3=2 --checkpoints DIR"), [
+            "lab solve policy --checkpoints DIR --threads 2 --vira 3 --score 10,10 "
+            "--same-as 3=2"]
+    raise AssertionError(kind)
+
+
+AWARE_DAMAGE = ("truncated", "zero bytes", "flipped byte", "missing",
+                "another score's file, its hash edited in",
+                "another vira's file with a header, its hash edited in",
+                "a header of another score", "a points policy's file",
+                "infinite exploitability", "an entry filed under another score",
+                "a copy's file damaged",
+                "a copy of a file stored again")
+
+
+@pytest.mark.parametrize("kind", AWARE_DAMAGE)
+def test_a_damaged_score_aware_policy_is_due_and_refused_with_its_command(
+        policy_copy, kind, monkeypatch, capsys):
+    """The same for the score-aware policies: the step is due with the reason, its
+    commands store again the damaged policy (and a copy of it), nothing else is due, and
+    the loader refuses it in one line naming a command of the lab that stores it again."""
+    from lab.tables import score_policies
+
+    vira, reason, command, commands = aware_damage(kind, policy_copy)
+    rows = printed_plan(policy_copy, monkeypatch, capsys)
+    assert [step for step, row in rows.items() if row["due"]] == ["score_policy"]
+    assert reason in rows["score_policy"]["why"]
+    assert_hint_works(rows["score_policy"]["why"], command)
+    if commands is not None:   # None: the manifest is refused, so every policy is stored
+        assert sorted(rows["score_policy"]["commands"]) == sorted(commands)
+    score_policies._CACHE.clear()
+    with pytest.raises(TableError) as refused:
+        score_policies.load_score_policy(vira, (10, 10), policy_copy)
+    assert reason in str(refused.value)
+    assert_hint_works(str(refused.value), command)
+
+
+def test_checkpoints_must_be_a_folder(tmp_path):
+    """`--checkpoints` names a folder, there or to be made: a file, or a path under a file,
+    is refused in one line before anything runs; a folder not yet made is taken."""
+    from lab.options import UsageError
+
+    (tmp_path / "file").write_text("")
+    for bad, why in ((tmp_path / "file", "exists and is not a folder"),
+                     (tmp_path / "file" / "ck", "is not a folder"), ("", "an empty path")):
+        with pytest.raises(UsageError, match=why):
+            build_parser("rebuild").parse_args(["rebuild", "--checkpoints", str(bad)])
+    args = build_parser("rebuild").parse_args(["rebuild", "--checkpoints",
+                                               str(tmp_path / "new" / "ck")])
+    assert args.checkpoints == str(tmp_path / "new" / "ck")
+    out = lab("rebuild", "--plan", "--checkpoints", str(tmp_path / "file"))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == (f"error: argument --checkpoints: {tmp_path / 'file'}: exists and "
+                          "is not a folder\n")
+
+
+@pytest.mark.parametrize("damage", [points_damage, aware_damage])
+def test_the_command_a_stale_copy_names_stores_it_again(policy_copy, damage, monkeypatch,
+                                                         tmp_path):
+    """Vira 3 is stored as vira 2's: when its entry no longer names vira 2's file, the
+    command its refusal names (`--same-as 3=2`, no solve needed) runs and leaves nothing
+    due."""
+    import shlex
+
+    from lab.cli import main
+
+    command = damage("a copy of a file stored again", policy_copy)[2]
+    assert due_steps(policy_copy)
+    monkeypatch.setenv("LAB_DATA_DIR", str(policy_copy))
+    argv = shlex.split(command.replace("DIR", str(tmp_path / "ck")))[1:]
+    assert main(argv) == 0
+    assert due_steps(policy_copy) == []

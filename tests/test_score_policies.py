@@ -388,3 +388,47 @@ def test_repacking_keeps_every_policy_byte_for_byte(tmp_path, monkeypatch):
     np.testing.assert_array_equal(load_score_policy(VIRA, SCORE).q, before[1])
     if after[1]["difference"]:
         assert after[1]["base_sha256"] == after[0]["sha256"]
+    from lab.rules import RULES_VERSION
+    from lab.tables.policies import policy_path
+
+    points = compact.split_header(policy_path(VIRA).read_bytes())[0]   # they say what they hold
+    aware = compact.split_header(score_policies.policy_path(VIRA, SCORE).read_bytes())[0]
+    assert points == {"vira": VIRA, "rules": RULES_VERSION, "slots": after[0]["slots"],
+                      "score": None}
+    assert aware == dict(points, score=list(SCORE))
+
+
+def test_a_score_aware_entry_that_is_not_finite_is_refused_and_replaced(tmp_path,
+                                                                        monkeypatch):
+    """A NaN in a score-aware policy's entry refuses the manifest with that policy's
+    command; storing the policy again (as that command does) replaces the entry, and the
+    file it writes says its vira, rules, slots and score."""
+    from lab.solver.fullgame.compact import HEADER_MAGIC, split_header
+    from lab.rules import RULES_VERSION
+    from lab.tables import score_policies as S
+
+    data = one_policy_store(tmp_path, monkeypatch)
+    before = S.load_score_policy(VIRA, SCORE).q.copy()
+    entry = S.score_policy_info(VIRA, SCORE)
+    manifest = json.loads((data / "score_policy.json").read_text())
+    manifest["policies"][f"{VIRA} 10-10"]["value_mao"] = float("nan")
+    (data / "score_policy.json").write_text(json.dumps(manifest))
+    S._CACHE.clear()
+    with pytest.raises(TableError, match=r"policies\.4 10-10\.value_mao is nan, not a finite "
+                                         r"number; rebuild it with `lab solve policy --vira 4 "
+                                         r"--score 10,10 --checkpoints DIR`$"):
+        S.load_score_policy(VIRA, SCORE)
+    old = S.policy_path(VIRA, SCORE).read_bytes()
+    S.write_score_policy(VIRA, SCORE, old, S._content(entry))
+    blob = S.policy_path(VIRA, SCORE).read_bytes()
+    assert blob.startswith(HEADER_MAGIC) and blob.endswith(old)
+    assert split_header(blob)[0] == {"vira": VIRA, "rules": RULES_VERSION,
+                                     "slots": entry["slots"], "score": list(SCORE)}
+    S._CACHE.clear()
+    np.testing.assert_array_equal(S.load_score_policy(VIRA, SCORE).q, before)
+    (data / "score_policy.json").write_text("{not json")   # unreadable: the rebuild stores
+    with pytest.raises(TableError, match=r"with `lab rebuild --checkpoints DIR`$"):
+        S.score_policy_info(VIRA, SCORE)                    # every policy again
+    S.write_score_policy(VIRA, SCORE, old, S._content(entry))
+    assert list(S.read_score_policy_manifest()["policies"]) == [f"{VIRA} 10-10"]
+    assert S.score_policy_problem(VIRA, SCORE) is None

@@ -12,15 +12,18 @@ it reads is due. ``--plan`` prints every step as one JSON line (``step``, ``due`
 each as the ``lab`` commands of its step (shown on stderr before they start), with the same
 viras, scores and rule sets the data folder holds now; ``--checkpoints DIR`` is where the
 full solves and re-solves keep their checkpoints (needed by the steps that solve the full
-game). Each command resumes from its checkpoints, and a step whose output is fresh is not
+game; a path that is there and is not a folder is refused before anything runs). Each
+command resumes from its checkpoints, and a step whose output is fresh is not
 due, so ``lab rebuild`` run again after an interruption goes on where it stopped.
 """
 
 from __future__ import annotations
 
+import argparse
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 from ..errors import InputError
 from ..options import UsageError, count
@@ -30,7 +33,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--plan", action="store_true",
                         help="print every step (JSON lines): whether it is due and why, what "
                              "it writes, its time and its commands; run nothing")
-    parser.add_argument("--checkpoints", default=None, metavar="DIR",
+    parser.add_argument("--checkpoints", type=checkpoint_folder, default=None, metavar="DIR",
                         help="the folder of the full solves' and re-solves' checkpoints "
                              "(`lab solve full --checkpoints DIR`); needed when a step that "
                              "solves the full game is due")
@@ -38,6 +41,23 @@ def add_arguments(parser) -> None:
                         help="numba threads of each full-game solve (default 2)")
     parser.add_argument("--jobs", type=count, default=2, metavar="J",
                         help="processes of the card-play, match and what-if solves (default 2)")
+
+
+def checkpoint_folder(text: str) -> str:
+    """``--checkpoints DIR``: a folder, or a path that is not there yet (the solves create
+    it); not a file."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path: name the checkpoint folder")
+    try:
+        if Path(text).exists() and not Path(text).is_dir():
+            raise argparse.ArgumentTypeError(f"{text}: exists and is not a folder")
+        held = next(p for p in Path(text).absolute().parents if p.exists())
+        if not held.is_dir():
+            raise argparse.ArgumentTypeError(f"{text}: {held} is not a folder")
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{text}: cannot be a folder ({exc.strerror})") \
+            from None
+    return text
 
 
 def command_line(argv) -> str:

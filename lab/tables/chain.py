@@ -99,10 +99,12 @@ def table_due(name: str, directory: Path, coverage: bool = True) -> Optional[str
 
 
 def policies_due(directory: Path) -> Optional[str]:
-    """Why the stored points policies must be rebuilt, or None: each vira's own policy must
-    have been built from the solve the full tables hold (the same iterations and
-    exploitability)."""
-    from .policies import read_policy_manifest, policy_path
+    """Why the stored points policies must be rebuilt, or None: each vira's file must be
+    the one its manifest entry describes, as its loader checks it without decoding it
+    (size, hash, header, copies: :func:`lab.tables.policies.policy_problem`), and each
+    vira's own policy must have been built from the solve the full tables hold (the same
+    iterations and exploitability)."""
+    from .policies import policy_problem, read_policy_manifest
 
     try:
         manifest = read_policy_manifest(directory)
@@ -113,10 +115,11 @@ def policies_due(directory: Path) -> Optional[str]:
         entry = manifest["viras"].get(v)
         if entry is None:
             return f"no stored points policy of vira {v}"
+        why = policy_problem(v, directory, manifest)
+        if why is not None:
+            return why
         if entry.get("same_as") is not None:
             continue
-        if not policy_path(v, directory).exists():
-            return f"vira {v}'s points policy file is missing"
         solve = solves.loc[v]
         built = (entry.get("iterations"), entry.get("solver_exploitability"))
         if built != (int(solve["iterations"]), float(solve["exploitability"])):
@@ -163,17 +166,20 @@ def score_policies_due(directory: Path) -> Optional[str]:
 
 def policy_problems(directory: Path) -> list:
     """(vira, (mão, pé), why) of each score-aware policy to store again: an end game not
-    stored, one built on another points policy than the one stored now (each is the
-    snapped points policy or its difference from it, named by that policy's content hash),
-    or from another re-solve than ``score_play``'s row of its vira and score (iterations
-    and exploitability differ); (None, None, why) when the store cannot be read."""
+    stored, one whose file is not the one its entry describes (size, hash, header, copies:
+    :func:`lab.tables.score_policies.score_policy_problem`), one built on another points
+    policy than the one stored now (each is the snapped points policy or its difference
+    from it, named by that policy's content hash), or from another re-solve than
+    ``score_play``'s row of its vira and score (iterations and exploitability differ), and
+    a copy of one to store again; (None, None, why) when the store cannot be read."""
     from .policies import policy_info
-    from .score_policies import read_score_policy_manifest
+    from .score_policies import read_score_policy_manifest, score_policy_problem
 
     try:
-        entries = list(read_score_policy_manifest(directory)["policies"].values())
+        manifest = read_score_policy_manifest(directory)
     except TableError as exc:
         return [(None, None, str(exc))]
+    entries = list(manifest["policies"].values())
     have = {(e.get("vira"), tuple(e.get("score", ()))) for e in entries}
     problems = [(v, (m, p), f"no stored score-aware policy of vira {v} at {m}-{p}")
                 for v in RANKS for m, p in END_GAMES if (v, (m, p)) not in have]
@@ -183,6 +189,10 @@ def policy_problems(directory: Path) -> list:
                                       for v, m, p, i, x in rows.itertuples(index=False)}
     for e in entries:
         v, score = e["vira"], tuple(e["score"])
+        why = score_policy_problem(v, score, directory, manifest)
+        if why is not None:
+            problems.append((v, score, why))
+            continue
         try:
             base = policy_info(v, directory).get("sha256")
         except TableError as exc:
@@ -195,6 +205,12 @@ def policy_problems(directory: Path) -> list:
         elif solved.get((v, score)) != (e.get("iterations"), e.get("solver_exploitability")):
             problems.append((v, score, f"{where} from another re-solve than the one in "
                                        "score_play"))
+    due = {(v, score) for v, score, _ in problems}
+    for e in entries:   # a copy names the file stored again: it is copied again after it
+        v, w, score = e["vira"], e.get("same_as"), tuple(e["score"])
+        if w is not None and (w, score) in due and (v, score) not in due:
+            problems.append((v, score, f"vira {v}'s score-aware policy at {score[0]}-"
+                                       f"{score[1]} is vira {w}'s, which is stored again"))
     return problems
 
 

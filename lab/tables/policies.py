@@ -10,15 +10,21 @@ value for the mão, its size and the hash of its file; and for all: the rules ve
 layout's slot count and the code hash.
 
 Files are written atomically (a temporary file, then a rename; :mod:`lab.store`) under
-the data folder's lock, and a policy file is read only when its hash is the one its
-manifest entry records, so a reader sees either the old policy or the new one, never a
-mixture. A missing, damaged or stale policy is a :class:`~lab.tables.TableError` that
-names the command rebuilding it.
+the data folder's lock, and a policy file is read only when its size and hash are the ones
+its manifest entry records, so a reader sees either the old policy or the new one, never a
+mixture. Each file written now starts with a header naming the vira, rules version and
+slot count it was stored for (:func:`lab.solver.fullgame.compact.with_header`), and is
+refused for any other; for a file written before headers existed, two viras' entries may
+not name one file (a hash), unless one is stored as the other's (``same_as``). A number of
+a manifest that is not finite (NaN, infinity) refuses the manifest. A missing, damaged or
+stale policy is a :class:`~lab.tables.TableError` that names the command rebuilding it
+(:func:`rebuild_command`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 from typing import Optional
@@ -26,7 +32,7 @@ from typing import Optional
 import numpy as np
 
 from ..cards import RANKS
-from ..classes import vira_rank_of
+from ..classes import same_game_vira, vira_rank_of
 from ..rules import RULES_VERSION
 from ..store import content_hash, data_lock, write_atomic
 from .manifests import code_hash
@@ -49,8 +55,22 @@ SOURCES = ("lab/cards.py", "lab/classes.py", "lab/rules.py", "lab/solver/games/c
            "lab/solver/fullgame/pair_coder.py", "lab/tables/policies.py")
 
 
-def rebuild_command(vira: str = "V") -> str:
-    return f"lab solve policy --vira {vira} --checkpoints DIR"
+def rebuild_command(vira: str = "V", options: str = "") -> str:
+    """The command that stores ``vira``'s points policy again (``options``: more of them,
+    such as a score): a vira playing another's game (3 plays 2's;
+    :func:`lab.classes.same_game_vira`) is stored as that one's, and a vira whose game
+    another plays is stored with it, so that its copy names the new file."""
+    more = f" {options}" if options else ""
+    if vira == "V":
+        return f"lab solve policy --vira V{more} --checkpoints DIR"
+    v = RANKS[vira_rank_of(vira)]
+    game = [w for w in RANKS if same_game_vira(w) == same_game_vira(v)]
+    owner = game[0]
+    if v != owner:
+        return f"lab solve policy --vira {v}{more} --same-as {v}={owner} --checkpoints DIR"
+    copies = "".join(f" --vira {w}" for w in game[1:])
+    same = "".join(f" --same-as {w}={owner}" for w in game[1:])
+    return f"lab solve policy --vira {v}{copies}{more}{same} --checkpoints DIR"
 
 
 def policy_dir(directory: Optional[Path] = None) -> Path:
@@ -66,7 +86,11 @@ def policy_path(vira: str, directory: Optional[Path] = None) -> Path:
     return policy_dir(directory) / f"{RANKS[vira_rank_of(vira)]}.zst"
 
 
-def read_policy_manifest(directory: Optional[Path] = None) -> dict:
+def read_policy_manifest(directory: Optional[Path] = None, numbers: bool = True) -> dict:
+    """The manifest of the stored points policies; TableError naming the rebuild command
+    when it is missing, unreadable, of other rules or (``numbers``) holds a number that is
+    not finite (:func:`check_manifest_numbers`; a writer replacing an entry reads it
+    without)."""
     path = manifest_path(directory)
     if not path.exists():
         raise TableError(f"no stored full-game policy ({path} not found); build one with "
@@ -82,7 +106,45 @@ def read_policy_manifest(directory: Optional[Path] = None) -> dict:
         raise TableError(f"the stored policies were built for rules "
                          f"{manifest.get('rules_version')!r} (schema {manifest.get('schema')}); "
                          f"rebuild them with `{rebuild_command()}`")
+    if numbers:
+        check_manifest_numbers(manifest, "viras", path, rebuild_command)
     return manifest
+
+
+REBUILD_ALL = "lab rebuild --checkpoints DIR"
+"""The command for a manifest damaged outside any one policy's entry: the rebuild stores
+every policy of the store again."""
+
+
+def check_manifest_numbers(manifest: dict, group: str, path: Path, redo_of) -> None:
+    """TableError when a number anywhere in the policy manifest ``manifest`` (read from
+    ``path``) is not finite (NaN, infinity: JSON allows neither, Python writes both): it
+    names where, and the command rebuilding it, ``redo_of(key)`` for the entry under
+    ``manifest[group][key]``, :data:`REBUILD_ALL` elsewhere."""
+    for key, entry in manifest[group].items():
+        place = non_finite(entry)
+        if place is not None:
+            raise TableError(f"{path}: {'.'.join(map(str, (group, key, *place[0])))} is "
+                             f"{place[1]}, not a finite number; rebuild it with "
+                             f"`{redo_of(key)}`")
+    place = non_finite({k: x for k, x in manifest.items() if k != group})
+    if place is not None:
+        raise TableError(f"{path}: {'.'.join(map(str, place[0]))} is {place[1]}, not a "
+                         f"finite number; rebuild the policies with `{REBUILD_ALL}`")
+
+
+def non_finite(value, where: tuple = ()) -> Optional[tuple]:
+    """``(keys, number)`` of the first number in a JSON value that is not finite, or
+    None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where, value
+    items = value.items() if isinstance(value, dict) else \
+        enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = non_finite(item, (*where, key))
+        if found is not None:
+            return found
+    return None
 
 
 def stored_viras(directory: Optional[Path] = None) -> list[str]:
@@ -94,14 +156,24 @@ def stored_viras(directory: Optional[Path] = None) -> list[str]:
     return [v for v in RANKS if v in manifest["viras"]]
 
 
-def policy_info(vira, directory: Optional[Path] = None) -> dict:
-    """The manifest entry of one vira (TableError naming the rebuild command if absent)."""
+def policy_info(vira, directory: Optional[Path] = None, manifest: Optional[dict] = None) -> dict:
+    """The manifest entry of one vira (TableError naming the rebuild command if absent);
+    from ``manifest`` when given (read from ``directory`` otherwise)."""
     v = RANKS[vira_rank_of(vira)]
-    entry = read_policy_manifest(directory)["viras"].get(v)
+    manifest = read_policy_manifest(directory) if manifest is None else manifest
+    entry = manifest["viras"].get(v)
     if not isinstance(entry, dict):
         raise TableError(f"no stored full-game policy for vira {v}; build it with "
                          f"`{rebuild_command(v)}`")
+    lacking = [k for k in ENTRY_KEYS if k not in entry]
+    if lacking:
+        raise TableError(f"the manifest entry of vira {v}'s stored policy lacks "
+                         f"{', '.join(lacking)}; rebuild it with `{rebuild_command(v)}`")
     return entry
+
+
+ENTRY_KEYS = ("sha256", "bytes", "slots", "ladder", "exploitability")
+"""What a vira's manifest entry must hold to be read."""
 
 
 _CACHE: dict = {}
@@ -116,72 +188,205 @@ def load_full_policy(vira, directory: Optional[Path] = None):
     from ..solver.fullgame.policy import FullPolicy
 
     v = RANKS[vira_rank_of(vira)]
-    info = policy_info(v, directory)
+    manifest = read_policy_manifest(directory)
+    info = policy_info(v, manifest=manifest)
     path = policy_path(info.get("same_as", v), directory)
     key = (v, str(path), info.get("sha256"))  # viras sharing a file are distinct objects
     if key in _CACHE:
         return _CACHE[key]
-    blob = read_checked(path, info.get("sha256"), f"stored policy of vira {v}",
-                        rebuild_command(v))
+    blob = stored_policy_bytes(v, manifest, directory)
+    redo = rebuild_command(info.get("same_as", v))   # its file's: a copy's is another's
     config = config_for(v, ladder=tuple(info["ladder"]), storage="float32")
     keys = policy_keys(config, bool(info.get("merge", True)))
     if keys.n_slots != int(info["slots"]):
         raise TableError(f"stored policy of vira {v} has {info['slots']} slots, the game has "
-                         f"{keys.n_slots}; rebuild it with `{rebuild_command(v)}`")
+                         f"{keys.n_slots}; rebuild it with `{redo}`")
     try:
-        q = decode(blob, keys, card_tree(config), build_templates(config.ladder))
+        q = decoded(info.get("sha256"), lambda: decode(blob, keys, card_tree(config),
+                                                        build_templates(config.ladder)))
     except Exception as exc:  # pyarrow raises several kinds for damaged bytes
         raise TableError(f"stored policy of vira {v}: {path} is damaged ({exc}); rebuild it "
-                         f"with `{rebuild_command(v)}`") from None
+                         f"with `{redo}`") from None
     try:
         policy = FullPolicy(config, q, keys=keys,
                             exploitability=float(info["exploitability"]),
                             rules=RULES_VERSION, meta=dict(info))
     except ValueError as exc:
         raise TableError(f"stored policy of vira {v} does not fit the game ({exc}); rebuild "
-                         f"it with `{rebuild_command(v)}`") from None
-    _CACHE.clear()  # one vira in memory at a time (about 0.5 GB)
-    _CACHE[key] = policy
+                         f"it with `{redo}`") from None
+    _CACHE[key] = policy   # its bytes are mapped from the disk cache: every vira can stay
     return policy
 
 
-def read_checked(path: Path, sha256, what: str, redo: str) -> bytes:
-    """The bytes of a stored policy file whose hash is ``sha256`` (its manifest's); a
-    TableError naming ``what`` and the rebuild command ``redo`` when it cannot be read or is
-    another file."""
+DECODE_SOURCES = ("solver/fullgame/compact.py", "solver/fullgame/pair_coder.py")
+"""The code a decoded policy depends on (its cached bytes are decoded again when it
+changes)."""
+
+
+def decoded(name: str, decode):
+    """The slot bytes of a stored policy file (``decode()`` works them out), ``name``\\ d
+    by the hash of its file (and of its base, for a difference), kept in the disk cache
+    (:mod:`lab.solver.cache`) and mapped from there: a policy is decoded once per
+    machine, loads in milliseconds after that, and every process holding it shares one
+    copy of its pages."""
+    from ..solver.cache import disk_cached
+
+    return disk_cached(f"policy-{name}", decode, DECODE_SOURCES)
+
+
+def stored_policy_bytes(vira, manifest: dict, directory: Optional[Path] = None) -> bytes:
+    """The file of ``vira``'s points policy (its manifest ``manifest``), checked without
+    decoding it: a copy (``same_as``) names the file of the vira it copies as stored now
+    (:func:`check_copy`), no other vira names the same file (:func:`check_shared_files`),
+    and the file is there with its entry's size and hash (:func:`read_policy_file`) and a
+    header, where it has one, of this vira, rules and slots (:func:`check_policy_header`).
+    TableError naming the command that rebuilds it otherwise."""
+    v = RANKS[vira_rank_of(vira)]
+    info = policy_info(v, manifest=manifest)
+    owner = check_copy(v, info, manifest["viras"].get, f"the points policy of vira {v}",
+                       rebuild_command(v))
+    check_shared_files(manifest["viras"], v, lambda w: f"vira {w}", rebuild_command)
+    what = f"stored policy of vira {v}" + (f" (vira {owner}'s file)" if owner != v else "")
+    redo = rebuild_command(owner)
+    blob = read_policy_file(policy_path(owner, directory), info, what, redo)
+    check_policy_header(blob, policy_header(owner, info.get("slots")), what, redo)
+    return blob
+
+
+def policy_problem(vira, directory: Optional[Path] = None,
+                   manifest: Optional[dict] = None) -> Optional[str]:
+    """Why ``vira``'s stored points policy would be refused by its loader, without decoding
+    it (:func:`stored_policy_bytes`; one line naming the rebuild command), or None."""
+    try:
+        manifest = read_policy_manifest(directory) if manifest is None else manifest
+        stored_policy_bytes(vira, manifest, directory)
+    except TableError as exc:
+        return str(exc)
+    return None
+
+
+def check_copy(vira: str, entry: dict, source_of, what: str, redo: str) -> str:
+    """The vira whose file ``vira``'s manifest entry ``entry`` reads: its own, or for a copy
+    (``same_as``) the other vira's, when that one plays the same game and its entry
+    (``source_of(other vira)``, None when it has none) names the same file: it was not
+    stored again since the copy. TableError naming ``what`` and ``redo`` otherwise."""
+    w = entry.get("same_as")
+    if w is None:
+        return vira
+    if w not in RANKS or w == vira or same_game_vira(w) != same_game_vira(vira):
+        raise TableError(f"{what} is stored as vira {w}'s, which plays another game; rebuild "
+                         f"it with `{redo}`")
+    source = source_of(w)
+    if not isinstance(source, dict) or "same_as" in source:
+        raise TableError(f"{what} is stored as vira {w}'s, which is not stored; rebuild it "
+                         f"with `{redo}`")
+    if (source.get("sha256"), source.get("bytes")) != (entry.get("sha256"), entry.get("bytes")):
+        raise TableError(f"{what} is stored as vira {w}'s, stored again since; copy it again "
+                         f"with `{redo}`")
+    return w
+
+
+def check_shared_files(entries: dict, key, name_of, redo_of) -> None:
+    """TableError when another entry of ``entries`` than ``key``'s, neither a copy
+    (``same_as``), names the same file (hash) as ``key``'s: one of the two holds the other's
+    policy. ``name_of(key)`` names an entry, ``redo_of(key)`` its rebuild command."""
+    entry = entries[key]
+    if "same_as" in entry:
+        return
+    for other, e in entries.items():
+        if other != key and isinstance(e, dict) and "same_as" not in e \
+                and e.get("sha256") == entry.get("sha256"):
+            raise TableError(f"the policies of {name_of(key)} and {name_of(other)} name one "
+                             f"file (hash {entry.get('sha256')}): one holds the other's "
+                             f"policy; rebuild them with `{redo_of(key)}` and "
+                             f"`{redo_of(other)}`")
+
+
+def read_policy_file(path: Path, entry: dict, what: str, redo: str) -> bytes:
+    """The bytes of a stored policy file of the size and hash its manifest entry ``entry``
+    records; a TableError naming ``what`` and the rebuild command ``redo`` when it is
+    missing, cannot be read, is empty, cut short, longer or another file."""
     try:
         blob = path.read_bytes()
+    except FileNotFoundError:
+        raise TableError(f"{what}: {path} is missing; rebuild it with `{redo}`") from None
     except OSError as exc:
         raise TableError(f"{what}: cannot read {path} ({exc.strerror}); rebuild it with "
                          f"`{redo}`") from None
-    if content_hash(blob) != sha256:
-        raise TableError(f"{what}: {path} is not the file its manifest describes; rebuild it "
-                         f"with `{redo}`")
+    size = entry.get("bytes")
+    if not blob:
+        raise TableError(f"{what}: {path} is empty; rebuild it with `{redo}`")
+    if isinstance(size, int) and len(blob) < size:
+        raise TableError(f"{what}: {path} is cut short ({len(blob):,} of its {size:,} bytes); "
+                         f"rebuild it with `{redo}`")
+    if isinstance(size, int) and len(blob) > size:
+        raise TableError(f"{what}: {path} has {len(blob):,} bytes, its manifest {size:,}; "
+                         f"rebuild it with `{redo}`")
+    if content_hash(blob) != entry.get("sha256"):
+        raise TableError(f"{what}: {path} is not the file its manifest describes (another "
+                         f"hash); rebuild it with `{redo}`")
     return blob
+
+
+def policy_header(vira, slots, score=None) -> dict:
+    """The header of a stored policy file (:func:`lab.solver.fullgame.compact.with_header`):
+    the vira it was stored for, the rules version, its layout's slot count and, for a
+    score-aware policy, its score (mão's, pé's points)."""
+    return {"vira": RANKS[vira_rank_of(vira)], "rules": RULES_VERSION,
+            "slots": slots,
+            "score": None if score is None else [int(score[0]), int(score[1])]}
+
+
+def check_policy_header(blob: bytes, asked: dict, what: str, redo: str) -> None:
+    """TableError naming ``what`` and ``redo`` when the header of a stored policy file
+    says another vira, rules version, slot count or score than ``asked``
+    (:func:`policy_header`), or is damaged. A file written before headers existed has
+    none: its manifest entry is all there is to check it by."""
+    from ..solver.fullgame.compact import split_header
+
+    try:
+        fields, _ = split_header(blob)
+    except ValueError as exc:
+        raise TableError(f"{what}: {exc}; rebuild it with `{redo}`") from None
+    if fields is None:
+        return
+    for name, want in asked.items():
+        if fields.get(name) != want:
+            raise TableError(f"{what}: its file was stored for {name} {fields.get(name)!r}, "
+                             f"not {want!r}; rebuild it with `{redo}`")
 
 
 def write_full_policy(vira, blob: bytes, info: dict, directory: Optional[Path] = None) -> dict:
     """Store one vira's encoded policy and its manifest entry (atomic, locked); returns
     the entry."""
+    from ..solver.fullgame.compact import with_header
+
     v = RANKS[vira_rank_of(vira)]
     path = policy_path(v, directory)
     path.parent.mkdir(parents=True, exist_ok=True)
+    blob = with_header(blob, policy_header(v, info.get("slots")))
     entry = dict(info, sha256=content_hash(blob), bytes=len(blob),
                  built=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     with data_lock(manifest_path(directory).parent):
-        try:
-            manifest = read_policy_manifest(directory)
+        try:   # an entry with a number that is not finite is replaced, not refused
+            manifest = read_policy_manifest(directory, numbers=False)
         except TableError:
             manifest = {"viras": {}}
         manifest.update({"table": NAME, "schema": SCHEMA, "rules_version": RULES_VERSION,
                          "code": code_hash(SOURCES), "rebuild": rebuild_command()})
         manifest["viras"][v] = entry
         manifest["viras"] = {k: manifest["viras"][k] for k in RANKS if k in manifest["viras"]}
-        manifest["bytes"] = sum(e["bytes"] for e in manifest["viras"].values()
-                                if "same_as" not in e)
+        manifest["bytes"] = file_bytes(manifest["viras"].values())
         write_atomic(path, blob)
         write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
     return entry
+
+
+def file_bytes(entries) -> int:
+    """Bytes of the files the manifest entries ``entries`` name (a copy names none; an
+    entry whose size is not a whole number counts none)."""
+    return sum(e["bytes"] for e in entries
+               if "same_as" not in e and isinstance(e.get("bytes"), int))
 
 
 def policy_keys(config, merge: bool = True):
@@ -285,7 +490,7 @@ def copy_policy(vira, same_as, directory: Optional[Path] = None) -> dict:
     info = dict(policy_info(w, directory), vira=v, same_as=w,
                 built=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     with data_lock(manifest_path(directory).parent):
-        manifest = read_policy_manifest(directory)
+        manifest = read_policy_manifest(directory, numbers=False)
         manifest["viras"][v] = info
         manifest["viras"] = {k: manifest["viras"][k] for k in RANKS if k in manifest["viras"]}
         write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")

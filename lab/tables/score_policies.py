@@ -40,7 +40,10 @@ from ..rules import RULES_VERSION
 from ..store import content_hash, data_lock, write_atomic
 from .manifests import code_hash
 from .policies import SOURCES as POLICY_SOURCES, THRESHOLD, load_full_policy, policy_info
-from .policies import held_solver, read_checked, read_policy_manifest
+from .policies import decoded, held_solver, read_policy_manifest
+from .policies import check_copy, check_manifest_numbers, check_policy_header
+from .policies import check_shared_files, file_bytes, policy_header, read_policy_file
+from .policies import REBUILD_ALL, rebuild_command as points_rebuild_command
 from .registry import TableError, data_dir
 
 NAME = "score_policy"
@@ -67,7 +70,10 @@ SOURCES = POLICY_SOURCES + ("lab/tables/score.py", "lab/tables/score_sweep.py",
 
 
 def rebuild_command(vira: str = "V", score=("M", "P")) -> str:
-    return f"lab solve policy --vira {vira} --score {score[0]},{score[1]} --checkpoints DIR"
+    """The command that stores ``vira``'s score-aware policy at ``score`` again (a vira
+    playing another's game as a copy of that one's, a vira whose game another plays with
+    its copy: :func:`lab.tables.policies.rebuild_command`)."""
+    return points_rebuild_command(vira, f"--score {score[0]},{score[1]}")
 
 
 def manifest_path(directory: Optional[Path] = None) -> Path:
@@ -87,8 +93,12 @@ def _vira(vira) -> str:
     return RANKS[vira_rank_of(vira)]
 
 
-def read_score_policy_manifest(directory: Optional[Path] = None) -> dict:
-    """The manifest ({"policies": {"<V> <m>-<p>": entry}}); an empty one when none is stored."""
+def read_score_policy_manifest(directory: Optional[Path] = None, numbers: bool = True) -> dict:
+    """The manifest ({"policies": {"<V> <m>-<p>": entry}}); an empty one when none is
+    stored. TableError naming the rebuild command when it is unreadable, of other rules or
+    (``numbers``) holds a number that is not finite
+    (:func:`lab.tables.policies.check_manifest_numbers`; a writer replacing an entry reads
+    it without)."""
     path = manifest_path(directory)
     if not path.exists():
         return {"policies": {}}
@@ -96,15 +106,47 @@ def read_score_policy_manifest(directory: Optional[Path] = None) -> dict:
         manifest = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise TableError(f"unreadable {path} ({exc}); rebuild the score-aware policies with "
-                         f"`{rebuild_command()}`") from None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("policies"), dict):
+                         f"`{REBUILD_ALL}`") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("policies"), dict) \
+            or not all(_entry_of(k, e) for k, e in manifest["policies"].items()):
         raise TableError(f"{path} is not a score-aware policy manifest; rebuild with "
-                         f"`{rebuild_command()}`")
+                         f"`{REBUILD_ALL}`")
     if manifest.get("rules_version") != RULES_VERSION or manifest.get("schema") != SCHEMA:
         raise TableError(f"the stored score-aware policies were built for rules "
                          f"{manifest.get('rules_version')!r} (schema {manifest.get('schema')}); "
-                         f"rebuild them with `{rebuild_command()}`")
+                         f"rebuild them with `{REBUILD_ALL}`")
+    if numbers:
+        check_manifest_numbers(manifest, "policies", path, _redo_of_key)
     return manifest
+
+
+def _entry_of(key, entry) -> bool:
+    """Whether ``entry`` is a manifest entry filed under its own ``key`` ("<V> <m>-<p>")."""
+    return (isinstance(entry, dict) and entry.get("vira") in RANKS
+            and isinstance(entry.get("score"), list) and len(entry["score"]) == 2
+            and all(type(x) is int for x in entry["score"])
+            and key == _key(entry["vira"], entry["score"]))
+
+
+def manifest_to_write(directory: Optional[Path] = None) -> dict:
+    """The manifest a writer puts an entry into: the stored one, its numbers unchecked (an
+    entry the readers refuse is replaced), or an empty one where the stored one cannot be
+    read or is of other rules (its policies are all stored again: the readers refuse
+    every one of them)."""
+    try:
+        return read_score_policy_manifest(directory, numbers=False)
+    except TableError:
+        return {"policies": {}}
+
+
+def _redo_of_key(key: str) -> str:
+    """The rebuild command of the manifest entry under ``key`` ("<V> <m>-<p>")."""
+    try:
+        v, score = key.split(" ")
+        m, p = (int(x) for x in score.split("-"))
+        return rebuild_command(_vira(v), (m, p))
+    except ValueError:
+        return rebuild_command()
 
 
 def stored_scores(vira, directory: Optional[Path] = None) -> list[tuple[int, int]]:
@@ -138,19 +180,24 @@ def load_score_policy(vira, score, directory: Optional[Path] = None):
     key = (v, score, str(manifest_path(directory)), json.dumps(info, sort_keys=True))
     if key in _CACHE:
         return _CACHE[key]
-    redo = rebuild_command(v, score)
+    redo = rebuild_command(info.get("same_as", v), score)   # its file's: a copy's is another's
+    blob = stored_score_policy_bytes(v, score, read_score_policy_manifest(directory),
+                                     directory)
     base = load_full_policy(v, directory)   # its keys; and its bytes for a difference
     difference = bool(info.get("difference", True))
     if difference and policy_info(v, directory).get("sha256") != info.get("base_sha256"):
         raise TableError(f"the score-aware policy of vira {v} at {score[0]}-{score[1]} was "
                          f"stored against another points policy of vira {v}; rebuild it with "
                          f"`{redo}`")
-    path = policy_path(info.get("same_as", v), score, directory)   # a copy reads the other's
-    blob = read_checked(path, info.get("sha256"),
-                        f"score-aware policy of vira {v} at {score[0]}-{score[1]}", redo)
+    if int(info.get("slots", -1)) != base.keys.n_slots:
+        raise TableError(f"the score-aware policy of vira {v} at {score[0]}-{score[1]} has "
+                         f"{info.get('slots')} slots, the game {base.keys.n_slots}; rebuild "
+                         f"it with `{redo}`")
     try:
-        q = decode(blob, base.keys, base.tree, base.templates,
-                   base=base.q if difference else None)
+        name = f"{info.get('sha256')}-on-{info.get('base_sha256')}" if difference \
+            else info.get("sha256")
+        q = decoded(name, lambda: decode(blob, base.keys, base.tree, base.templates,
+                                         base=base.q if difference else None))
     except Exception as exc:  # pyarrow raises several kinds for damaged bytes
         raise TableError(f"score-aware policy of vira {v} at {score[0]}-{score[1]} is damaged "
                          f"({exc}); rebuild it with `{redo}`") from None
@@ -158,18 +205,56 @@ def load_score_policy(vira, score, directory: Optional[Path] = None):
                         exploitability=float(info["exploitability"]), rules=RULES_VERSION,
                         meta=dict(info), unit="match-win probability",
                         payoffs=tuple(np.asarray(info[k]) for k in ("scaled_mao", "scaled_pe")))
-    _CACHE.clear()
-    _CACHE[key] = policy
+    _CACHE[key] = policy   # mapped from the disk cache, as the points policies
     return policy
+
+
+def stored_score_policy_bytes(vira, score, manifest: dict,
+                              directory: Optional[Path] = None) -> bytes:
+    """The file of ``vira``'s score-aware policy at ``score`` (its manifest ``manifest``),
+    checked without decoding it, as the points policies' files are
+    (:func:`lab.tables.policies.stored_policy_bytes`): a copy names the file of the vira it
+    copies as stored now, no other entry names the same file, and the file is there with
+    its entry's size and hash and a header, where it has one, of this vira, rules, slots
+    and score. TableError naming the command that rebuilds it otherwise."""
+    v, score = _vira(vira), (int(score[0]), int(score[1]))
+    entries = manifest["policies"]
+    info = entries.get(_key(v, score))
+    if not isinstance(info, dict):
+        raise TableError(f"no stored score-aware policy of vira {v} at {score[0]}-{score[1]}; "
+                         f"build it with `{rebuild_command(v, score)}`")
+    what = f"score-aware policy of vira {v} at {score[0]}-{score[1]}"
+    owner = check_copy(v, info, lambda w: entries.get(_key(w, score)), what,
+                       rebuild_command(v, score))
+    check_shared_files(entries, _key(v, score),
+                       lambda k: f"vira {k.replace(' ', ' at ')}", _redo_of_key)
+    if owner != v:
+        what += f" (vira {owner}'s file)"
+    redo = rebuild_command(owner, score)
+    blob = read_policy_file(policy_path(owner, score, directory), info, what, redo)
+    check_policy_header(blob, policy_header(owner, info.get("slots"), score), what, redo)
+    return blob
+
+
+def score_policy_problem(vira, score, directory: Optional[Path] = None,
+                         manifest: Optional[dict] = None) -> Optional[str]:
+    """Why ``vira``'s stored score-aware policy at ``score`` would be refused for its file
+    (:func:`stored_score_policy_bytes`; one line naming the rebuild command), or None."""
+    try:
+        manifest = read_score_policy_manifest(directory) if manifest is None else manifest
+        stored_score_policy_bytes(vira, score, manifest, directory)
+    except TableError as exc:
+        return str(exc)
+    return None
 
 
 def store_bytes(directory: Optional[Path] = None) -> int:
     """Bytes of the whole policy store: the points policies and the score-aware ones."""
     try:
-        points = int(read_policy_manifest(directory).get("bytes", 0))
+        points = file_bytes(read_policy_manifest(directory, numbers=False)["viras"].values())
     except TableError:
         points = 0
-    return points + int(read_score_policy_manifest(directory).get("bytes", 0))
+    return points + file_bytes(manifest_to_write(directory)["policies"].values())
 
 
 def smaller_encoding(q, base_q, keys, tree, templates) -> tuple[bytes, bytes, bytes]:
@@ -406,14 +491,17 @@ def write_score_policy(vira, score, blob: bytes, info: dict,
                        directory: Optional[Path] = None) -> dict:
     """Store one encoded score-aware policy and its manifest entry (atomic, locked), within
     the policy store's :data:`BUDGET`; returns the entry."""
+    from ..solver.fullgame.compact import with_header
+
     v = _vira(vira)
     path = policy_path(v, score, directory)
+    blob = with_header(blob, policy_header(v, info.get("slots"), score))
     entry = dict(info, sha256=content_hash(blob), bytes=len(blob),
                  built=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     with data_lock(manifest_path(directory).parent):
-        manifest = read_score_policy_manifest(directory)
+        manifest = manifest_to_write(directory)
         held = manifest["policies"].get(_key(v, score), {})
-        old = 0 if "same_as" in held else held.get("bytes", 0)
+        old = file_bytes([held]) if held else 0
         total = store_bytes(directory) - old + len(blob)
         if total > BUDGET:
             raise TableError(f"the score-aware policy of vira {v} at {score[0]}-{score[1]} "
@@ -436,8 +524,7 @@ def put_entry(manifest: dict, vira: str, score, entry: dict) -> None:
     manifest["policies"] = dict(sorted(
         manifest["policies"].items(),
         key=lambda kv: (RANKS.index(kv[1]["vira"]), tuple(kv[1]["score"]))))
-    manifest["bytes"] = sum(e["bytes"] for e in manifest["policies"].values()
-                            if "same_as" not in e)
+    manifest["bytes"] = file_bytes(manifest["policies"].values())
 
 
 def copy_score_policy(vira, same_as, score, directory: Optional[Path] = None) -> dict:
@@ -459,7 +546,7 @@ def copy_score_policy(vira, same_as, score, directory: Optional[Path] = None) ->
                          f"stored: `{rebuild_command(w, score)}` first")
     if policy_info(v, directory).get("sha256") != policy_info(w, directory).get("sha256"):
         raise TableError(f"vira {v}'s points policy is not vira {w}'s: store it with "
-                         f"`lab solve policy --vira {v} --same-as {v}={w}` first")
+                         f"`{points_rebuild_command(v)}` first")
     plays, _ = load_plays(directory)
     rows = plays[(plays["vira"].isin([v, w])) & (plays["score_mao"] == score[0])
                  & (plays["score_pe"] == score[1])].set_index("vira")
@@ -473,7 +560,7 @@ def copy_score_policy(vira, same_as, score, directory: Optional[Path] = None) ->
     entry = dict(source, vira=v, same_as=w, start=str(rows.loc[v, "start"]),
                  built=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     with data_lock(manifest_path(directory).parent):
-        manifest = read_score_policy_manifest(directory)
+        manifest = manifest_to_write(directory)
         put_entry(manifest, v, score, entry)
         write_atomic(manifest_path(directory), json.dumps(manifest, indent=2) + "\n")
     stale = policy_path(v, score, directory)

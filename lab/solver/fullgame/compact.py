@@ -715,6 +715,52 @@ PAIRS_MAGIC = b"TPP1"
 packed bytes (:func:`pack_pairs`; 8 bytes each, little endian) and their zstd frame."""
 
 
+HEADER_MAGIC = b"TPH1"
+"""The first bytes of a stored policy file that says what it holds: then the length of its
+header (4 bytes, little endian), the header (UTF-8 JSON: the vira, rules version and slot
+count it was stored for, and a score-aware policy's score; :func:`with_header`) and the
+policy's bytes in any packing. Files written before the header existed start with another
+packing's first bytes, and are read as before."""
+
+HEADER_LIMIT = 4096
+"""Bytes a header may take at most: a longer length field is a damaged file."""
+
+
+def with_header(blob: bytes, fields: dict) -> bytes:
+    """``blob`` (the bytes of :func:`encode`) behind a header holding ``fields`` (a dict
+    of JSON values)."""
+    import json
+
+    if blob[:len(HEADER_MAGIC)] == HEADER_MAGIC:
+        raise ValueError("the policy's bytes already have a header")
+    head = json.dumps(fields, sort_keys=True, allow_nan=False).encode()
+    if len(head) > HEADER_LIMIT:
+        raise ValueError(f"a policy header of {len(head)} bytes: at most {HEADER_LIMIT}")
+    return HEADER_MAGIC + np.array([len(head)], dtype="<u4").tobytes() + head + blob
+
+
+def split_header(blob: bytes) -> tuple[dict | None, bytes]:
+    """``(header fields, the policy's bytes)`` of a stored file; ``(None, blob)`` for a
+    file written without a header. ValueError for a damaged header."""
+    import json
+
+    if blob[:len(HEADER_MAGIC)] != HEADER_MAGIC:
+        return None, blob
+    at = len(HEADER_MAGIC)
+    if len(blob) < at + 4:
+        raise ValueError("the policy header is cut short")
+    size = int(np.frombuffer(blob[at:at + 4], dtype="<u4")[0])
+    if size > HEADER_LIMIT or len(blob) < at + 4 + size:
+        raise ValueError("the policy header is cut short or damaged")
+    try:
+        fields = json.loads(blob[at + 4:at + 4 + size].decode())
+    except (UnicodeDecodeError, ValueError):
+        raise ValueError("the policy header is damaged") from None
+    if not isinstance(fields, dict):
+        raise ValueError("the policy header is damaged")
+    return fields, blob[at + 4 + size:]
+
+
 def encode(q: np.ndarray, keys: Keys, tree, templates, level: int | None = None,
            base: np.ndarray | None = None, packing: str | None = None) -> bytes:
     """The bytes of a stored policy, laid out by ``packing`` (default :data:`PACKING`):
@@ -750,10 +796,11 @@ def encode(q: np.ndarray, keys: Keys, tree, templates, level: int | None = None,
 
 def decode(blob: bytes, keys: Keys, tree, templates,
            base: np.ndarray | None = None) -> np.ndarray:
-    """Inverse of :func:`encode` (given the same ``base``), any packing: one byte per key
-    slot, writable."""
+    """Inverse of :func:`encode` (given the same ``base``), any packing, behind a header
+    (:func:`with_header`) or not: one byte per key slot, writable."""
     import pyarrow as pa
 
+    _, blob = split_header(blob)
     if blob[:len(MODEL_MAGIC)] == MODEL_MAGIC:
         q = model_decode(blob, np.zeros(keys.n_slots, np.uint8) if base is None else base,
                          stored_slots(keys, tree, templates), keys.n_slots, keys, tree,
@@ -777,7 +824,9 @@ def decode(blob: bytes, keys: Keys, tree, templates,
 
 
 def packing_of(blob: bytes) -> str:
-    """The packing a stored policy's bytes were laid out by (:data:`PACKING`)."""
+    """The packing a stored policy's bytes were laid out by (:data:`PACKING`), behind a
+    header or not."""
+    _, blob = split_header(blob)
     for name, magic in (("model", MODEL_MAGIC), ("pairs", PAIRS_MAGIC)):
         if blob[:len(magic)] == magic:
             return name
