@@ -5,14 +5,51 @@
     each number column in ``attrs["units"]`` and the manifest in ``attrs["manifest"]``.
 ``lab.hand(vira, cards, seat="mao", score=(0, 0))``
     One hand's numbers, one row per measure: ``measure``, ``value``, ``unit``,
-    ``exploitability``, ``model``.
+    ``exploitability``, ``model``; its first decisions are the advice service's where the
+    lab advises with a score-aware policy (:mod:`lab.hand_summary`).
 ``lab.match_equity()``
     The mão's match-win probability at every score, a 12 x 12 frame (mão's points down,
     pé's points across).
 
-Bad input raises ValueError with a one-line message. See :mod:`lab.tables.tidy` for the details.
+Bad input raises ValueError with a one-line message: a value that is not what the function
+takes (a card that is not a card, a bool or a float for a point, a huge number, None, a
+wrong type) and a call it cannot take (an argument missing, one too many, an unknown
+name) alike. See :mod:`lab.tables.tidy` for the details.
 """
 
-from .tables.tidy import TABLE_NAMES, hand_measures as hand, load, match_grid as match_equity
+from __future__ import annotations
+
+import functools
+import inspect
+
+from .errors import InputError
+from .tables import tidy
+from .tables.tidy import TABLE_NAMES
+from .hand_summary import hand_summary
+
+
+def _public(name: str, function):
+    """``function`` as ``lab.<name>``: a call that does not fit its signature raises
+    InputError (a ValueError) with one line, as a bad value does, not TypeError."""
+    signature = inspect.signature(function)
+    plain = signature.replace(parameters=[p.replace(annotation=p.empty)
+                                          for p in signature.parameters.values()],
+                              return_annotation=signature.empty)
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise InputError(f"lab.{name}{plain}: {exc}") from None
+        return function(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+load = _public("load", tidy.load)
+hand = _public("hand", hand_summary)
+match_equity = _public("match_equity", tidy.match_grid)
 
 __all__ = ["TABLE_NAMES", "hand", "load", "match_equity"]

@@ -76,7 +76,7 @@ def test_outcomes_are_the_summary_columns_in_long_form():
 
 
 def test_match_equity_grid_is_the_table_and_rises_with_the_maos_points():
-    grid, stored = lab.match_equity(), raw("match_equity")
+    grid, stored = lab.match_equity(), raw("match_equity_mixed")   # lab match's model
     assert grid.shape == (12, 12) and list(grid.index) == list(range(12))
     assert list(grid.columns) == list(range(12))
     for row in stored.itertuples():
@@ -142,12 +142,46 @@ def test_hand_at_eleven_eleven_is_decided_by_the_card_play():
     lambda: lab.hand("4c", "5c,3h,Kd", score=(1.5, 0)),
     lambda: lab.hand("4c", "5c,3h,Kd", score="3,4"),
     lambda: lab.hand("4c", "5c,3h,Kd", score=(1, 2, 3)),
+    lambda: lab.hand("4c", "5c,3h,Kd", score=(True, 0)),
+    lambda: lab.hand("4c", "5c,3h,Kd", score=(1.0, 0)),
+    lambda: lab.hand("4c", "5c,3h,Kd", score=(float("inf"), 0)),
+    lambda: lab.hand("4c", "5c,3h,Kd", score=(10**5000, 0)),
+    lambda: lab.hand("4c", None),
+    lambda: lab.hand("4c", 5),
+    lambda: lab.hand("4c", "5c,3h,Kd", "mao", (0, 0), "extra"),
+    lambda: lab.match_equity("points"),
 ])
 def test_bad_input_is_a_one_line_value_error(call):
     with pytest.raises(ValueError) as info:
         call()
     message = str(info.value)
     assert message and "\n" not in message
+
+
+def test_booleans_are_not_points_and_the_message_says_what_a_score_is():
+    with pytest.raises(ValueError, match=r"score \(True, 0\): give the score as two integers"):
+        lab.hand("4c", "5c,3h,Kd", score=(True, 0))
+    with pytest.raises(ValueError, match=r"lab\.match_equity\(\): too many positional"):
+        lab.match_equity(3)
+
+
+def test_cards_numpy_points_and_a_list_score_give_the_same_numbers():
+    expected = lab.hand("4c", "5c,3h,Kd", seat="pe", score=(3, 5))
+    for cards, score in ((["5c", "3h", "Kd"], [3, 5]),
+                         (parse_cards("5c,3h,Kd", 3), (np.int64(3), np.int32(5))),
+                         (("Kd", "5c", "3h"), np.array([3, 5]))):
+        got = lab.hand(parse_card("4c"), cards, seat="pé", score=score)
+        pd.testing.assert_frame_equal(got, expected)
+        assert got.attrs["score"] == (3, 5) and all(type(p) is int for p in got.attrs["score"])
+
+
+def test_the_api_keeps_its_signatures():
+    import inspect
+
+    assert list(inspect.signature(lab.hand).parameters) == ["vira", "cards", "seat", "score"]
+    assert list(inspect.signature(lab.load).parameters) == ["name"]
+    assert not inspect.signature(lab.match_equity).parameters
+    assert lab.hand.__doc__.startswith("What the lab says about one hand")
 
 
 def readme_examples() -> list[str]:
@@ -168,3 +202,33 @@ def test_import_lab_stays_light():
     out = subprocess.run([sys.executable, "-c", "import sys, lab; print('pandas' in sys.modules)"],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_hand_at_a_re_solved_score_gives_the_advice_services_first_moves():
+    """At 10-9 vira 4 has a stored score-aware policy: lab.hand, lab advise and the hand
+    explorer all give its first moves (the points table's are left out)."""
+    from lab.advice import advise, request
+    from lab.dashboards.hand_explorer import sections_html
+    from lab.match import SCORE_AWARE_MODEL
+
+    mao = lab.hand("4c", "5c,3h,Kd", seat="mao", score=(10, 9)).set_index("measure")
+    asked = advise(request("4c", "5c,3h,Kd", "mao", "10,9", []))
+    firsts = mao[mao.index.str.startswith("first: ")]
+    assert set(firsts["model"]) == {SCORE_AWARE_MODEL}
+    for token, p in asked["strategy"].items():
+        name = "truco" if token == "raise" else f"play {token}"
+        if token != "surrender":
+            assert firsts.loc[f"first: {name}", "value"] == p
+    assert firsts["value"].sum() == pytest.approx(1)
+    assert (firsts["exploitability"] == asked["exploitability"]).all()
+    best = max(asked["strategy"], key=asked["strategy"].get)
+    page = sections_html(parse_card("4c"), parse_cards("5c,3h,Kd", 3), "mao", (10, 9))
+    assert f"<th>play {best}</th><td>{100 * asked['strategy'][best]:.1f}%</td>" in page
+    pe = lab.hand("4c", "5c,3h,Kd", seat="pe", score=(10, 9)).set_index("measure")
+    answers = advise(request("4c", "5c,3h,Kd", "pe", "10,9", ["raise"]))
+    for token in ("accept", "run", "raise"):
+        assert pe.loc[f"vs truco: {token}", "value"] == answers["strategy"][token]
+    assert not pe.index.str.startswith("after a card: ").any()
+    # at a score without a stored score-aware policy the tables' points play stays
+    normal = lab.hand("4c", "5c,3h,Kd", seat="mao", score=(3, 5)).set_index("measure")
+    assert set(normal[normal.index.str.startswith("first: ")]["model"]) == {"full-game-points"}

@@ -21,7 +21,7 @@ LAYERS = (
     ("solvers and simulator", ("lab.solver", "lab.sim", "lab.baseline_cfr")),
     ("match", ("lab.match",)),
     ("tables", ("lab.tables",)),
-    ("analysis", ("lab.advice", "lab.ranking")),
+    ("analysis", ("lab.advice", "lab.advice_text", "lab.hand_summary", "lab.ranking")),
     ("charts and dashboards", ("lab.charts", "lab.widgets", "lab.dashboards")),
     ("commands and the public API", ("lab.cli", "lab.commands", "lab.bench", "lab.api",
                                      "lab.__main__", "lab")),

@@ -19,9 +19,9 @@ from ..charts import significant
 from ..cards import DECK, Card, level
 from ..classes import hand_label
 from ..errors import InputError
-from ..match import MODEL_LABELS
+from ..match import MODEL_LABELS, SCORE_AWARE_MODEL
 from ..rules import ELEVEN, ELEVEN_ELEVEN, hand_kind
-from ..tables.tidy import hand_measures
+from ..hand_summary import hand_summary
 from ..widgets import (TABLE_STYLE, WRAP, Dashboard, TableMissing, _image, card_label,
                        hand_kind_text, labeled, leak_text, load, missing_html, seat_buttons,
                        show_png, table_missing_html)
@@ -177,7 +177,7 @@ def sections_html(vira: Card, cards, seat: str, score: tuple[int, int]) -> str:
     """What the tables say about the picked hand at this score, in sections that
     follow the kind of hand the score makes (normal, mão de onze, 11 x 11)."""
     try:
-        measures = hand_measures(vira, cards, seat, score).set_index("measure")
+        measures = hand_summary(vira, cards, seat, score).set_index("measure")
     except InputError as exc:   # a table missing or stale: say how to rebuild it
         command = re.search(r"`([^`]+)`", str(exc))
         return missing_html(TableMissing("tables", str(exc),
@@ -206,9 +206,12 @@ def sections_html(vira: Card, cards, seat: str, score: tuple[int, int]) -> str:
         parts.append(section(
             "Full game with truco (played for points)",
             rows_html(measures, [("points_ev", "what this hand is worth on average")])))
+        resolved = (measures["model"] == SCORE_AWARE_MODEL).any()
         for prefix, what in DECISIONS[seat]:
-            parts.append(section(f"Solved strategy: {what}",
-                                 strategy_html(measures, prefix)))
+            if resolved and prefix == "after a card":
+                continue   # the re-solve's answer depends on the mão's card: play forward
+            parts.append(section(f"Solved strategy{' (played for the match)' if resolved else ''}"
+                                 f": {what}", strategy_html(measures, prefix)))
         aware = [m for m in measures.index if m.startswith("score-aware")
                  or m == "score_aware_match_equity"]
         if aware:
@@ -216,7 +219,10 @@ def sections_html(vira: Card, cards, seat: str, score: tuple[int, int]) -> str:
                 "Played for the match at this score (a score-aware re-solve)",
                 rows_html(measures, [(m, SCORE_AWARE_WORDS.get(m, m)) for m in aware])
                 + compare_html(measures)))
-            parts.append("<p><small>The solved strategy above plays for points; at this "
+            first = ("The first moves above are the stored re-solve's, as every other "
+                     "answer of the lab at this score (the points value is the points "
+                     "play's)" if resolved else "The solved strategy above plays for points")
+            parts.append(f"<p><small>{first}; at this "
                          "score and vira the hand was also re-solved with match-win payoffs "
                          f"(`lab solve match-play`); {html.escape(leak_text(score))}."
                          "</small></p>")
@@ -290,8 +296,10 @@ def strategy_html(measures: pd.DataFrame, prefix: str) -> str:
                     f"<td>{100 * value:.1f}%</td></tr>"
                     for name, value in zip(rows.index, rows["value"]))
     worst = significant(float(rows["exploitability"].max()))
+    unit = ("match-win probability" if (rows["model"] == SCORE_AWARE_MODEL).any()
+            else "points per hand")
     return (f"<table class='lab-table'>{cells}</table><p><small>probability of each action; "
-            f"exploitability {worst} points per hand</small></p>")
+            f"exploitability {worst} {unit}</small></p>")
 
 
 def hand_explorer() -> HandExplorer:

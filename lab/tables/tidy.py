@@ -33,11 +33,11 @@ import numpy as np
 import pandas as pd
 
 from .. import tables
-from ..cards import RANKS, Card, check_distinct, parse_card, parse_cards
+from ..cards import DECK, RANKS, Card, check_distinct, parse_card, parse_cards
 from ..classes import hand_classes
 from ..errors import InputError
 from ..match import ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL, SCORE_AWARE_MODEL
-from ..rules import ELEVEN, ELEVEN_ELEVEN, MAO, SEAT_NAMES, check_score, hand_kind
+from ..rules import ELEVEN, ELEVEN_ELEVEN, MAO, SEAT_NAMES, TARGET, check_score, hand_kind
 from .score_play import score_aware_hand
 
 VIRA_TYPE = pd.CategoricalDtype(list(RANKS), ordered=True)
@@ -157,8 +157,10 @@ def load(name: str) -> pd.DataFrame:
 def match_grid() -> pd.DataFrame:
     """The mão's match-win probability before a hand at every score: a 12 x 12 frame
     indexed by the mão's points (``score_mao``) with the pé's points (``score_pe``) as
-    columns. The pé's is one minus it. ``attrs`` as :func:`load`."""
-    table = load("match_equity")
+    columns. The pé's is one minus it. The model is the one the lab advises with (the
+    ``match_equity_mixed`` table: hands re-solved for the match where they are stored,
+    points play elsewhere), as ``lab match`` reports it. ``attrs`` as :func:`load`."""
+    table = load("match_equity_mixed")
     grid = table.pivot(index="score_mao", columns="score_pe", values="p_mao")
     grid.attrs["units"] = {"values": MATCH, "index": "points", "columns": "points"}
     grid.attrs["manifest"] = table.attrs["manifest"]
@@ -172,35 +174,66 @@ SEATS = {"mao": MAO, "mão": MAO, "pe": 1 - MAO, "pé": 1 - MAO}
 Cards = Union[str, Iterable[Union[str, Card]]]
 
 
+def _shown(value, limit: int = 40) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, so that a message stays one short
+    line whatever was passed (an int of more than 4,300 digits has no repr at all)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        text = f"<a {type(value).__name__} too large to show>"
+    return text if len(text) <= limit else text[:limit - 10] + "..."
+
+
+LONGEST_CARDS = 64
+"""The longest card string read (three cards with spaces to spare); longer is refused."""
+
+
 def _card(value, what: str) -> Card:
+    """One card: a :class:`Card` of the deck or a string such as ``4c``; InputError else."""
     if isinstance(value, Card):
-        return value
-    if not isinstance(value, str):
-        raise InputError(f"{what} {value!r}: write a card such as 4c or Q♥")
+        if type(value.rank) is int and type(value.suit) is int and value in DECK:
+            return value
+        raise InputError(f"{what} {_shown(value)}: not one of the 40 cards")
+    if not isinstance(value, str) or len(value) > LONGEST_CARDS:
+        raise InputError(f"{what} {_shown(value)}: write a card such as 4c or Q♥")
     return parse_card(value)
 
 
-def _hand_request(vira, cards, seat, score):
-    """(vira card, three cards, seat name, score) checked; InputError on bad input."""
+def _is_integer(value) -> bool:
+    """An int or a numpy integer, not a bool (True is not a point)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def checked_hand_arguments(vira, cards, seat, score):
+    """The arguments of :func:`hand_measures` checked: (vira card, three cards, seat name,
+    (mão's points, pé's points) as ints); InputError, one line, for anything else (a
+    non-card, a bool or a float or a huge number for a point, a wrong type)."""
     vira = _card(vira, "vira")
     if isinstance(cards, str):
+        if len(cards) > LONGEST_CARDS:
+            raise InputError(f"cards {_shown(cards)}: write three cards such as 5c,3h,Kd")
         hand = parse_cards(cards, 3)
-    else:
+    elif isinstance(cards, (list, tuple)):
+        if len(cards) != 3:
+            raise InputError(f"{len(cards)} cards: a hand is three cards")
         hand = tuple(_card(c, "card") for c in cards)
-        if len(hand) != 3:
-            raise InputError(f"{len(hand)} cards: a hand is three cards")
+    else:
+        raise InputError(f"cards {_shown(cards)}: give three cards as a string such as "
+                         "'5c,3h,Kd' or a list such as ['5c', '3h', 'Kd']")
     check_distinct(hand + (vira,))
     key = seat.strip().lower() if isinstance(seat, str) else None
     if key not in SEATS:
-        raise InputError(f"seat {seat!r}: the seat is 'mao' (leads round 1) or 'pe'")
-    try:
-        points = tuple(int(p) for p in score)
-        ok = len(points) == 2 and all(p == s for p, s in zip(points, score))
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise InputError(f"score {score!r}: give the score as (mão's points, pé's points)")
-    check_score(points)
+        raise InputError(f"seat {_shown(seat)}: the seat is 'mao' (leads round 1) or 'pe'")
+    pair = list(score) if isinstance(score, (list, tuple)) or (
+        isinstance(score, np.ndarray) and score.ndim == 1) else None
+    if pair is None or len(pair) != 2 or not all(_is_integer(p) for p in pair):
+        raise InputError(f"score {_shown(score)}: give the score as two integers (mão's "
+                         "points, pé's points), e.g. (9, 10)")
+    if not all(-TARGET <= p <= 2 * TARGET for p in pair):  # a huge number is not shown
+        raise InputError(f"score {_shown(score)}: each player's points before a hand are 0 "
+                         f"to {TARGET - 1}")
+    points = (int(pair[0]), int(pair[1]))
+    check_score(points)  # negative, or the match over
     return vira, hand, SEAT_NAMES[SEATS[key]], points
 
 
@@ -222,7 +255,7 @@ def hand_measures(vira, cards: Cards, seat: str = "mao", score=(0, 0)) -> pd.Dat
     match-win probability with this hand (``eleven_value``); at 11-11 the match-win
     probability of this hand (its card-play win probability: the hand decides the match).
     """
-    vira, cards, seat, score = _hand_request(vira, cards, seat, score)
+    vira, cards, seat, score = checked_hand_arguments(vira, cards, seat, score)
     rank = RANKS[vira.rank]
     classes = hand_classes(rank)
     label = classes.labels[classes.class_of_cards(cards, vira)]

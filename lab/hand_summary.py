@@ -1,0 +1,66 @@
+"""One hand's numbers (``lab.hand``), with its first decisions from the advice service.
+
+:func:`lab.tables.tidy.hand_measures` reads the solved tables: the card play, the match
+equity, the full game's points value and its first decisions per hand class. Where a
+score-aware policy is stored for the vira at the score (the hand re-solved for the
+match), the lab advises with that policy (:mod:`lab.advice`), so the first decisions
+here are that policy's, asked of the same service ``lab advise`` asks: the mão's first
+move (``first: ...``) and the pé's answer to the mão's truco (``vs truco: ...``), model
+``full-game-score-aware``, probabilities. The points play's first decisions are then left
+out (the pé's move after the mão's first card depends on that card, so it has no single
+row there); ``points_ev`` stays, as the points value of the hand.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .advice import AdviceError, advice_for, build_position
+from .rules import MAO, NORMAL, PLAY, RAISE, SURRENDER, Action, hand_kind
+from .tables.tidy import PROBABILITY, SEATS, checked_hand_arguments, hand_measures
+
+POINTS_DECISIONS = ("first: ", "after a card: ", "vs truco: ")
+"""The prefixes of the points play's first-decision measures."""
+
+
+def hand_summary(vira, cards, seat: str = "mao", score=(0, 0)) -> pd.DataFrame:
+    """What the lab says about one hand, one row per measure: columns ``measure``,
+    ``value``, ``unit``, ``exploitability`` (in the unit of the row's model) and ``model``.
+    ``vira`` and ``cards`` in card notation, ``seat`` ``"mao"`` or ``"pe"``, ``score``
+    (mão's points, pé's points) before the hand. The measures are those of
+    :func:`lab.tables.tidy.hand_measures`, with the first decisions of the advice service
+    where it advises with a score-aware policy (module docstring)."""
+    from .tables.score_policies import score_policy_info
+
+    out = hand_measures(vira, cards, seat, score)
+    card, held, seat_name, score = checked_hand_arguments(vira, cards, seat, score)
+    if hand_kind(score)[0] != NORMAL or score_policy_info(card, score) is None:
+        return out
+    rows = first_decisions(card, held, SEATS[seat_name], score)
+    kept = out[~out["measure"].str.startswith(POINTS_DECISIONS)]
+    merged = pd.concat([kept, pd.DataFrame(rows, columns=out.columns)], ignore_index=True)
+    merged.attrs.update(out.attrs)
+    return merged
+
+
+def first_decisions(vira, hand, seat: int, score) -> list[tuple]:
+    """The advice service's first decision of ``seat``: the mão's first move, or the pé's
+    answer to the mão's opening truco; rows of :func:`hand_summary` (probabilities)."""
+    history = [] if seat == MAO else [Action(RAISE)]
+    prefix = "first" if seat == MAO else "vs truco"
+    try:
+        advice = advice_for(build_position(vira, hand, seat, score, history))
+    except AdviceError:
+        return []
+    rows = []
+    for action, p in zip(advice.legal, advice.strategy):
+        if action.kind == PLAY:
+            name = f"play {action.card}"
+        elif action.kind == RAISE:
+            name = "truco" if seat == MAO else "raise"
+        else:
+            name = action.kind
+        if action.kind != SURRENDER:
+            rows.append((f"{prefix}: {name}", float(p), PROBABILITY, advice.exploitability,
+                         advice.model))
+    return rows
