@@ -47,10 +47,11 @@ The match equities for the mão de onze payoffs come from the provider
 :func:`lab.ranking.match_equity`). The bot reads no file: whatever it plays comes from
 its providers or its own solves.
 
-Card-play solves are lazy and cached per process: one per vira, one mão de onze solve per
-(vira, score). Only the average strategy and the equities are kept (about 3 MB per solve;
-the solver's work arrays, about 40 MB, are dropped), and every process (a dask worker,
-say) solves for itself. A solve takes a few seconds with one thread. The bot object
+Card-play solves are lazy and kept once per machine: one per vira, one mão de onze solve
+per (vira, score), each solved the first time it is met (a few seconds with one thread)
+and kept in the disk cache (:mod:`lab.solver.cache`, named by the settings and payoffs);
+only the average strategy and the equities are kept (about 3 MB per solve; the tree is
+shared, the solver's work arrays dropped), and every process maps the same file. The bot object
 holds only its settings and providers (it pickles small when they are module-level
 functions).
 
@@ -60,6 +61,7 @@ win probability; mão de onze payoffs are match-win probabilities.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -110,10 +112,9 @@ class CardplayPolicy(Policy):
 
     game = "cardplay"
 
-    def __init__(self, solution, prefix: tuple = ()):
+    def __init__(self, solution, prefix: tuple = (), tree=None):
         from ..solver.games.cardplay_game import CardplayGame
 
-        solver = solution.solver
         self.rules = RULES_VERSION
         self.unit = "match-win probability" if prefix else "win probability"
         self.vira = solution.vira
@@ -121,8 +122,10 @@ class CardplayPolicy(Policy):
         self.value = float(solution.value)
         self.exploitability = float(solution.exploitability)
         self.iterations = int(solution.iterations)
-        self.tree = solver.tree
-        self.average = solver.average_strategy()
+        if isinstance(solution, SolvedCardplay):
+            self.tree, self.average = tree, solution.average
+        else:
+            self.tree, self.average = solution.solver.tree, solution.solver.average_strategy()
         self.prefix = tuple(prefix)
         game = CardplayGame(solution.vira)
         self.state_held = game.state_held
@@ -192,21 +195,53 @@ _ELEVEN: dict = {}
 """Solved policies of this process, keyed by (vira rank, [score,] target, max_iterations
 [, the match equity's bytes])."""
 
-CHECK_EVERY = 8
-"""The bot's card-play solves check their exploitability every 8 iterations from the 8th,
-so a loose target stops early (1e-3 is reached in about 16 iterations)."""
+@dataclass(frozen=True)
+class SolvedCardplay:
+    """What the bot keeps of a card-play solve (the tree is shared, not kept): its
+    ``average`` strategy per edge and the solution's figures."""
+
+    vira: object
+    average: np.ndarray
+    equity: np.ndarray
+    value: float
+    exploitability: float
+    iterations: int
+
+    @classmethod
+    def of(cls, solution) -> "SolvedCardplay":
+        return cls(solution.vira, solution.solver.average_strategy().copy(),
+                   np.asarray(solution.equity, dtype=np.float64), float(solution.value),
+                   float(solution.exploitability), int(solution.iterations))
+
+
+SOLVES_KEPT = 64
+"""Card-play solves kept in the disk cache (a few MB each), the most recently used."""
+
+
+def kept_solve(name: str, solve):
+    """``solve()`` once per machine: kept in the disk cache under ``name`` (its settings)."""
+    from ..solver.cache import disk_cached
+    from ..solver.games.cardplay import TREE_SOURCES
+
+    key = hashlib.sha256(name.encode()).hexdigest()[:16]
+    return disk_cached(f"bot_solve-{key}", solve,
+                       TREE_SOURCES + ("solver/cfr.py", "solver/games/eleven.py",
+                                       "sim/solver_bot.py"), keep=SOLVES_KEPT)
 
 
 def cardplay_policy(vira, target: float = CARDPLAY_TARGET, max_iterations: int = 2000,
                     progress: bool = False) -> CardplayPolicy:
-    """The card-play equilibrium of ``vira`` (solved once per process and settings)."""
-    from ..solver.games.cardplay import solve_cardplay
+    """The card-play equilibrium of ``vira`` (solved once per machine and settings, with
+    the checks of :func:`lab.solver.games.cardplay.solve_cardplay`'s defaults: the solve
+    of the ``cardplay`` table and of the adviser's 11 x 11 model)."""
+    from ..solver.games.cardplay import cardplay_tree, solve_cardplay
 
     key = (vira_rank_of(vira), float(target), int(max_iterations))
     if key not in _CARDPLAY:
-        _CARDPLAY[key] = CardplayPolicy(solve_cardplay(
+        solved = kept_solve(f"cardplay-{key!r}", lambda: SolvedCardplay.of(solve_cardplay(
             key[0], target_exploitability=target, max_iterations=max_iterations,
-            progress=progress, first_check=CHECK_EVERY, check_every=CHECK_EVERY))
+            progress=progress)))
+        _CARDPLAY[key] = CardplayPolicy(solved, tree=cardplay_tree())
     return _CARDPLAY[key]
 
 
@@ -231,6 +266,7 @@ def eleven_policy(vira, score: tuple, target: float = ELEVEN_TARGET,
     match-win probability at every score); solved once per process."""
     from tqdm import tqdm
 
+    from ..solver.games.cardplay import cardplay_tree
     from ..solver.games.payoffs import eleven_payoffs
     from ..solver.games.eleven import solve_eleven
 
@@ -244,14 +280,22 @@ def eleven_policy(vira, score: tuple, target: float = ELEVEN_TARGET,
     if key in _ELEVEN:
         return _ELEVEN[key]
     pay = eleven_payoffs(me, score)
-    with tqdm(total=1, desc=f"mão de onze {score[0]},{score[1]} vira {hand_classes(rank).vira}",
-              file=sys.stderr, disable=not progress, leave=False) as bar:
-        sol = solve_eleven(rank, pay.holder, pay.mao_wins, pay.pe_wins, pay.holder_runs,
-                           target_exploitability=target, max_iterations=max_iterations,
-                           keep_solution=True)
-        bar.update()
-    _ELEVEN[key] = ElevenPolicy(pay.holder, sol.accept, CardplayPolicy(sol.cardplay, ("accept",)),
-                                sol.value_mao, sol.exploitability)
+
+    def solve():
+        with tqdm(total=1, desc=f"mão de onze {score[0]},{score[1]} vira "
+                  f"{hand_classes(rank).vira}", file=sys.stderr, disable=not progress,
+                  leave=False) as bar:
+            sol = solve_eleven(rank, pay.holder, pay.mao_wins, pay.pe_wins, pay.holder_runs,
+                               target_exploitability=target, max_iterations=max_iterations,
+                               keep_solution=True)
+            bar.update()
+        return (np.asarray(sol.accept), SolvedCardplay.of(sol.cardplay), float(sol.value_mao),
+                float(sol.exploitability))
+
+    accept, solved, value_mao, exploitability = kept_solve(
+        f"eleven-{rank}-{score}-{target!r}-{max_iterations}-{pay!r}", solve)
+    policy = CardplayPolicy(solved, ("accept",), tree=cardplay_tree(pay.holder))
+    _ELEVEN[key] = ElevenPolicy(pay.holder, accept, policy, value_mao, exploitability)
     return _ELEVEN[key]
 
 

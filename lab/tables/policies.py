@@ -95,6 +95,9 @@ def read_policy_manifest(directory: Optional[Path] = None, numbers: bool = True)
     if not path.exists():
         raise TableError(f"no stored full-game policy ({path} not found); build one with "
                          f"`{rebuild_command()}`")
+    if numbers:
+        return checked_once(path, lambda: read_policy_manifest(directory, numbers=False),
+                            lambda m: check_manifest_numbers(m, "viras", path, rebuild_command))
     try:
         manifest = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
@@ -106,8 +109,27 @@ def read_policy_manifest(directory: Optional[Path] = None, numbers: bool = True)
         raise TableError(f"the stored policies were built for rules "
                          f"{manifest.get('rules_version')!r} (schema {manifest.get('schema')}); "
                          f"rebuild them with `{rebuild_command()}`")
-    if numbers:
-        check_manifest_numbers(manifest, "viras", path, rebuild_command)
+    return manifest
+
+
+_CHECKED: dict = {}
+
+
+def checked_once(path: Path, read, check) -> dict:
+    """A manifest as ``read()`` gives it and ``check`` accepts it, read again only when the
+    file changed (another inode, time or size: every write renames a new file in): a bot
+    asks for it at every decision. The dict is shared: read it, never change it."""
+    try:
+        st = path.stat()
+    except OSError:
+        return read()   # gone meanwhile: the reader says so
+    stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+    held = _CHECKED.get(path)
+    if held is not None and held[0] == stamp:
+        return held[1]
+    manifest = read()
+    check(manifest)
+    _CHECKED[path] = (stamp, manifest)
     return manifest
 
 

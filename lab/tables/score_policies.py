@@ -40,7 +40,7 @@ from ..rules import RULES_VERSION
 from ..store import content_hash, data_lock, write_atomic
 from .manifests import code_hash
 from .policies import SOURCES as POLICY_SOURCES, THRESHOLD, load_full_policy, policy_info
-from .policies import decoded, held_solver, read_policy_manifest
+from .policies import checked_once, decoded, held_solver, read_policy_manifest
 from .policies import check_copy, check_manifest_numbers, check_policy_header
 from .policies import check_shared_files, file_bytes, policy_header, read_policy_file
 from .policies import REBUILD_ALL, rebuild_command as points_rebuild_command
@@ -102,6 +102,9 @@ def read_score_policy_manifest(directory: Optional[Path] = None, numbers: bool =
     path = manifest_path(directory)
     if not path.exists():
         return {"policies": {}}
+    if numbers:
+        return checked_once(path, lambda: read_score_policy_manifest(directory, numbers=False),
+                            lambda m: check_manifest_numbers(m, "policies", path, _redo_of_key))
     try:
         manifest = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
@@ -115,8 +118,6 @@ def read_score_policy_manifest(directory: Optional[Path] = None, numbers: bool =
         raise TableError(f"the stored score-aware policies were built for rules "
                          f"{manifest.get('rules_version')!r} (schema {manifest.get('schema')}); "
                          f"rebuild them with `{REBUILD_ALL}`")
-    if numbers:
-        check_manifest_numbers(manifest, "policies", path, _redo_of_key)
     return manifest
 
 
