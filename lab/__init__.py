@@ -1,7 +1,8 @@
 """The truco lab: exact solvers and fast simulators for heads-up Truco Paulista.
 
 The public API (see :mod:`lab.api`): ``lab.load(name)`` reads a solved table,
-``lab.hand(vira, cards, seat, score)`` gives one hand's numbers, ``lab.match_equity()`` the
+``lab.hand(vira, cards, seat, score)`` gives one hand's numbers, ``lab.advise(vira, cards,
+seat, score, actions)`` the advice at one position, ``lab.match_equity()`` the
 12 x 12 match-equity grid. They load on first use, so ``import lab`` stays light.
 """
 
@@ -13,7 +14,7 @@ key_numba_cache()   # before anything imports numba
 
 from .rules import RULES_VERSION  # noqa: E402
 
-PUBLIC = ("load", "hand", "match_equity", "TABLE_NAMES")
+PUBLIC = ("load", "hand", "advise", "match_equity", "TABLE_NAMES")
 __all__ = ["RULES_VERSION", *PUBLIC]
 
 

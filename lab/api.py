@@ -7,6 +7,12 @@
     One hand's numbers, one row per measure: ``measure``, ``value``, ``unit``,
     ``exploitability``, ``model``; its first decisions are the advice service's where the
     lab advises with a score-aware policy (:mod:`lab.hand_summary`).
+``lab.advise(vira, cards, seat="mao", score=(0, 0), actions=())``
+    The advice for one position, the object ``lab advise --json`` prints: the legal moves,
+    the solver's strategy, each move's exact value, the model, the unit and the
+    exploitability (see :mod:`lab.advice`). ``actions``: the moves so far in ``lab
+    replay`` tokens (a list, or one string separated by spaces or commas; the opponent's
+    covered card is ``cover``).
 ``lab.match_equity()``
     The mão's match-win probability at every score, a 12 x 12 frame (mão's points down,
     pé's points across).
@@ -48,8 +54,28 @@ def _public(name: str, function):
     return call
 
 
+def advise(vira, cards, seat="mao", score=(0, 0), actions=()) -> dict:
+    """The advice for one position (:func:`lab.advice.advise`), as ``lab advise --json``
+    prints it; ValueError, one line, for a bad argument or an illegal sequence."""
+    from .advice import advise as advice_object, build_position, parse_tokens
+
+    vira, hand, seat_name, score = tidy.checked_hand_arguments(vira, cards, seat, score)
+    if isinstance(actions, str):
+        actions = actions.replace(",", " ").split()
+    if not isinstance(actions, (list, tuple)) or not all(isinstance(a, str) for a in actions):
+        raise InputError("actions: a list of lab replay tokens, or one string of them")
+    if len(actions) > MOST_ACTIONS:
+        raise InputError(f"{len(actions)} actions: a hand has at most {MOST_ACTIONS}")
+    seat_index = tidy.SEATS[seat_name]
+    return advice_object(build_position(vira, hand, seat_index, score, parse_tokens(actions)))
+
+
+MOST_ACTIONS = 32
+"""More actions than any hand holds (six cards, the raises and their answers)."""
+
 load = _public("load", tidy.load)
 hand = _public("hand", hand_summary)
+advise = _public("advise", advise)
 match_equity = _public("match_equity", tidy.match_grid)
 
-__all__ = ["TABLE_NAMES", "hand", "load", "match_equity"]
+__all__ = ["TABLE_NAMES", "advise", "hand", "load", "match_equity"]

@@ -232,3 +232,24 @@ def test_hand_at_a_re_solved_score_gives_the_advice_services_first_moves():
     # at a score without a stored score-aware policy the tables' points play stays
     normal = lab.hand("4c", "5c,3h,Kd", seat="mao", score=(3, 5)).set_index("measure")
     assert set(normal[normal.index.str.startswith("first: ")]["model"]) == {"full-game-points"}
+
+
+def test_advise_is_the_command_lines_object():
+    """lab.advise answers with the very object `lab advise --json` prints, for the same
+    position written as a list or as one string; bad arguments are one-line ValueErrors."""
+    import json
+    import subprocess
+    import sys
+
+    api = lab.advise("7d", "Ah3c4d", seat="mao", score=(2, 5), actions=["3c", "5h"])
+    assert api == lab.advise("7d", ["Ah", "3c", "4d"], "mao", (2, 5), "3c, 5h")
+    out = subprocess.run([sys.executable, "-m", "lab", "advise", "--json", "--vira", "7d",
+                          "--hand", "Ah,3c,4d", "--seat", "mao", "--score", "2,5", "3c", "5h"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and json.loads(out.stdout) == api
+    assert sum(api["strategy"].values()) == pytest.approx(1)
+    for bad in (dict(actions=[1]), dict(actions="zz"), dict(score=(True, 0)),
+                dict(actions="5h"), dict(actions=" ".join(["raise"] * 40))):
+        with pytest.raises(ValueError) as err:
+            lab.advise("7d", "Ah3c4d", **bad)
+        assert len(str(err.value).splitlines()) == 1
