@@ -2,10 +2,12 @@
 
 An interrupt that lands inside the thread pool compressing a checkpoint can leave the
 pool's lock released twice (``RuntimeError: cannot release un-acquired lock``) instead
-of stopping the command cleanly. Inside :func:`interrupts_held` the two signals are only
-noted; the block runs to its end, then the first one noted is raised again, so it is
-taken by whatever handler was in place before (a ``KeyboardInterrupt`` under the lab's
-command line).
+of stopping the command cleanly, and one that lands between the renames of a table write
+leaves tables that refuse to load. Checkpoint writes and every table's read-merge-write
+(:mod:`lab.tables.manifests`) run inside :func:`interrupts_held`, which nests: there the
+two signals are only noted; the block runs to its end, then the first one noted is raised
+again, so it is taken by whatever handler was in place before (a ``KeyboardInterrupt``
+under the lab's command line).
 """
 
 from __future__ import annotations

@@ -26,7 +26,10 @@ For each bot and each vira with a stored full-game policy (:mod:`lab.tables.poli
     95% interval.
 
 Figures over several viras are plain means over the viras (each vira equally likely).
-The ``bot_ranking`` table holds one row per (vira, bot); ``lab rank --write`` rebuilds it.
+The ``bot_ranking`` table holds one row per (vira, bot); ``lab rank --write`` rebuilds it,
+and :func:`stored_ranking` reads it back (what ``lab rank`` prints without recomputing).
+A ranking takes minutes per vira: :func:`estimate_seconds` says about how long before it
+starts.
 
 This module also wires the solver bot to the stored tables for the commands (the sim
 layer takes providers and never reads ``data/``): :func:`match_equity`,
@@ -57,6 +60,23 @@ SOLVER = "solver"
 DEFAULT_HANDS = 1000
 """Simulated hand pairs per vira and bot (two hands each: the bot as mão, then as pé)."""
 DEFAULT_SEED = 0
+MAX_HANDS = 100_000
+"""Most simulated hand pairs per vira and bot (about half an hour of play per bot and
+vira), checked before any work."""
+
+LOAD_SECONDS = 10.0
+"""About how long loading one vira's stored policy takes (seconds; 1 s from the page
+cache, about 10 s cold)."""
+UNIFORM_SECONDS = 60.0
+"""About how long the uniform bot's four exact traversals of one vira take (seconds)."""
+PAIR_SECONDS = 0.02
+"""About how long one simulated hand pair of a rule bot against the solver takes (seconds).
+
+Measured on the 2-core development machine: vira 4's whole ranking (every bot, 1000
+pairs) was stored in 62 s (its manifest's build time); with a load of 6 (other jobs running) a
+pair took 0.025-0.035 s and the uniform bot's traversals 418 s. The figures above sit in
+between: all ten viras at the defaults come to about 22 minutes (``lab rank --json``
+recomputing them was measured at 27 minutes)."""
 
 COLUMNS = ("vira", "bot", "exploitability", "ev_vs_solver", "exact", "ci95_lo", "ci95_hi",
            "hands", "method")
@@ -296,14 +316,41 @@ def vira_rows(vira: str, bots: Iterable[str], hands: int, seed: int,
     return rows
 
 
+def check_counts(hands: int = DEFAULT_HANDS, seed: int = DEFAULT_SEED) -> None:
+    """InputError unless ``hands`` is 2 to :data:`MAX_HANDS` and ``seed`` is 0 or more."""
+    if isinstance(hands, bool) or not isinstance(hands, int) or hands < 2:
+        raise InputError(f"{hands!r}: --hands must be an integer of at least 2")
+    if hands > MAX_HANDS:
+        raise InputError(f"--hands {hands}: at most {MAX_HANDS} simulated hand pairs per "
+                         "vira and bot")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InputError(f"{seed!r}: the seed must be a non-negative integer")
+
+
 def check_ranking(viras=None, bots=None, hands: int = DEFAULT_HANDS,
                   seed: int = DEFAULT_SEED) -> tuple[list, list]:
     """(viras, bots) of a ranking, checked (InputError on a bad one) before any work."""
-    if isinstance(hands, bool) or not isinstance(hands, int) or hands < 2:
-        raise InputError(f"{hands!r}: --hands must be an integer of at least 2")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError(f"{seed!r}: the seed must be a non-negative integer")
+    check_counts(hands, seed)
     return check_viras(viras), check_bots(bots)
+
+
+def estimate_seconds(viras, bots, hands: int = DEFAULT_HANDS) -> float:
+    """About how long :func:`rank_bots` takes for ``viras`` and ``bots`` (checked lists)
+    with ``hands`` pairs per rule bot: seconds, from :data:`LOAD_SECONDS`,
+    :data:`UNIFORM_SECONDS` and :data:`PAIR_SECONDS`."""
+    simulated = sum(b not in TABULATED for b in bots)
+    per_vira = (LOAD_SECONDS + (UNIFORM_SECONDS if UNIFORM in bots else 0.0)
+                + simulated * hands * PAIR_SECONDS)
+    return len(viras) * per_vira
+
+
+def duration_text(seconds: float) -> str:
+    """``about 40 s``, ``about 3 minutes``, ``about 2.5 hours``."""
+    if seconds < 90:
+        return f"about {max(1, round(seconds))} s"
+    if seconds < 90 * 60:
+        return f"about {round(seconds / 60)} minutes"
+    return f"about {seconds / 3600:.1f} hours"
 
 
 def rank_bots(viras=None, bots=None, hands: int = DEFAULT_HANDS, seed: int = DEFAULT_SEED,
@@ -353,14 +400,102 @@ def summary(frame: pd.DataFrame) -> list[dict]:
     return sorted(out, key=lambda e: -e["ev_vs_solver"])
 
 
+# ---------------------------------------------------------------- the stored table
+
+
+RECOMPUTE = "`lab rank --recompute` ranks now without storing"
+
+
+def stored_ranking(viras=None, bots=None, hands: Optional[int] = None,
+                   seed: Optional[int] = None, directory=None) -> tuple[pd.DataFrame, dict]:
+    """(rows, manifest) of the stored ``bot_ranking`` table (COLUMNS, points per hand)
+    for ``viras`` (default: every vira it holds) and ``bots`` (default: every bot it
+    holds), read through :mod:`lab.tables` (manifest and hash checked). ``hands`` and
+    ``seed``, when given, must be the table's. InputError naming ``--recompute`` when the
+    table does not hold what is asked; TableError (with the commands that build it) when it
+    is missing, stale or corrupt."""
+    from .tables import TableError, load_table, read_manifest, solved_viras
+
+    check_counts(DEFAULT_HANDS if hands is None else hands,
+                 DEFAULT_SEED if seed is None else seed)
+    asked_viras = list(dict.fromkeys(RANKS[vira_rank_of(v)] for v in viras)) if viras else None
+    asked_bots = check_bots(bots) if bots else None
+    try:
+        held = solved_viras(NAME, directory)
+        manifest = read_manifest(NAME, directory)
+    except TableError as exc:
+        raise TableError(f"{exc}; {RECOMPUTE}") from None
+    settings = manifest["settings"]
+
+    def cannot(what: str, store: str = "") -> InputError:
+        return InputError(f"the stored {NAME} table {what}; add --recompute to rank now"
+                          + (f" (`{store}` also stores it)" if store else ""))
+
+    if hands is not None and hands != settings.get("hands"):
+        raise cannot(f"holds {settings.get('hands')} simulated hand pairs per vira, not "
+                     f"{hands}")
+    if seed is not None and seed != settings.get("seed"):
+        raise cannot(f"holds seed {settings.get('seed')}, not {seed}")
+    lacking = [v for v in asked_viras or () if v not in held]
+    if lacking:
+        raise cannot(f"lacks vira {', '.join(lacking)} (it holds {', '.join(held)})",
+                     f"lab rank --write --vira {' '.join(lacking)}")
+    table = load_table(NAME, viras=asked_viras or held, directory=directory)
+    if asked_bots:
+        absent = [b for b in asked_bots if b not in set(table["bot"])]
+        if absent:
+            raise cannot(f"holds no row of bot {', '.join(absent)}")
+        table = table[table["bot"].isin(asked_bots)].reset_index(drop=True)
+    return table, manifest
+
+
+def stored_line(table: pd.DataFrame, manifest: dict, directory=None) -> str:
+    """One line: which stored table and policies ``table`` (from :func:`stored_ranking`)
+    shows, what it does not hold, and how to recompute."""
+    from .tables import TableError, table_paths
+    from .tables.policies import policy_info
+
+    settings = manifest["settings"]
+    viras = [v for v in RANKS if v in set(table["vira"])]
+    held = [v for v in RANKS if v in manifest.get("viras", {})]
+    built = str(manifest.get("built", ""))[:10] or "at an unrecorded date"
+    expl = [float(manifest["viras"][v].get("exploitability", math.nan)) for v in viras]
+    span = (f"{min(expl):.3f}" if f"{min(expl):.3f}" == f"{max(expl):.3f}" else
+            f"{min(expl):.3f}-{max(expl):.3f}")
+    score = str(settings.get("score", "0,0")).replace(",", "-")
+    text = (f"stored {NAME} table ({table_paths(NAME, directory)[0].name}, built {built}): "
+            f"vira {', '.join(viras)} at {score}, against the stored full-game "
+            f"polic{'y' if len(viras) == 1 else 'ies'} (exploitability {span} points per "
+            f"hand); {settings.get('hands')} simulated hand pairs per vira, seed "
+            f"{settings.get('seed')}")
+    changed = []
+    for v in viras:
+        try:
+            now = policy_info(v, directory).get("sha256")
+        except TableError:
+            now = None
+        if manifest["viras"][v].get("policy_sha256") != now:
+            changed.append(v)
+    if changed:
+        text += (f"; vira {', '.join(changed)}: the policy stored now is another, "
+                 f"`lab rank --write --vira {' '.join(changed)}` ranks it again")
+    if len(held) < len(RANKS):
+        missing = [v for v in RANKS if v not in held]
+        text += (f"; the table lacks vira {', '.join(missing)} "
+                 f"(`lab rank --write --vira {' '.join(missing)}` adds them)")
+    return text + f"; {RECOMPUTE}"
+
+
 # ---------------------------------------------------------------- the table
 
 
-def write_ranking(frame: pd.DataFrame, seconds: float = 0.0, directory=None) -> pd.DataFrame:
+def write_ranking(frame: pd.DataFrame, seconds: float = 0.0, directory=None,
+                  replace: bool = False) -> pd.DataFrame:
     """Write ``frame`` (from :func:`rank_bots` with the default hands and seed) into the
     ``bot_ranking`` table, keeping the rows of other viras already there (the table grows
-    one vira at a time); per vira the manifest records the policy it was ranked against.
-    Returns the table written."""
+    one vira at a time; a table there that cannot be kept is refused, TableError, unless
+    ``replace``: only these rows); per vira the manifest records the policy it was ranked
+    against. Returns the table written."""
     from .tables.policies import policy_info
     from .tables import spec_of, write_merged
 
@@ -372,7 +507,7 @@ def write_ranking(frame: pd.DataFrame, seconds: float = 0.0, directory=None) -> 
                     "policy_sha256": info.get("sha256"),
                     "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     return write_merged({NAME: frame.reset_index(drop=True)}, spec_of(NAME).settings, viras,
-                        directory, seconds)[NAME]
+                        directory, seconds, replace)[NAME]
 
 
 # ---------------------------------------------------------------- self-play value

@@ -1,8 +1,9 @@
 """Files in a data folder, written so that nothing half-done is ever read.
 
 Every writer of a data folder (``data/`` or ``$LAB_DATA_DIR``) holds its exclusive lock
-(:func:`data_lock`, a ``.lock`` file in the folder, re-entrant within one process) for the
-whole read-merge-write, so two writers never interleave and no update is lost. A file is
+(:func:`data_lock`, a ``.lock`` file in the folder, re-entrant within one thread, so a
+writer that holds it may call writers that take it again) from its first read of a table
+it merges into to its last rename, so two writers never interleave and no update is lost. A file is
 written under a temporary name unique to the writing process and call, flushed to disk,
 then renamed over the old one (:func:`write_atomic`): a reader sees the old bytes or the
 new ones. Temporaries left by a killed writer are removed by the next writer

@@ -30,9 +30,9 @@ def stand_in_solve(vira, settings, progress=False):
                            iterations=10 + RANKS.index(vira), seconds=0.5)
 
 
-def build(tmp_path, viras, settings=SETTINGS):
+def build(tmp_path, viras, settings=SETTINGS, replace=False):
     return tables.build_cardplay_tables(viras, settings, solve=stand_in_solve,
-                                        directory=tmp_path)
+                                        directory=tmp_path, replace=replace)
 
 
 def test_cardplay_rows_are_tidy_and_complete(tmp_path):
@@ -186,8 +186,14 @@ def test_tables_built_with_other_settings_are_stale_for_the_defaults(tmp_path):
                                  directory=tmp_path)) == 806
     with pytest.raises(tables.TableError, match="built with settings"):
         tables.load_table("cardplay", viras=["4"], directory=tmp_path)
-    # a rebuild with the defaults does not keep the rows solved with other settings
-    build(tmp_path, ["5"])
+    # a rebuild of another vira with the defaults cannot keep the rows solved with other
+    # settings: it is refused, the tables left as they were, unless asked to replace them
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    with pytest.raises(tables.TableError, match=r"would drop the rows of vira 4: rebuild it "
+                       r"whole with `lab solve cardplay --all`, or pass --replace"):
+        build(tmp_path, ["5"])
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+    build(tmp_path, ["5"], replace=True)
     df = tables.load_table("cardplay", viras=["5"], directory=tmp_path)
     assert list(df["vira"].unique()) == ["5"]
     with pytest.raises(tables.TableError, match="lacks vira 4"):

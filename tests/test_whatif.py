@@ -107,6 +107,10 @@ def test_a_scoreless_variant_vira_is_solved_with_its_own_game():
     (["--rules", "buteco", "--rule", "three_ties=mao", "--rule", "three_ties=pe"],
      "choose one"),
     (["--rules", "fpt", "--stored"], "lab whatif --rules"),
+    # the lab's own rules have no stored what-if: it names the rule sets to ask for
+    (["--stored"], "--stored: name the house rule set to summarise with --rules NAME "
+                   "(buteco, fpt"),
+    (["--rules", "paulista", "--stored"], "--rules NAME (buteco, fpt"),
 ])
 def test_whatif_command_errors(tmp_path, monkeypatch, capsys, argv, says):
     from lab.cli import main

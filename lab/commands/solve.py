@@ -1,8 +1,10 @@
 """Solve a game for one vira or all ten and write its tables to ``data/``.
 
-``lab solve cardplay [--vira V | --all] [--target 1e-4]`` solves the card-play
+``lab solve cardplay [--vira V | --all] [--target 1e-4] [--replace]`` solves the card-play
 game (stake fixed, no betting) with the public-tree CFR solver and writes the
-``cardplay`` and ``cardplay_summary`` tables (see :mod:`lab.tables`).
+``cardplay`` and ``cardplay_summary`` tables (see :mod:`lab.tables`), merging its viras
+into them (``--replace``: only its viras; without it a table on disk that cannot be read
+while it holds other viras is refused before the solve, never dropped).
 
 ``lab solve full [--vira V ... | --all] [--scheduler ADDRESS]`` solves the full
 hand game with the truco ladder, one dask task per vira (see
@@ -101,6 +103,9 @@ def add_cardplay_arguments(parser) -> None:
                         help="stop after N iterations at most")
     parser.add_argument("--jobs", type=count, default=1, metavar="J",
                         help="solve J viras at once in separate processes (default 1)")
+    from .solve_full import add_replace_option
+
+    add_replace_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -169,7 +174,7 @@ def run(args) -> int:
     settings = settings_from(args)
     check_data_writable()
     tables = build_cardplay_tables(viras, settings, progress=not args.no_progress,
-                                   jobs=args.jobs)
+                                   jobs=args.jobs, replace=args.replace)
     summary = tables["cardplay_summary"]
     for row in summary[summary["vira"].isin(viras)].itertuples():
         print(f"vira {row.vira}: mão wins {row.value_mao:.6f} (double dummy "

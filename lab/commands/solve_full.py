@@ -9,7 +9,9 @@ the target exploitability (points per hand) or the time budget, and writes the
 :mod:`lab.tables.full`). With ``--checkpoints DIR`` every solve saves its
 state there, so that running the same command again resumes it. ``--from V`` starts
 every other vira from vira V's solve there (its regrets, the average restarted): about a
-third of the iterations of a solve from scratch.
+third of the iterations of a solve from scratch. The viras solved are merged into the
+tables on disk (``--replace``: only they are written; without it, tables on disk that
+cannot be read while they hold other viras are refused before the solves).
 
 ``--rules NAME`` / ``--rule KEY=VALUE``: a house rule set whose normal hands differ (three
 tied rounds that score nothing or go to the pé) solves the full game under it, with the
@@ -64,6 +66,16 @@ def add_arguments(parser) -> None:
                              "dcfr, dcfr+ (measured fastest), dcfr-g3, dcfr-floor, lcfr, pcfr+ "
                              "or pdcfr+ (see benchmarks/full.md and `lab bench full "
                              "--schedules`)")
+    add_replace_option(parser)
+
+
+def add_replace_option(parser) -> None:
+    """``--replace``: write only the rows solved now, instead of merging them into the
+    tables on disk (which is refused when a table there cannot be read)."""
+    parser.add_argument("--replace", action="store_true",
+                        help="write only the rows solved now, dropping the table's other "
+                             "rows (default: merge them into it; a table that cannot be "
+                             "read is then refused, not dropped)")
 
 
 def settings_from(args) -> dict:
@@ -101,6 +113,11 @@ def run(args) -> int:
     if args.scheduler is not None:
         check_scheduler(args.scheduler)
     start_vira = start_of(args, viras, settings)
+    if rules is None and not args.replace:   # refused now, not after the solves
+        from ..tables.full import FULL_TABLES
+        from ..tables.manifests import check_mergeable
+
+        check_mergeable(FULL_TABLES, settings, viras)
     print(f"solving the full game for vira {', '.join(viras)} "
           f"({'scheduler ' + args.scheduler if args.scheduler else 'local cluster'})",
           file=sys.stderr)
@@ -110,7 +127,7 @@ def run(args) -> int:
                                threads=args.threads, start_vira=start_vira)
     if rules is not None:
         return record_house_rules(rules, viras, results, time.time() - start)
-    tables = write_full_tables(results, settings)
+    tables = write_full_tables(results, settings, replace=args.replace)
     for v in viras:
         s, source = results[v]["full_summary"], results[v].get("start")
         print(f"vira {v}: mão EV {s['value_mao']:+.4f} points, exploitability "

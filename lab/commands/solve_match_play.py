@@ -69,6 +69,10 @@ def add_arguments(parser) -> None:
                         help="solve the chosen (--vira, --score) re-solves again even where "
                              "finished, and keep their solutions (for `lab solve policy "
                              "--score`, whichever --keep)")
+    parser.add_argument("--replace", action="store_true",
+                        help="start score_play again with this sweep's re-solves (the rows "
+                             "on disk dropped, their keys left to re-solve) where it is "
+                             "damaged; without it a damaged table is refused, not dropped")
     parser.add_argument("--plan", action="store_true",
                         help="print the (vira, score) re-solves in their order, each finished "
                              "one (in DIR or in score_play) with how far its payoffs lie from "
@@ -204,6 +208,10 @@ def run(args) -> int:
                 print_json(line)
         return 0
     check_data_writable()
+    if not args.replace:   # refused now, not after the first re-solve
+        from ..tables.score_play import check_plays_whole
+
+        check_plays_whole()
     client = cluster = None
     from dask.distributed import Client
 
@@ -216,7 +224,8 @@ def run(args) -> int:
     try:
         results = sweep(cells, args.checkpoints, target=args.target, minutes=args.minutes,
                         threads=args.threads, nearest=args.start == "nearest", client=client,
-                        say=say, keep_all=args.keep == "all", again=again)
+                        say=say, keep_all=args.keep == "all", again=again,
+                        replace=args.replace)
     finally:
         client.close()
         if cluster is not None:

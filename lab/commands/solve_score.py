@@ -10,7 +10,9 @@ payoffs in match-win probability, from the ``match_equity`` table) and, unless
 (warm-started from the points solution, or with ``--start previous`` from the re-solve of
 the score given before; ``--target EPS`` stops it earlier, once its exploitability is at
 most EPS match-win probability). It prints one JSON object per score
-and merges its rows into the ``score_leak`` table (see :mod:`lab.tables.score`).
+and merges its rows into the ``score_leak`` table (see :mod:`lab.tables.score`); a table on
+disk that cannot be read is refused before the work unless the run measures all it holds
+(``--all-scores`` of its viras) or ``--replace`` (only this run's rows are written).
 
 Viras 2 and 3 play one game, which ``lab solve full`` solves once, as vira 2: the game is
 measured (and re-solved) once, on whichever of the two points solutions ``DIR`` holds,
@@ -54,6 +56,10 @@ def add_arguments(parser) -> None:
                         help="numba threads per solve (the same iterates; default 1)")
     parser.add_argument("--no-save", action="store_true",
                         help="print only; do not merge the rows into data/score_leak")
+    parser.add_argument("--replace", action="store_true",
+                        help="write only this run's rows, dropping the table's others "
+                             "(default: merge them into it; a table that cannot be read "
+                             "is then refused, unless this run measures all it holds)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -77,8 +83,9 @@ def run(args) -> int:
 
     from ..classes import hand_classes
     from ..match import equity_array
-    from ..tables.score import (RESOLVE_STORAGE, load_points_solution, measure_leaks,
-                                points_solution_sources, resolve, table_row, write_rows)
+    from ..tables.score import (RESOLVE_STORAGE, check_leaks_mergeable, load_points_solution,
+                                measure_leaks, points_solution_sources, resolve, table_row,
+                                write_rows)
     from ..cli import chosen_viras, print_json
     from ..tables import check_data_writable, load_table
 
@@ -94,8 +101,17 @@ def run(args) -> int:
     viras = chosen_viras(args.vira)
     if not 0 <= minutes < math.inf:
         raise UsageError(f"--minutes {args.minutes}: give 0 or more (a finite number)")
+    covers = viras if args.all_scores else ()   # the viras whose every score it measures
     if not args.no_save:
         check_data_writable()
+        if not args.replace:   # refused now, not after the first vira
+            check_leaks_mergeable(covers)
+    fresh_start = [args.replace]   # the first write of a --replace run drops the table's rows
+
+    def save(rows) -> None:
+        write_rows(rows, replace=fresh_start[0], covers=covers)
+        fresh_start[0] = False
+
     sources = points_solution_sources(args.checkpoints, viras)
     table = load_table("match_equity")
     me = equity_array(table)
@@ -114,7 +130,7 @@ def run(args) -> int:
                 out[s]["viras"][v] = same_game_entry(out[s]["viras"][twin], twin, v)
             rows += [dict(r, vira=v) for r in made[twin]]
             if not args.no_save:
-                write_rows(rows)
+                save(rows)
                 rows = []
             continue
         measured_on[sources[v]] = v
@@ -171,7 +187,7 @@ def run(args) -> int:
                 f"{top.exploitability:.5f} at {top.score[0]},{top.score[1]} "
                 "(match-win probability)")
         if not args.no_save:   # after each vira, so that an interrupted run keeps its work
-            write_rows(rows)
+            save(rows)
             rows = []
     for s in scores:
         measured = out[s]["viras"].values()

@@ -9,7 +9,9 @@ with the solves' precision there (the sum of both figures' exploitabilities: a d
 below it is not told apart from solver error); the match equity's largest difference (and
 its precision) and the figures at 0-0 and at the 11 x 11; how many (vira, score, hand) mão
 de onze decisions change (accept probability moved by at least one half). ``--stored`` prints the summary of the
-tables already written, without solving.
+tables already written, without solving. The rows of the other rule sets in the tables are
+kept; tables that cannot be read while they hold other rule sets are refused before the
+solves (``--replace`` writes this rule set's rows alone).
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ def add_arguments(parser) -> None:
                         help="solve J games at once in separate processes")
     parser.add_argument("--stored", action="store_true",
                         help="summarise the stored what-if of these rules; solve nothing")
+    parser.add_argument("--replace", action="store_true",
+                        help="write only this rule set's rows, dropping the other rule sets' "
+                             "(default: keep them; tables that cannot be read are then "
+                             "refused, not dropped)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -89,13 +95,31 @@ def summary(rules, tables: dict) -> dict:
     return out
 
 
+def stored_rules_named(rules) -> None:
+    """InputError unless ``rules`` name a house rule set: the lab's own rules have no
+    what-if of their own; the message names the rule sets whose what-if is stored."""
+    from ..errors import InputError
+    from ..rules import DEFAULT_RULES, PRESETS
+
+    if rules != DEFAULT_RULES:
+        return
+    named = [name for name, preset in PRESETS.items() if preset != DEFAULT_RULES]
+    raise InputError("--stored: name the house rule set to summarise with --rules NAME "
+                     f"({', '.join(named)}, or --rule KEY=VALUE); the lab's own rules "
+                     "have no what-if")
+
+
 def run(args) -> int:
-    from ..tables.whatif import build_whatif, whatif_rows
+    from ..tables.whatif import build_whatif, check_whatif_mergeable, whatif_rows
 
     rules = rules_from(args)
     if args.stored:
+        stored_rules_named(rules)
         tables = whatif_rows(rules)
     else:
-        tables = build_whatif(rules, jobs=args.jobs, progress=not args.no_progress)
+        if not args.replace:   # refused now, not after the solves
+            check_whatif_mergeable(rules)
+        tables = build_whatif(rules, jobs=args.jobs, progress=not args.no_progress,
+                              replace=args.replace)
     print_json(summary(rules, tables))
     return 0

@@ -14,7 +14,7 @@ import pandas as pd
 from ..cards import RANKS, level_name
 from ..classes import hand_classes, vira_rank_of
 from ..solver.games.double_dummy import double_dummy_equity, double_dummy_value
-from .manifests import write_merged
+from .manifests import check_mergeable, write_merged
 from .registry import CARDPLAY_SETTINGS, SEATS, SUMMARY_COLUMNS
 
 
@@ -147,15 +147,20 @@ def solve_viras(viras: Iterable, settings: dict, solve: Optional[Callable] = Non
 
 def build_cardplay_tables(viras: Optional[Iterable] = None, settings: Optional[dict] = None,
                           solve: Optional[Callable] = None, progress: bool = False,
-                          jobs: int = 1, directory: Optional[Path] = None) -> dict:
+                          jobs: int = 1, directory: Optional[Path] = None,
+                          replace: bool = False) -> dict:
     """Solve ``viras`` (default: all ten) and write the ``cardplay`` and ``cardplay_summary``
     tables with their manifests; returns {table name: DataFrame}.
 
     Rows of viras not solved now are kept from the tables on disk when those were built
-    with the same rules version and settings, so the tables can grow one vira at a time.
+    with the same rules version and settings, so the tables can grow one vira at a time;
+    tables on disk that cannot be kept while they hold other viras are refused before the
+    solves (TableError), unless ``replace`` (only the viras solved now are written).
     """
     settings = dict(CARDPLAY_SETTINGS if settings is None else settings)
     chars = [RANKS[vira_rank_of(v)] for v in (RANKS if viras is None else viras)]
+    if not replace:
+        check_mergeable(("cardplay", "cardplay_summary"), settings, chars, directory)
     start = time.time()
     solutions = solve_viras(chars, settings, solve, progress, jobs)
     built_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -168,6 +173,6 @@ def build_cardplay_tables(viras: Optional[Iterable] = None, settings: Optional[d
     per_vira = {v: {"iterations": int(s.iterations), "exploitability": float(s.exploitability),
                     "seconds": float(s.seconds), "built": built_at}
                 for v, s in solutions.items()}
-    return write_merged(fresh, settings, per_vira, directory, time.time() - start)
+    return write_merged(fresh, settings, per_vira, directory, time.time() - start, replace)
 
 

@@ -291,8 +291,14 @@ def solve_viras_full(viras: Iterable, settings: Optional[dict] = None,
             cluster.close()
 
 
-def write_full_tables(results: dict, settings: Optional[dict] = None, directory=None) -> dict:
-    """Write (merging with the viras already on disk) the three full-game tables."""
+FULL_TABLES = ("full_ev", "full_strategy", "full_summary")
+
+
+def write_full_tables(results: dict, settings: Optional[dict] = None, directory=None,
+                      replace: bool = False) -> dict:
+    """Write (merging with the viras already on disk, or with ``replace`` only these) the
+    three full-game tables; TableError when the tables on disk cannot be kept while they
+    hold other viras (:func:`lab.tables.manifests.write_merged`)."""
     from .. import tables as T
 
     settings = dict(FULL_SETTINGS if settings is None else settings)
@@ -306,7 +312,7 @@ def write_full_tables(results: dict, settings: Optional[dict] = None, directory=
              "full_strategy": pd.concat([r["full_strategy"] for r in results.values()],
                                         ignore_index=True),
              "full_summary": pd.DataFrame([r["full_summary"] for r in results.values()])}
-    return T.write_merged(fresh, settings, per_vira, directory)
+    return T.write_merged(fresh, settings, per_vira, directory, replace=replace)
 
 
 def load_full(name: str, vira, directory=None) -> pd.DataFrame:

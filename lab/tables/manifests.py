@@ -1,11 +1,19 @@
 """The manifest store: reading a table checked against its manifest (rules version,
 settings, schema, content hash, the tables it was built on and written with), and writing
-tables with their manifests atomically under the data folder's lock."""
+tables with their manifests atomically under the data folder's lock.
+
+A table built on others records, for each, the hash of that table's numbers
+(``numbers_sha256``: every column but the wall-clock ones, :data:`WALL_CLOCK`), so solving
+the same numbers again leaves what is built on them fresh. A write that merges new rows into
+a table on disk keeps its other rows, or refuses (:func:`refused_merge`) when that table
+cannot be read and rows would be lost; ``replace`` keeps only the new rows. The whole
+read-merge-write runs under the data folder's lock with Ctrl-C and SIGTERM held off."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +26,7 @@ import pyarrow.parquet as pq
 
 from ..cards import RANKS
 from ..classes import vira_rank_of
+from ..interrupts import interrupts_held
 from ..rules import RULES_VERSION
 from ..store import content_hash, data_lock, write_atomic
 from .registry import (CARDPLAY_SOURCES, SEATS, TableError, columns_of, data_dir, spec_of,
@@ -107,13 +116,58 @@ UNUSED = "unused"
 tables read ``full_summary`` only once it holds all ten viras)."""
 
 
+WALL_CLOCK = ("seconds",)
+"""Columns that hold how long a solve took, not a number of the game: left out of a
+table's numbers hash."""
+
+SAME_NUMBERS_KEPT = 8
+"""Earlier file hashes with the same numbers that a manifest keeps (``same_numbers_as``)."""
+
+
+def numbers_hash(df: pd.DataFrame) -> str:
+    """Short (16 hex digits) SHA-256 of a table's numbers: its column names and kinds and
+    every value in row order, the wall-clock columns (:data:`WALL_CLOCK`) left out."""
+    kept = df[[c for c in df.columns if c not in WALL_CLOCK]].reset_index(drop=True)
+    h = hashlib.sha256(json.dumps([[str(c), str(t)] for c, t in kept.dtypes.items()]).encode())
+    if len(kept.columns):
+        h.update(pd.util.hash_pandas_object(kept, index=False).to_numpy().tobytes())
+    return h.hexdigest()[:16]
+
+
+def upstream_hashes(dep: str, directory: Optional[Path] = None) -> tuple:
+    """(hash to record, hashes that stand for the same numbers) of table ``dep`` on disk:
+    its numbers hash when its manifest describes the file there (else the file's content
+    hash), and with it the file's content hash and the earlier files its manifest lists as
+    holding the same numbers. (None, ()) when the file is missing."""
+    parquet, manifest_path = table_paths(dep, directory)
+    if not parquet.exists():
+        return None, ()
+    now = content_hash(parquet)
+    try:
+        manifest = json.loads(manifest_path.read_text())
+        described = isinstance(manifest, dict) and manifest.get("sha256") == now
+    except (OSError, UnicodeDecodeError, ValueError):
+        described = False
+    numbers = manifest.get("numbers_sha256") if described else None
+    if not isinstance(numbers, str):
+        return now, (now,)
+    earlier = manifest.get("same_numbers_as", [])
+    earlier = [h for h in earlier if isinstance(h, str)] if isinstance(earlier, list) else []
+    return numbers, (numbers, now, *earlier)
+
+
 def built_on_hashes(name: str, directory: Optional[Path] = None) -> dict:
-    """{table it is computed from: hash of that table's parquet file now (None if missing)}."""
-    out = {}
-    for dep in spec_of(name).built_on:
-        parquet = table_paths(dep, directory)[0]
-        out[dep] = content_hash(parquet) if parquet.exists() else None
-    return out
+    """{table it is computed from: hash of that table's numbers now (its file's content
+    hash where its manifest gives none; None if missing)}: :func:`upstream_hashes`."""
+    return {dep: upstream_hashes(dep, directory)[0] for dep in spec_of(name).built_on}
+
+
+def same_upstream(dep: str, recorded, directory: Optional[Path] = None) -> bool:
+    """Whether ``recorded`` (a ``built_on`` entry) names the numbers of table ``dep`` on
+    disk now: its numbers hash, its file's content hash or an earlier file of the same
+    numbers; a missing table matches a missing one."""
+    recorded_now, same = upstream_hashes(dep, directory)
+    return recorded == recorded_now or recorded in same
 
 
 def check_manifest(name: str, manifest: dict, settings: Optional[dict] = None,
@@ -151,9 +205,10 @@ def _stale_because(name, manifest, settings, viras, directory, upstream=True) ->
         lacking = [v for v in want if v not in have]
         if lacking:
             why = f"it lacks vira {', '.join(lacking)}"
-        for dep, now in (built_on_hashes(name, directory) if upstream else {}).items():
+        for dep in (spec_of(name).built_on if upstream else ()):
             recorded = manifest.get("built_on", {}).get(dep)
-            if why is None and recorded != UNUSED and recorded != now:
+            if why is None and recorded != UNUSED and not same_upstream(dep, recorded,
+                                                                        directory):
                 why = f"it was computed from another {dep!r} table than the one on disk"
     return why
 
@@ -304,31 +359,109 @@ def table_status(name: str, directory: Optional[Path] = None) -> str:
 
 
 def write_merged(tables: dict, settings: dict, per_vira: dict,
-                 directory: Optional[Path] = None, build_seconds: float = 0.0) -> dict:
+                 directory: Optional[Path] = None, build_seconds: float = 0.0,
+                 replace: bool = False) -> dict:
     """Write ``tables`` ({name: rows of the viras in ``per_vira``}) together, each keeping
     the rows of other viras from its table on disk when that was built with the same rules
     version and settings (so tables can grow one vira at a time); returns {name: table
-    written}. The read and the write happen under the data folder's lock."""
+    written}. A table on disk that cannot be kept while it holds other viras is refused
+    (:func:`refused_merge`); ``replace``: only the new rows are written. The read and the
+    write happen under the data folder's lock, with Ctrl-C and SIGTERM held off."""
     directory = data_dir() if directory is None else Path(directory)
-    with data_lock(directory):
+    with data_lock(directory), interrupts_held():
         merged = {}
         for name, df in tables.items():
+            old = None if replace else rows_to_merge(name, settings, directory, per_vira)
             old_viras = {}
-            try:
-                manifest = read_manifest(name, directory)
-                check_manifest(name, manifest, settings, viras=[], directory=directory)
-                old = load_table(name, viras=list(manifest["viras"]), settings=settings,
-                                 directory=directory)
-                old = old[~old["vira"].isin(per_vira)]
+            if old is not None:
+                old_rows, manifest = old
+                old_rows = old_rows[~old_rows["vira"].isin(per_vira)]
                 old_viras = {v: info for v, info in manifest["viras"].items()
                              if v not in per_vira}
-                df = pd.concat([old, df], ignore_index=True)
-            except (TableError, OSError, KeyError, ValueError):
-                pass  # nothing usable on disk: the table holds only what was solved now
+                df = pd.concat([old_rows, df], ignore_index=True)
             merged[name] = (_in_vira_order(df), {**old_viras, **per_vira})
         write_tables({name: TableWrite(df, settings, viras, build_seconds)
                       for name, (df, viras) in merged.items()}, directory)
     return {name: df for name, (df, _) in merged.items()}
+
+
+def rows_to_merge(name: str, settings: dict, directory: Path, per_vira) -> Optional[tuple]:
+    """(rows, manifest) of table ``name`` on disk, to merge the viras ``per_vira`` into;
+    None when there is none, or when all it may hold is written again now (every vira,
+    or the viras its manifest lists). TableError (:func:`refused_merge`) when it is there
+    but cannot be kept (damaged, stale, other settings) and would lose other viras' rows."""
+    parquet, manifest_path = table_paths(name, directory)
+    if not parquet.exists() and not manifest_path.exists():
+        return None
+    try:
+        manifest = read_manifest(name, directory)
+        check_manifest(name, manifest, settings, viras=[], directory=directory)
+        old = load_table(name, viras=list(manifest["viras"]), settings=settings,
+                         directory=directory)
+        return old, manifest
+    except (TableError, OSError, KeyError, ValueError, TypeError, AttributeError) as exc:
+        held = listed_viras(name, directory)
+        if set(RANKS) <= set(per_vira) or (held is not None and held <= set(per_vira)):
+            return None   # nothing on disk that is not written again now
+        lost = "" if held is None else ", ".join(v for v in RANKS if v in held - set(per_vira))
+        raise refused_merge(name, exc, f"the rows of vira {lost}" if lost else
+                            "the rows of the viras it holds") from None
+
+
+def check_mergeable(names: Iterable, settings: dict, viras: Iterable,
+                    directory: Optional[Path] = None) -> None:
+    """Raise the refusal (:func:`refused_merge`) that writing rows of ``viras`` into the
+    tables ``names`` would meet, before the work that computes them starts."""
+    directory = data_dir() if directory is None else Path(directory)
+    chars = {RANKS[vira_rank_of(v)] for v in viras}
+    for name in names:
+        rows_to_merge(name, settings, directory, chars)
+
+
+def table_damage(name: str, directory: Optional[Path] = None) -> Optional[TableError]:
+    """The error of table ``name`` when its files on disk are damaged (a manifest that
+    cannot be read, a file other than the one it describes, rows that break its schema, a
+    table written with another family member), None when they are whole or absent;
+    whether it is stale (other settings, other tables built on) is not looked at."""
+    parquet, manifest_path = table_paths(name, directory)
+    if not parquet.exists() and not manifest_path.exists():
+        return None
+    try:
+        manifest = read_manifest(name, directory)
+        data = parquet.read_bytes()
+        if content_hash(data) != manifest.get("sha256"):
+            raise corrupt(name, f"{parquet.name} is not the file its manifest describes")
+        check_family(name, manifest, directory)
+        validate(name, parquet_frame(data), manifest)
+    except TableError as exc:
+        return exc
+    except Exception as exc:   # pyarrow and a malformed manifest raise several kinds
+        return corrupt(name, f"unreadable {parquet.name} or manifest "
+                             f"({type(exc).__name__}: {exc})")
+    return None
+
+
+def listed_viras(name: str, directory: Optional[Path] = None) -> Optional[set]:
+    """The viras the manifest of table ``name`` lists, read as it is (None when it cannot
+    be read): which rows a write that does not keep the table would lose."""
+    try:
+        viras = json.loads(table_paths(name, directory)[1].read_text())["viras"]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        return None
+    return set(viras) if isinstance(viras, dict) else None
+
+
+def refused_merge(name: str, exc: BaseException, lost: str) -> TableError:
+    """The one-line refusal of a write that would lose ``lost`` (words) of table ``name``
+    because its files on disk cannot be kept (``exc`` says why): the two ways on are
+    rebuilding it whole with its command, or ``--replace`` to keep only the new rows."""
+    why = " ".join(str(exc).split())
+    why = re.sub(r"; (re)?build it with `[^`]*`$", "", why)
+    if not why.startswith("table "):
+        why = f"table {name!r}: {why}"
+    return TableError(f"{why}; writing the new rows would drop {lost}: rebuild it whole "
+                      f"with `{spec_of(name).rebuild}`, or pass --replace to keep only the "
+                      "new rows")
 
 
 def _in_vira_order(df: pd.DataFrame) -> pd.DataFrame:
@@ -345,7 +478,10 @@ class TableWrite:
     """One table of a write: its rows, the settings it was built with, {vira: solve
     record}, the build's wall time (seconds), the ``built_on`` tables it did not read and
     ``to_rebuild``: the keys of rows the table held before a rebuild with other settings
-    dropped them, not written again yet (recorded in the manifest while any are left)."""
+    dropped them, not written again yet (recorded in the manifest while any are left);
+    ``parts_built_on``: for a table whose parts are computed at different times (the
+    what-if's rule sets), {part: its ``built_on`` record, None for the tables on disk now};
+    the table is computed from the tables on disk only while every part is."""
 
     df: pd.DataFrame
     settings: dict
@@ -353,6 +489,7 @@ class TableWrite:
     build_seconds: float = 0.0
     unused: tuple = ()
     to_rebuild: tuple = ()
+    parts_built_on: Optional[dict] = None
 
 
 def write_table(name: str, df: pd.DataFrame, settings: dict, viras: dict,
@@ -375,13 +512,17 @@ def write_tables(tables: dict, directory: Optional[Path] = None) -> None:
     command), never a mixture that loads.
     """
     directory = data_dir() if directory is None else Path(directory)
-    with data_lock(directory):
+    with data_lock(directory), interrupts_held():
         blobs = {}
         for name, t in tables.items():
             validate_before_write(name, t)
             blobs[name] = parquet_bytes(t.df)
         hashes = {name: content_hash(blob) for name, blob in blobs.items()}
-        manifests = {name: _manifest(name, t, hashes, directory) for name, t in tables.items()}
+        numbers = {name: numbers_hash(parquet_frame(blob)) for name, blob in blobs.items()}
+        manifests = {name: _manifest(name, t, hashes, numbers[name],
+                                     same_numbers_as(name, numbers[name], hashes[name],
+                                                     directory), directory)
+                     for name, t in tables.items()}
         for name, blob in blobs.items():
             write_atomic(table_paths(name, directory)[0], blob)
         for name, manifest in manifests.items():
@@ -397,9 +538,46 @@ def validate_before_write(name: str, t: TableWrite) -> None:
         raise RuntimeError(f"refusing to write table {name!r}: {exc}") from None
 
 
-def _manifest(name: str, t: TableWrite, hashes: dict, directory: Path) -> dict:
+def same_numbers_as(name: str, numbers: str, new_hash: str, directory: Path) -> list:
+    """The content hashes of earlier files of table ``name`` that held the same numbers
+    (hash ``numbers``) as the one written now: the file on disk when its manifest describes
+    it and its numbers are these, with the earlier ones its manifest lists (the most recent
+    first, at most :data:`SAME_NUMBERS_KEPT`); what was built on any of them stays fresh."""
+    parquet, manifest_path = table_paths(name, directory)
+    try:
+        manifest = json.loads(manifest_path.read_text())
+        data = parquet.read_bytes()
+        if not isinstance(manifest, dict) or manifest.get("sha256") != content_hash(data):
+            return []
+        was = manifest.get("numbers_sha256")
+        if not isinstance(was, str):
+            was = numbers_hash(parquet_frame(data))
+    except Exception:   # missing, unreadable or damaged: no earlier file to name
+        return []
+    if was != numbers:
+        return []
+    earlier = manifest.get("same_numbers_as", [])
+    earlier = [h for h in earlier if isinstance(h, str)] if isinstance(earlier, list) else []
+    kept = [h for h in dict.fromkeys([manifest["sha256"], *earlier]) if h != new_hash]
+    return kept[:SAME_NUMBERS_KEPT]
+
+
+def _manifest(name: str, t: TableWrite, hashes: dict, numbers: str, same_as: list,
+              directory: Path) -> dict:
     spec = spec_of(name)
     ordered = {v: t.viras[v] for v in sorted(t.viras, key=RANKS.index)}
+    built_on = {dep: UNUSED if dep in t.unused else h
+                for dep, h in built_on_hashes(name, directory).items()}
+    parts = None
+    if t.parts_built_on is not None:
+        parts = {part: dict(built_on) if record is None else record
+                 for part, record in t.parts_built_on.items()}
+        for record in parts.values():   # a part computed from other tables: all of it stale
+            for dep in built_on:
+                recorded = record.get(dep) if isinstance(record, dict) else None
+                if UNUSED not in (recorded, built_on[dep]) and not same_upstream(
+                        dep, recorded, directory):
+                    built_on[dep] = recorded
     return {
         "table": name,
         "schema": spec.schema,
@@ -407,11 +585,13 @@ def _manifest(name: str, t: TableWrite, hashes: dict, directory: Path) -> dict:
         "settings": t.settings,
         "fingerprint": fingerprint(name, t.settings),
         "code": code_hash(spec.sources),
-        "built_on": {dep: UNUSED if dep in t.unused else h
-                     for dep, h in built_on_hashes(name, directory).items()},
+        "built_on": built_on,
+        **({"parts_built_on": parts} if parts is not None else {}),
         "rows": int(len(t.df)),
         "columns": list(t.df.columns),
         "sha256": hashes[name],
+        "numbers_sha256": numbers,
+        **({"same_numbers_as": same_as} if same_as else {}),
         "family": {other: h for other, h in hashes.items() if other != name},
         "viras": ordered,
         "iterations": sum(info["iterations"] for info in ordered.values()),

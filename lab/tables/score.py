@@ -337,38 +337,73 @@ def table_row(vira: str, lk: PointsLeak, points_exploitability: float, points_it
     return row
 
 
-def write_rows(rows: list[dict], directory=None):
+def write_rows(rows: list[dict], directory=None, replace: bool = False,
+               covers=()) -> "pd.DataFrame":
     """Merge ``rows`` into the ``score_leak`` table (a row per vira and score; new rows
-    replace old ones of the same vira and score); returns the table written."""
+    replace old ones of the same vira and score); returns the table written. A table on
+    disk that cannot be kept (damaged, stale, other settings) is dropped only where all it
+    holds is measured again by this run (``covers``: the viras whose every score it
+    measures) or with ``replace`` (only ``rows`` are written), else refused (TableError).
+    The read, merge and write run under the data folder's lock with Ctrl-C held off."""
     import pandas as pd
 
     from .. import tables as T
-
+    from ..interrupts import interrupts_held
     from ..store import data_lock
 
     fresh = pd.DataFrame(rows)
     settings = T.spec_of("score_leak").settings
-    with data_lock(T.data_dir() if directory is None else directory):  # one writer at a time
-        return _merge(fresh, settings, directory)
+    with data_lock(T.data_dir() if directory is None else directory), interrupts_held():
+        old = None if replace else leaks_to_merge(settings, directory, covers)
+        return _merge(fresh, old, settings, directory)
 
 
-def _merge(fresh, settings, directory):
+def leaks_to_merge(settings, directory=None, covers=()):
+    """The ``score_leak`` rows on disk to merge new rows into (None when there are none,
+    or when they cannot be kept and all the viras they hold are in ``covers``, measured
+    again at every score); TableError (:func:`lab.tables.manifests.refused_merge`) when
+    they cannot be kept and rows of other viras would be lost."""
+    from .. import tables as T
+    from .manifests import listed_viras, refused_merge
+
+    parquet, manifest_path = T.table_paths("score_leak", directory)
+    if not parquet.exists() and not manifest_path.exists():
+        return None
+    try:
+        manifest = T.read_manifest("score_leak", directory)
+        T.check_manifest("score_leak", manifest, settings, viras=[], directory=directory)
+        return T.load_table("score_leak", viras=list(manifest["viras"]), directory=directory)
+    except (T.TableError, OSError, KeyError, ValueError, TypeError, AttributeError) as exc:
+        covered = {RANKS[vira_rank_of(v)] for v in covers}
+        held = listed_viras("score_leak", directory)
+        if covered >= set(RANKS) or (held is not None and held <= covered):
+            print(f"note: score_leak starts again, the rows on disk cannot be kept and this "
+                  f"run measures all of them again ({' '.join(str(exc).split())})",
+                  file=sys.stderr)
+            return None
+        lost = "" if held is None else ", ".join(v for v in RANKS if v in held - covered)
+        raise refused_merge("score_leak", exc, f"the rows of vira {lost}" if lost else
+                            "the rows it holds") from None
+
+
+def check_leaks_mergeable(covers=(), directory=None) -> None:
+    """Raise the refusal :func:`write_rows` would meet, before the work."""
+    from .. import tables as T
+
+    leaks_to_merge(T.spec_of("score_leak").settings, directory, covers)
+
+
+def _merge(fresh, old, settings, directory):
     import pandas as pd
 
     from .. import tables as T
 
-    try:
-        manifest = T.read_manifest("score_leak", directory)
-        T.check_manifest("score_leak", manifest, viras=[], directory=directory)
-        old = T.load_table("score_leak", viras=list(manifest["viras"]), directory=directory)
+    if old is None:
+        df = fresh
+    else:
         key = ["vira", "score_mao", "score_pe"]
         replaced = old.set_index(key).index.isin(fresh.set_index(key).index)
         df = pd.concat([old[~replaced], fresh], ignore_index=True)
-    except (T.TableError, OSError, KeyError, ValueError) as exc:
-        if T.table_paths("score_leak", directory)[0].exists():
-            print(f"note: score_leak starts again, the rows on disk cannot be kept ({exc})",
-                  file=sys.stderr)
-        df = fresh
     df["_v"] = df["vira"].map(RANKS.index)
     df = df.sort_values(["score_mao", "score_pe", "_v"]).drop(columns="_v").reset_index(drop=True)
     viras = {v: {"iterations": int(g["points_iterations"].max()),

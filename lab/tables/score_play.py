@@ -138,18 +138,25 @@ def no_plays() -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(columns=KEY), pd.DataFrame(columns=KEY)
 
 
-def write_plays(rows: list[dict], hands: list[dict], directory=None) -> pd.DataFrame:
+def write_plays(rows: list[dict], hands: list[dict], directory=None,
+                replace: bool = False) -> pd.DataFrame:
     """Merge re-solves into ``score_play`` and ``score_play_hands`` (a new row replaces
     the row of the same vira and score); returns the ``score_play`` table written. Rows
-    on disk that cannot be read are dropped with a note, and their keys stay in the
-    manifest's ``to_rebuild`` until re-solved (:func:`plays_to_rebuild`)."""
+    on disk built with other settings or on other tables are dropped with a note, and
+    their keys stay in the manifest's ``to_rebuild`` until re-solved
+    (:func:`plays_to_rebuild`); damaged tables are refused (:func:`check_plays_whole`)
+    unless ``replace`` (only these rows are written, the keys on disk left to rebuild).
+    The read, merge and write run under the data folder's lock with Ctrl-C held off."""
     from . import manifests as M
+    from ..interrupts import interrupts_held
     from ..store import data_lock
 
     fresh = pd.DataFrame(rows), pd.DataFrame(hands)
-    with data_lock(M.data_dir() if directory is None else directory):
+    with data_lock(M.data_dir() if directory is None else directory), interrupts_held():
         wanted = plays_to_rebuild(directory)
-        old = plays_to_build_on(directory)
+        if not replace:
+            check_plays_whole(directory)
+        old = no_plays() if replace else plays_to_build_on(directory)
         new_keys = fresh[0].set_index(KEY).index
         merged = []
         for before, now in zip(old, fresh):
@@ -168,6 +175,17 @@ def write_plays(rows: list[dict], hands: list[dict], directory=None) -> pd.DataF
         M.write_tables({PLAYS: M.TableWrite(plays, SCORE_PLAY_SETTINGS, viras, to_rebuild=left),
                         HANDS: M.TableWrite(merged[1], SCORE_PLAY_SETTINGS, viras)}, directory)
     return plays
+
+
+def check_plays_whole(directory=None) -> None:
+    """TableError (:func:`lab.tables.manifests.refused_merge`) when ``score_play`` or
+    ``score_play_hands`` on disk is damaged: a merge would drop its re-solves."""
+    from . import manifests as M
+
+    for name in (PLAYS, HANDS):
+        damage = M.table_damage(name, directory)
+        if damage is not None:
+            raise M.refused_merge(name, damage, "the re-solves it holds")
 
 
 def score_aware_hand(vira, score, hand: str, directory=None):
@@ -233,7 +251,17 @@ def mixed_equity(plays: pd.DataFrame, directory=None) -> pd.DataFrame:
 
 
 def write_mixed_equity(directory=None) -> pd.DataFrame:
-    """Rebuild ``match_equity_mixed`` from the tables on disk (seconds); returns it."""
+    """Rebuild ``match_equity_mixed`` from the tables on disk (seconds); returns it. The
+    data folder's lock is held from the read of the tables it is built on to the write, so
+    its manifest names the tables it was computed from."""
+    from . import manifests as M
+    from ..store import data_lock
+
+    with data_lock(M.data_dir() if directory is None else directory):
+        return _write_mixed_equity(directory)
+
+
+def _write_mixed_equity(directory=None) -> pd.DataFrame:
     from . import manifests as M
 
     start = time.time()

@@ -307,19 +307,29 @@ def leak_order(cell) -> tuple:
 
 def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, threads: int = 1,
           nearest: bool = True, client=None, toy_cap=None, directory=None, say=print,
-          save: bool = True, keep_all: bool = True, again=()) -> list[dict]:
+          save: bool = True, keep_all: bool = True, again=(),
+          replace: bool = False) -> list[dict]:
     """Re-solve every (vira, score, leak) of ``cells`` wave by wave (see the module doc),
     writing each finished re-solve to ``score_play`` and rebuilding ``match_equity_mixed``
     after each (unless ``save`` is False); ``client`` a dask client (None: in this
     process); ``keep_all`` False: one solution per score (:func:`keep_one`). ``again``:
     (vira, score) pairs solved again even where finished, and their solutions kept (for
     ``lab solve policy --score``, which stores a re-solve's strategies from its solution).
+    ``replace``: the first re-solve written starts the tables again (the rows on disk
+    dropped, their keys left to rebuild), instead of a damaged table being refused.
     Returns the results in the order they finished."""
     from ..match import equity_array
     from ..solver.fullgame.solver import has_checkpoint
     from .score_play import mixed_equity, plays_to_build_on, write_mixed_equity, write_plays
 
     results = []
+    fresh_start = [replace]   # the first write of a --replace run drops the rows on disk
+
+    def write(row, hands):
+        write_plays([row], hands, directory, replace=fresh_start[0])
+        fresh_start[0] = False
+        write_mixed_equity(directory)
+
     for wave in waves(cells):
         wave, copies = solved_and_copied(wave)
         plays, hands = plays_to_build_on(directory)
@@ -395,8 +405,7 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
                 row = result["row"]
                 results.append(result)
                 if save:
-                    write_plays([row], result["hands"], directory)
-                    write_mixed_equity(directory)
+                    write(row, result["hands"])
                 here = (row["vira"], (row["score_mao"], row["score_pe"]))
                 if not keep_all and here not in again and keep_one(checkpoints, row["vira"],
                                              (row["score_mao"], row["score_pe"]), toy_cap):
@@ -420,8 +429,7 @@ def sweep(cells, checkpoints, target: float = 0.002, minutes: float = 30.0, thre
                 continue
             results.append(copy)
             if save:
-                write_plays([copy["row"]], copy["hands"], directory)
-                write_mixed_equity(directory)
+                write(copy["row"], copy["hands"])
             say(f"vira {vira} at {score[0]},{score[1]}: the game of vira {solved}, its re-solve "
                 f"copied (exploitability {copy['row']['exploitability']:.5f}, "
                 f"mão {copy['row']['value_mao']:.4f} match-win probability)")

@@ -26,7 +26,10 @@ The variant and the default are compared on the same model: the full game's poin
 for normal hands where the rule set plays them as the default does, or where its own full
 game is recorded for all ten viras (so the default's figures are the stored
 ``match_equity`` and ``mao_de_onze``), else the card-play model for both (each solved
-here). Rows of other rule sets already in the tables are kept.
+here). Rows of other rule sets already in the tables are kept, each with the tables it was
+computed from: when those have changed since, the tables stay stale until that rule set is
+computed again; tables that cannot be read are not written over (``replace`` starts them
+again).
 """
 
 from __future__ import annotations
@@ -262,37 +265,112 @@ def _keyed(rules: RuleSet, rows: pd.DataFrame, keys) -> pd.DataFrame:
 
 def build_whatif(rules: RuleSet, jobs: int = 1, progress: bool = False,
                  settings: Optional[dict] = None, directory: Optional[Path] = None,
-                 model_factory=None) -> dict:
+                 model_factory=None, replace: bool = False) -> dict:
     """Compute the what-if of ``rules`` (:func:`whatif_of`) and write it into tables
-    ``whatif`` and ``whatif_match``, keeping the rows of other rule sets; returns
-    {table name: rows of this rule set}."""
+    ``whatif`` and ``whatif_match``, keeping the rows of other rule sets (each with the
+    tables it was computed from: :func:`rows_to_merge`; ``replace``: none are kept);
+    returns {table name: rows of this rule set}. The read of the tables on disk, the merge
+    and the write run under the data folder's lock, with Ctrl-C and SIGTERM held off."""
+    from ..interrupts import interrupts_held
+    from ..store import data_lock
+    from .registry import data_dir
+
     settings = dict(WHATIF_SETTINGS if settings is None else settings)
     start = time.time()
     out = whatif_of(rules, jobs, progress, settings, directory, model_factory)
     records = out.pop("records")
     built = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    tables = {}
-    for name, rows in out.items():
-        try:
-            old = load_table(name, settings=settings, directory=directory)
-        except TableError:  # none built with these settings: the table holds this rule set
-            old = rows.iloc[:0]
-        if name == "whatif" and solves_other_full_game(rules):  # keep the full-game solves
+    with data_lock(data_dir() if directory is None else directory), interrupts_held():
+        if replace:
+            kept, parts = {name: rows.iloc[:0] for name, rows in out.items()}, {}
+        else:
+            kept, parts = rows_to_merge(rules, out, settings, directory)
+        if solves_other_full_game(rules):   # keep the full-game solves
             try:
-                carried = carried_full_game(rules, stored_whatif(name, directory))
+                carried = carried_full_game(rules, stored_whatif("whatif", directory))
             except TableError:
                 carried = {}
             defaults = default_outcomes(directory) if carried else {}
             for vira, figures in carried.items():
-                rows = _with_full_game(rules, rows, vira, figures, defaults[vira])
-            out[name] = rows
-        tables[name] = pd.concat([old[old["rules_version"] != rules.version], rows],
-                                 ignore_index=True)
-    # the manifest's vira records are those of the rule set solved last
-    per_vira = {v: {**r, "built": built} for v, r in records.items()}
-    write_tables({name: TableWrite(df, settings, per_vira, time.time() - start)
-                  for name, df in tables.items()}, directory)
+                out["whatif"] = _with_full_game(rules, out["whatif"], vira, figures,
+                                                defaults[vira])
+        tables = {name: pd.concat([kept[name], rows], ignore_index=True)
+                  for name, rows in out.items()}
+        parts = {**parts, rules.version: None}
+        # the manifest's vira records are those of the rule set solved last
+        per_vira = {v: {**r, "built": built} for v, r in records.items()}
+        write_tables({name: TableWrite(df, settings, per_vira, time.time() - start,
+                                       parts_built_on=parts)
+                      for name, df in tables.items()}, directory)
     return out
+
+
+WHATIF_TABLES = ("whatif", "whatif_match")
+
+
+def check_whatif_mergeable(rules: RuleSet, directory: Optional[Path] = None) -> None:
+    """Raise the refusal that writing the what-if of ``rules`` would meet
+    (:func:`rows_to_merge`), before the solves."""
+    new = {name: pd.DataFrame({"rules_version": pd.Series(dtype=str)})
+           for name in WHATIF_TABLES}
+    rows_to_merge(rules, new, dict(WHATIF_SETTINGS), directory)
+
+
+def rows_to_merge(rules: RuleSet, new: dict, settings: dict,
+                  directory: Optional[Path] = None) -> tuple[dict, dict]:
+    """({table: rows of the other rule sets on disk}, {rule set version: the ``built_on``
+    it was computed from}) to write beside the new rows of ``rules`` (``new``: {table:
+    rows}). The rows of a rule set computed from other tables than those on disk now are
+    kept, and the tables stay stale until it is computed again (its ``built_on`` is kept);
+    TableError (:func:`~lab.tables.manifests.refused_merge`) when the tables on disk
+    cannot be read or were built with other settings while they hold other rule sets."""
+    from .manifests import read_manifest, refused_merge
+    from .registry import table_paths
+
+    empty = {name: rows.iloc[:0] for name, rows in new.items()}
+    if not any(path.exists() for name in WHATIF_TABLES for path in table_paths(name, directory)):
+        return empty, {}
+    try:
+        kept, parts = {}, {}
+        for name in WHATIF_TABLES:
+            rows = load_table(name, settings=settings, directory=directory, upstream=False)
+            kept[name] = rows[rows["rules_version"] != rules.version].reset_index(drop=True)
+            manifest = read_manifest(name, directory)
+            recorded = manifest.get("parts_built_on")
+            if not isinstance(recorded, dict):
+                recorded = {}
+            for version in dict.fromkeys(rows["rules_version"]):
+                parts.setdefault(version, recorded.get(version, manifest["built_on"]))
+        parts.pop(rules.version, None)
+        return kept, parts
+    except (TableError, OSError, KeyError, ValueError, TypeError, AttributeError) as exc:
+        held = held_rule_sets(directory)
+        if held is not None and set(held) <= {rules.version}:
+            return empty, {}   # nothing on disk but this rule set, computed again now
+        lost = "" if held is None else ", ".join(sorted(
+            name for version, name in held.items() if version != rules.version))
+        raise refused_merge("whatif", exc, f"the rows of rules {lost}" if lost else
+                            "the rows of the rule sets they hold") from None
+
+
+def held_rule_sets(directory: Optional[Path] = None) -> Optional[dict]:
+    """{rule set version: its name} of the rows the what-if tables' files hold, read as
+    they are (None when one cannot be read): which rows a write that does not keep them
+    would lose."""
+    from .manifests import parquet_frame
+    from .registry import table_paths
+
+    held = {}
+    for name in WHATIF_TABLES:
+        path = table_paths(name, directory)[0]
+        if not path.exists():
+            continue
+        try:
+            rows = parquet_frame(path, ["rules", "rules_version"])
+        except Exception:   # damaged: which rule sets it held is not known
+            return None
+        held.update(zip(rows["rules_version"].astype(str), rows["rules"].astype(str)))
+    return held
 
 
 def solves_other_full_game(rules: RuleSet) -> bool:
@@ -313,11 +391,12 @@ def add_full_game(rules: RuleSet, summaries: dict, seconds: float = 0.0,
     stored ``full_summary``'s) are added or replaced. The other rows, ``whatif_match`` and
     the manifests' records are kept (``seconds`` is added to the build time). Returns the
     rule set's rows of ``whatif``."""
+    from ..interrupts import interrupts_held
     from ..store import data_lock
     from .manifests import read_manifest
     from .registry import data_dir
 
-    with data_lock(data_dir() if directory is None else directory):  # read, merge, write
+    with data_lock(data_dir() if directory is None else directory), interrupts_held():
         tables = {name: load_table(name, directory=directory)
                   for name in ("whatif", "whatif_match")}
         rows = tables["whatif"]
@@ -332,8 +411,10 @@ def add_full_game(rules: RuleSet, summaries: dict, seconds: float = 0.0,
         writes = {}
         for name, df in tables.items():
             manifest = read_manifest(name, directory)
+            parts = manifest.get("parts_built_on")
             writes[name] = TableWrite(df, manifest["settings"], manifest["viras"],
-                                      float(manifest.get("build_seconds", 0.0)) + seconds)
+                                      float(manifest.get("build_seconds", 0.0)) + seconds,
+                                      parts_built_on=parts if isinstance(parts, dict) else None)
         write_tables(writes, directory)
     mine = rows["rules_version"] == rules.version
     return rows[mine].reset_index(drop=True)
