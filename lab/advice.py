@@ -250,14 +250,16 @@ def advise(position: Position, progress=None) -> dict:
     return advice_for(position, progress).as_json()
 
 
-def advice_for(position: Position, progress=None) -> Advice:
+def advice_for(position: Position, progress=None, values: bool = True) -> Advice:
     """The :class:`Advice` of the seat to act at ``position`` (it must be the asking
-    seat's turn)."""
+    seat's turn). ``values=False``: the strategy only, on the solved path (``ev`` NaN but
+    for surrender; AdviceError off the path, where the strategy is the values' best
+    response), without the full game's value traversal."""
     state = position.state
     if state.over or state.to_act != position.seat:
         raise AdviceError("the asking seat is not to act")
     if state.kind == NORMAL:
-        return _full_game(position, progress)
+        return _full_game(position, progress, values)
     return _cardplay_model(position, progress)
 
 
@@ -268,10 +270,10 @@ def legal_moves(state: HandState) -> list:
 
 
 def _assemble(position: Position, legal, prob_of, value_of, surrender_value, on_path, model,
-              unit, exploitability) -> Advice:
+              unit, exploitability, valueless: bool = False) -> Advice:
     """Advice from the solver's probability and value of each move (``prob_of(action)``
     and ``value_of(action)`` per rules Action; a level's probability is shared by its
-    cards)."""
+    cards); ``valueless``: the values were not worked out (NaN)."""
     vira = position.vira
     key = [_level_key(a, vira) for a in legal]
     same = {k: key.count(k) for k in key}
@@ -282,7 +284,7 @@ def _assemble(position: Position, legal, prob_of, value_of, surrender_value, on_
             strategy.append(0.0)
             continue
         v = value_of(a)
-        if v is None or not np.isfinite(v):
+        if v is None or not (np.isfinite(v) or (np.isnan(v) and on_path and valueless)):
             raise AdviceError(f"{a}: the solved game holds no value for it here")
         ev.append(float(v))
         strategy.append(float(prob_of(a)) / same[k] if on_path else 0.0)
@@ -337,7 +339,7 @@ def note(text: str, progress=None):
 # ---------------------------------------------------------------- the full game, points
 
 
-def _full_game(position: Position, progress) -> Advice:
+def _full_game(position: Position, progress, values: bool = True) -> Advice:
     from .match import FULL_MODEL, SCORE_AWARE_MODEL
     from .tables.policies import load_full_policy
     from .tables.score import points_play_leak
@@ -366,16 +368,23 @@ def _full_game(position: Position, progress) -> Advice:
             strategy = policy.strategy(spot, own)
         except PolicyError:
             on_path = False
-    slow = int(policy.tree.depth[spot.card]) <= 1   # round 1: most of the game to walk
-    with note("exact values of each action (a best-response traversal of the rest of "
-              "the hand)", progress if slow else False):
-        acts, values = line.action_values(seat, i)
-    column = values[:, i]
-    if not np.isfinite(column).any():
+    if not values:
+        if not on_path:
+            raise AdviceError("off the solved path: only the values' best response says "
+                              "what to do here")
+        acts, column = tuple(strategy), np.full(len(strategy), np.nan)
+    else:
+        slow = int(policy.tree.depth[spot.card]) <= 1   # round 1: most of the game to walk
+        with note("exact values of each action (a best-response traversal of the rest of "
+                  "the hand)", progress if slow else False):
+            acts, table = line.action_values(seat, i)
+        column = table[:, i]
+    if values and not np.isfinite(column).any():
         raise AdviceError("the opponent's actions so far have probability zero under the "
                           f"stored policy of vira {vira} for every hand he may hold: the "
                           "solved game cannot value this position")
     value = dict(zip(acts, column))
+    unknown = None if values else float("nan")   # a move's value where none was worked out
 
     def move(a):
         if a.kind == PLAY:
@@ -392,12 +401,12 @@ def _full_game(position: Position, progress) -> Advice:
         lost = info["pay_pe"] if seat == MAO else [1.0 - x for x in info["pay_mao"]]
         surrender = lost[list(policy.ladder).index(state.value)]
         advice = _assemble(position, legal_moves(state), lambda a: strategy.get(move(a), 0.0),
-                           lambda a: value.get(move(a)), surrender, on_path, SCORE_AWARE_MODEL,
-                           MATCH_WIN, policy.exploitability)
+                           lambda a: value.get(move(a), unknown), surrender, on_path,
+                           SCORE_AWARE_MODEL, MATCH_WIN, policy.exploitability, not values)
         return replace(advice, score_aware=aware_moves)
     advice = _assemble(position, legal_moves(state), lambda a: strategy.get(move(a), 0.0),
-                       lambda a: value.get(move(a)), -state.value, on_path, FULL_MODEL,
-                       POINTS, policy.exploitability)
+                       lambda a: value.get(move(a), unknown), -state.value, on_path, FULL_MODEL,
+                       POINTS, policy.exploitability, not values)
     return replace(advice, leak=points_play_leak(vira, position.score),
                    score_aware=aware_moves)
 

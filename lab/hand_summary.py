@@ -49,7 +49,7 @@ def first_decisions(vira, hand, seat: int, score) -> list[tuple]:
     history = [] if seat == MAO else [Action(RAISE)]
     prefix = "first" if seat == MAO else "vs truco"
     try:
-        advice = advice_for(build_position(vira, hand, seat, score, history))
+        advice = advice_for(build_position(vira, hand, seat, score, history), values=False)
     except AdviceError:
         return []
     rows = []

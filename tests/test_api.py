@@ -102,7 +102,7 @@ def test_hand_at_a_normal_score_agrees_with_the_command_line(vira, cards, seat):
                             ("first_after_card", "after a card")):
         for action, p in ev["strategy"].get(situation, {}).items():
             assert h.loc[f"{name}: {action}", "value"] == pytest.approx(p, abs=1e-6)
-    me = raw("match_equity").set_index(["score_mao", "score_pe"]).loc[(3, 5)]
+    me = raw("match_equity_mixed").set_index(["score_mao", "score_pe"]).loc[(3, 5)]
     assert h.loc["match_equity", "value"] == me["p_mao" if seat == "mao" else "p_pe"]
     assert h.attrs["hand"] == equity["hand"]
 

@@ -33,10 +33,17 @@ RESOLVED_SCORES = ((9, 9), (9, 10), (10, 9), (10, 10))
 """Scores with a stored score-aware policy for every vira."""
 
 
-def random_position(rng: random.Random, kind: str):
-    """A random position of score ``kind``: a random vira and deal, a score of that kind,
-    and random legal actions (no surrender) up to a decision of the seat to act, from
-    whose view the position is taken (the opponent's covered cards unseen)."""
+def random_position(rng: random.Random, kind: str, viras=None, scores=RESOLVED_SCORES):
+    """A random position of score ``kind``: a random vira (of the ranks ``viras``, default
+    any) and deal, a score of that kind (re-solved: one of ``scores``), and random legal
+    actions (no surrender) up to a decision of the seat to act, from whose view the
+    position is taken (the opponent's covered cards unseen)."""
+    return random_deal(rng, kind, viras, scores)[0]
+
+
+def random_deal(rng: random.Random, kind: str, viras=None, scores=RESOLVED_SCORES):
+    """``(position, state, history)``: :func:`random_position` with the whole deal's rules
+    state and the actions as both seats know their own (covered cards named)."""
     from ..advice import build_position, legal_moves
     from ..cards import DECK
     from ..rules import COVER, SURRENDER, Action, new_hand
@@ -44,11 +51,13 @@ def random_position(rng: random.Random, kind: str):
     while True:
         cards = list(DECK)
         rng.shuffle(cards)
+        if viras is not None and cards[0].rank_char not in viras:
+            continue
         vira, hands = cards[0], (tuple(cards[1:4]), tuple(cards[4:7]))
         if kind == "normal":
             score = (rng.randrange(0, 9), rng.randrange(0, 11))
         elif kind == "re-solved":
-            score = rng.choice(RESOLVED_SCORES)
+            score = rng.choice(scores)
         elif kind == "mao-de-onze":
             score = rng.choice([(11, rng.randrange(0, 11)), (rng.randrange(0, 11), 11)])
         else:
@@ -67,7 +76,7 @@ def random_position(rng: random.Random, kind: str):
         seen = [a if (who == seat or a.kind != COVER) else Action(COVER)
                 for who, a in history]
         try:
-            return build_position(vira, hands[seat], seat, score, seen)
+            return build_position(vira, hands[seat], seat, score, seen), state, history
         except ValueError:
             continue
 

@@ -158,7 +158,10 @@ class HandPlay:
 
     def strategy(self) -> Optional[dict]:
         """The user's hand's strategy here ``{policy action: probability}``; None off the
-        policy's path (it never gets here with this hand)."""
+        policy's path (its own earlier moves have probability zero under the policy: the
+        hand never gets here, as the advice service says, :mod:`lab.advice`)."""
+        if not self.line.reach[self.seat][self.pair()] > 0:
+            return None
         try:
             return self.policy.strategy(self.line.spot, self.state)
         except PolicyError:

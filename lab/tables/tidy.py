@@ -268,7 +268,7 @@ def hand_measures(vira, cards: Cards, seat: str = "mao", score=(0, 0)) -> pd.Dat
     card = _row(tables.load_table("cardplay", viras=[rank]), seat, label)
     add("equity", card["equity"], WIN, card["exploitability"], "cardplay-1pt")
     add("double_dummy", card["double_dummy"], WIN, np.nan, "double-dummy")
-    me = load("match_equity")
+    me = load("match_equity_mixed")   # the model the lab advises with (lab match)
     at = me[(me["score_mao"] == score[0]) & (me["score_pe"] == score[1])].iloc[0]
     add("match_equity", at["p_mao" if seat == "mao" else "p_pe"], MATCH, at["exploitability"],
         at["model"])
