@@ -450,7 +450,7 @@ def plays_data(tmp_path, monkeypatch):
     re-solves of vira 4 at 9-10 (not solved: the advice's plumbing is under test)."""
     from lab.classes import hand_classes
     from lab.tables.score import PointsLeak, Resolve
-    from lab.tables.score_play import hand_rows, play_row, write_plays
+    from lab.tables.score_play import hand_rows, play_row, write_mixed_equity, write_plays
 
     data = tmp_path / "data"
     shutil.copytree(REPO_DATA, data,
@@ -471,6 +471,7 @@ def plays_data(tmp_path, monkeypatch):
     pay = (np.linspace(0.5, 1, 5), np.linspace(0.3, 0, 5))
     write_plays([play_row("4", PointsLeak((9, 10), 0.42, 0.05, 0.06), rs, outcome, pay,
                           "10,10")], hand_rows("4", rs), data)
+    write_mixed_equity(data)   # lab.hand reads the match equity the lab advises with
     return data
 
 
