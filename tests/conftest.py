@@ -66,3 +66,20 @@ def default_sigint():
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def linked_copy(source, tmp_path):
+    """A copy of the data folder ``source`` under ``tmp_path`` (its folders, the stored
+    policies, linked rather than copied)."""
+    import shutil
+
+    target = tmp_path / "data"
+    target.mkdir()
+    for path in source.iterdir():
+        if path.name.startswith("."):
+            continue
+        if path.is_dir():
+            (target / path.name).symlink_to(path)
+        else:
+            shutil.copy2(path, target / path.name)
+    return target

@@ -17,7 +17,7 @@ from lab.errors import InputError
 from lab.tables import TableError, data_dir
 from lab.tables.chain import STEPS, STEP_NAMES, plan, step_commands, step_of, why_due
 
-from conftest import in_ci
+from conftest import in_ci, linked_copy
 
 
 def due_steps(directory) -> list[str]:
@@ -40,16 +40,7 @@ def bundled():
 @pytest.fixture
 def copy(bundled, tmp_path):
     """A copy of the bundled data folder (the policies linked, not copied)."""
-    target = tmp_path / "data"
-    target.mkdir()
-    for path in bundled.iterdir():
-        if path.name.startswith("."):
-            continue
-        if path.is_dir():
-            (target / path.name).symlink_to(path)
-        else:
-            shutil.copy2(path, target / path.name)
-    return target
+    return linked_copy(bundled, tmp_path)
 
 
 def test_each_step_runs_after_the_steps_it_reads_and_the_tables_they_are_built_on():

@@ -31,7 +31,7 @@ from lab.cards import RANKS
 from lab.rules import PRESETS
 from lab.tables import manifests as M
 from lab.tables.chain import plan
-from conftest import default_sigint, require_table
+from conftest import default_sigint, linked_copy, require_table
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -384,16 +384,7 @@ def test_two_writers_of_every_family_at_once_lose_no_row(tmp_path):
 def copy(tmp_path):
     """A copy of the bundled data folder (the policy folders linked, not copied)."""
     require_table("cardplay")
-    target = tmp_path / "data"
-    target.mkdir()
-    for path in DATA.iterdir():
-        if path.name.startswith("."):
-            continue
-        if path.is_dir():
-            (target / path.name).symlink_to(path)
-        else:
-            shutil.copy2(path, target / path.name)
-    return target
+    return linked_copy(DATA, tmp_path)
 
 
 def due(directory) -> dict:
