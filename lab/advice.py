@@ -516,12 +516,10 @@ def cardplay_model(vira: Card, score: tuple, progress=None) -> CardplayModel:
         raise AdviceError(f"score {score}: a normal hand has no card-play model")
     if name in _MODELS:
         return _MODELS[name]
-    from .solver.cache import disk_cached
+    from .solver.cache import disk_cached, short_name
     from .solver.games.cardplay import TREE_SOURCES, cardplay_tree
 
-    import hashlib
-    key = hashlib.sha256(name.encode()).hexdigest()[:16]
-    model = disk_cached(f"cardplay_model-{key}", solve,
+    model = disk_cached(short_name("cardplay_model", name), solve,
                         TREE_SOURCES + ("solver/cfr.py", "solver/games/eleven.py",
                                         "advice.py"), keep=MODELS_KEPT)
     model = replace(model, tree=cardplay_tree(model.decision_seat))   # shared, not copied

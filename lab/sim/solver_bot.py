@@ -61,7 +61,6 @@ win probability; mão de onze payoffs are match-win probabilities.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -220,11 +219,10 @@ SOLVES_KEPT = 64
 
 def kept_solve(name: str, solve):
     """``solve()`` once per machine: kept in the disk cache under ``name`` (its settings)."""
-    from ..solver.cache import disk_cached
+    from ..solver.cache import disk_cached, short_name
     from ..solver.games.cardplay import TREE_SOURCES
 
-    key = hashlib.sha256(name.encode()).hexdigest()[:16]
-    return disk_cached(f"bot_solve-{key}", solve,
+    return disk_cached(short_name("bot_solve", name), solve,
                        TREE_SOURCES + ("solver/cfr.py", "solver/games/eleven.py",
                                        "sim/solver_bot.py"), keep=SOLVES_KEPT)
 

@@ -46,6 +46,12 @@ def cache_path(name: str, sources) -> Path:
     return cache_dir() / f"{name}-{h.hexdigest()[:12]}.map"
 
 
+def short_name(kind: str, description: str) -> str:
+    """A cache name of ``kind`` for a structure described by a long text (its settings and
+    payoffs): the kind and a hash of the text, fit for a file name."""
+    return f"{kind}-{hashlib.sha256(description.encode()).hexdigest()[:16]}"
+
+
 def disk_cached(name: str, build, sources, keep: Optional[int] = None):
     """``build()``, kept under :func:`cache_dir` with a name that hashes ``name`` and the
     code it depends on (``sources``, paths under ``lab/``); written atomically, loaded
