@@ -10,7 +10,8 @@ import pytest
 
 from lab.cards import DECK, parse_card, parse_cards
 from lab.rules import COVER, ELEVEN, SEAT_NAMES, Action, new_hand, parse_action
-from lab.sim.bots import (BOTS, AggressiveBot, CautiousBot, RandomBot, SolverBot, make_bot)
+from lab.sim.bots import (BOT_NAMES, BOTS, AggressiveBot, BlufferBot, CautiousBot, ManiacBot,
+                          NitBot, RandomBot, SolverBot, StationBot, make_bot)
 from lab.sim.view import Table
 
 
@@ -183,3 +184,104 @@ def test_solver_bots_reproduce_the_value_of_the_strategy_they_play():
     assert s["mao_win_rate"] == rate
     assert s["mao_points"] == pytest.approx(2 * rate - 1)  # every hand is worth 1
     assert s["mao_win_ci95"][0] < rate < s["mao_win_ci95"][1]
+
+
+# ---------------------------------------------------------------- style bots
+# vira 4c again (manilhas: the 5s) unless said; vira Kc makes the aces the manilhas
+
+STYLE = ("maniac", "station", "nit", "bluffer")
+
+
+def test_style_bots_are_named_wherever_bots_are():
+    assert set(STYLE) <= set(BOTS) and set(STYLE) <= set(BOT_NAMES)
+    for name, cls in zip(STYLE, (ManiacBot, StationBot, NitBot, BlufferBot)):
+        assert isinstance(make_bot(name), cls) and cls.name == name
+
+
+def test_maniac_raises_whenever_it_may_and_accepts_the_rest():
+    weak = "6d,7s,4s"
+    assert act(ManiacBot(), table("4c", weak, "Kd,6h,2h")) == "raise"       # first chance
+    assert act(ManiacBot(), table("4c", "Kd,6h,2h", weak, actions=["raise"])) == "raise"
+    # the ladder: 3, 6, 9 and 12 offered in turn; at 12 it can only accept
+    assert act(ManiacBot(), table("4c", weak, "Kd,6h,2h",
+                                  actions=["raise", "raise", "raise"])) == "raise"
+    assert act(ManiacBot(), table("4c", weak, "Kd,6h,2h",
+                                  actions=["raise"] * 4)) == "accept"
+    # after its own truco is accepted it may not raise: leads its strongest card
+    assert act(ManiacBot(), table("4c", weak, "Kd,6h,2h", actions=["raise", "accept"])) == "7s"
+    # its truco accepted, it follows with its weakest winning card
+    t = table("4c", "Kd,6h,2h", "Jd,As,3s", actions=["Kd", "raise", "accept"])
+    assert act(ManiacBot(), t) == "As"
+    assert act(ManiacBot(), table("4c", weak, "Kd,6h,2h", score=(11, 0))) == "accept"
+
+
+def test_station_never_raises_never_runs():
+    strong = "5c,5h,3s"
+    assert act(StationBot(), table("4c", strong, "Kd,6h,2h")) == "3s"        # leads weakest
+    for actions in (["raise"], ["Kd", "raise"]):
+        assert act(StationBot(), table("4c", "Kd,6h,2h", "6d,7s,4s", actions=actions)) == "accept"
+    assert act(StationBot(), table("4c", "6d,7s,4s", "Kd,6h,2h",
+                                   actions=["raise"] * 4)) == "accept"     # an offer of 12
+    assert act(StationBot(), table("4c", "6d,7s,4s", "Kd,6h,2h", score=(11, 3))) == "accept"
+
+
+def test_nit_runs_with_weak_hands_and_raises_and_accepts_with_strong_ones():
+    assert act(NitBot(), table("4c", "Kd,6h,2h", "6d,7s,2s", actions=["raise"])) == "run"
+    assert act(NitBot(), table("4c", "Kd,6h,2h", "6d,7s,5d", actions=["raise"])) == "raise"
+    assert act(NitBot(), table("4c", "Kd,6h,2h", "6d,3h,3s", actions=["raise"])) == "raise"
+    assert act(NitBot(), table("4c", "6d,7s,5d", "Kd,6h,2h",
+                               actions=["raise"] * 4)) == "accept"     # an offer of 12
+    assert act(NitBot(), table("4c", "6d,7s,2s", "Kd,6h,2h")) == "6d"     # no truco, weakest
+    assert act(NitBot(), table("4c", "6d,7s,5d", "Kd,6h,2h")) == "raise"
+    assert act(NitBot(), table("4c", "6d,7s,3d", "Kd,6h,2h", score=(11, 0))) == "run"
+    assert act(NitBot(), table("4c", "6d,7s,5h", "Kd,6h,2h", score=(11, 0))) == "accept"
+
+
+def test_nit_judges_later_rounds_on_its_cards_and_the_rounds_won():
+    # won round 1 (2s over Kd): a 3 left is strong
+    assert act(NitBot(), table("4c", "Kd,6h,2h", "2s,3d,6d", actions=["Kd", "2s"])) == "raise"
+    assert act(NitBot(), table("4c", "Kd,6h,2h", "2s,Qd,6d", actions=["Kd", "2s"])) == "6d"
+    # lost round 1 (6d under Kd): a manilha beside a 6 is not enough, it runs
+    t = table("4c", "Kd,6h,2h", "6d,5s,6s", actions=["Kd", "6d", "raise"])
+    assert t.view().seat == 1 and act(NitBot(), t) == "run"
+    # its own open card on the table counts: ahead, it led the 5s (only a 6 left in
+    # hand), then faces a truco: strong, so it re-raises
+    t = table("4c", "Kd,6h,2h", "2s,5s,6d", actions=["Kd", "2s", "5s", "raise"])
+    assert act(NitBot(), t) == "raise"
+
+
+def test_bluffer_raises_weak_hands_and_slow_plays_strong_ones():
+    # vira Kc: the aces are manilhas, 4, 5 and 6 are plain
+    assert act(BlufferBot(), table("Kc", "4d,5h,6s", "Qd,7h,2h")) == "raise"
+    assert act(BlufferBot(), table("Kc", "Ad,Ah,4s", "Qd,7h,2h")) == "4s"   # no raise
+    assert act(BlufferBot(), table("Kc", "Qd,7h,2h", "Ad,Ah,4s", actions=["raise"])) == "accept"
+    # medium (a 2 or a 3, no manilha): never raises, accepts
+    assert act(BlufferBot(), table("Kc", "4d,5h,3s", "Qd,7h,2h")) == "4d"
+    assert act(BlufferBot(), table("Kc", "Qd,7h,2h", "4d,5h,3s", actions=["raise"])) == "accept"
+    # weak answers a raise by re-raising, and runs from an offer of 12
+    assert act(BlufferBot(), table("Kc", "Qd,7h,2h", "4d,5h,6s", actions=["raise"])) == "raise"
+    assert act(BlufferBot(), table("Kc", "4d,5h,6s", "Qd,7h,2h",
+                                   actions=["raise"] * 4)) == "run"
+    assert act(BlufferBot(), table("Kc", "4d,5h,6s", "Qd,7h,2h", score=(11, 2))) == "run"
+    assert act(BlufferBot(), table("Kc", "4d,5h,3s", "Qd,7h,2h", score=(11, 2))) == "accept"
+
+
+def test_style_bots_choose_legal_actions_never_surrender_and_are_deterministic():
+    rng = random.Random(11)
+    bots = {name: make_bot(name) for name in STYLE}
+    raised = Counter()
+    for k in range(400):
+        cards = rng.sample(DECK, 7)
+        score = rng.choice([(0, 0), (5, 9), (11, 3), (2, 11), (8, 8)])
+        t = Table(new_hand(cards[0], cards[1:4], cards[4:7], score))
+        names = (STYLE[k % 4], STYLE[(k // 4) % 4])
+        while not t.over:
+            view = t.view()
+            bot = bots[names[t.state.to_act]]
+            action = bot.act(view, random.Random(k))
+            assert action in view.legal and action.kind != "surrender"
+            assert bot.act(view, random.Random(k + 1)) == action
+            raised[bot.name] += action.kind == "raise"
+            t.apply(action)
+    assert raised["station"] == 0 and raised["maniac"] > raised["nit"] > 0
+    assert raised["bluffer"] > 0

@@ -25,6 +25,33 @@ The fixed bots, in words ("strong" cards are judged on the cards still in hand):
   tables as providers, so it is built where they are read:
   :func:`lab.ranking.command_bot` (``make_bot`` names it but does not build it).
 
+The style bots, for testing how the solver exploits a style. "Live cards" are the cards in
+hand plus the bot's own open card on the table in the round being played (a raise may come
+after it has led); a card "of 2 or better" is a plain 2, a plain 3 or a manilha, one "of 3
+or better" a plain 3 or a manilha. None of them draws on ``rng``, covers a card or
+surrenders:
+
+- ``maniac``: raises whenever it may (the truco and 6, 9, 12 on its turn to play, and a
+  re-raise when answering a raise); accepts every raise it cannot re-raise (an offer of
+  12); plays every mão de onze; card play like ``aggressive`` (leads its strongest card,
+  follows with the weakest card that wins the round, else its weakest).
+- ``station``: never raises; accepts every raise; plays every mão de onze; card play like
+  ``cautious``.
+- ``nit``: plays only strong hands, and plays them hard. Strong, on the live cards and the
+  rounds won so far (a tied round counts for nobody): ahead in rounds (it won a round, the
+  opponent none), a card of 3 or better; level (no round decided, ties only, or one round
+  each), a manilha or two cards of 3 or better; behind (the opponent won a round, it none),
+  two cards of 3 or better. Strong: raises whenever it may (re-raises included) and
+  accepts a raise it cannot re-raise; otherwise never raises and runs from every raise.
+  Plays a mão de onze only when strong (judged on its three cards); card play like
+  ``cautious``.
+- ``bluffer``: bluffs with its weakest hands and slow-plays its strong ones. On the live
+  cards: weak (no card of 2 or better: every card a plain 4, 5, 6, 7, Q, J, K or A) it
+  raises whenever it may, answers a raise by re-raising when it may, else (an offer of
+  12) runs, and runs from a mão de onze; strong (a manilha) it never raises and accepts
+  every raise (slow play); medium (a 2 or a 3, no manilha) it never raises and accepts
+  every raise; it plays a mão de onze unless weak; card play like ``cautious``.
+
 Under any rule set the bots play the same way; the solver bot's strategies are solved for
 the default rules. At a blind 11 x 11 nobody sees his own cards, so no bot is asked there:
 :func:`decide` draws the card.
@@ -133,6 +160,109 @@ class AggressiveBot(Bot):
         return play_card(view, lead_strongest=True)
 
 
+# ---------------------------------------------------------------- style bots
+
+THREE = RANKS.index("3")
+
+
+def live_cards(view: View) -> tuple[Card, ...]:
+    """The cards in hand plus the seat's own open card on the table in this round."""
+    mine = tuple(card for seat, card in view.table if seat == view.seat and card is not None)
+    return tuple(view.hand) + mine
+
+
+def three_or_better(view: View, cards) -> int:
+    """How many of ``cards`` are a plain 3 or a manilha."""
+    return sum(is_manilha(view, c) or c.rank == THREE for c in cards)
+
+
+def two_or_better(view: View, cards) -> int:
+    """How many of ``cards`` are a plain 2, a plain 3 or a manilha."""
+    return sum(is_manilha(view, c) or c.rank in TWO_OR_BETTER for c in cards)
+
+
+def nit_strong(view: View) -> bool:
+    """The nit's "strong" (see the module docstring): on the live cards and the rounds won
+    so far, ahead a card of 3 or better, level a manilha or two cards of 3 or better, behind
+    two cards of 3 or better."""
+    cards = live_cards(view)
+    won = sum(w == view.seat for w in view.rounds)
+    lost = sum(w == view.opponent for w in view.rounds)
+    top = three_or_better(view, cards)
+    if won > lost:
+        return top >= 1
+    if won == lost:
+        return top >= 2 or any(is_manilha(view, c) for c in cards)
+    return top >= 2
+
+
+def bluffer_tier(view: View) -> str:
+    """The bluffer's reading of its live cards: ``strong`` (a manilha), ``weak`` (no card
+    of 2 or better) or ``medium``."""
+    cards = live_cards(view)
+    if any(is_manilha(view, c) for c in cards):
+        return "strong"
+    return "medium" if two_or_better(view, cards) else "weak"
+
+
+class ManiacBot(Bot):
+    """Raises whenever it may, accepts everything else (see the module docstring)."""
+
+    name = "maniac"
+
+    def act(self, view: View, rng: random.Random) -> Action:
+        if view.deciding_eleven:
+            return ACCEPT_A
+        if view.can_raise:
+            return RAISE_A
+        if view.pending is not None:
+            return ACCEPT_A
+        return play_card(view, lead_strongest=True)
+
+
+class StationBot(Bot):
+    """Never raises, accepts every raise and every mão de onze (see the module docstring)."""
+
+    name = "station"
+
+    def act(self, view: View, rng: random.Random) -> Action:
+        if view.deciding_eleven or view.pending is not None:
+            return ACCEPT_A
+        return play_card(view, lead_strongest=False)
+
+
+class NitBot(Bot):
+    """Plays only strong hands, and those hard (see the module docstring)."""
+
+    name = "nit"
+
+    def act(self, view: View, rng: random.Random) -> Action:
+        strong = nit_strong(view)
+        if view.deciding_eleven:
+            return ACCEPT_A if strong else RUN_A
+        if strong and view.can_raise:
+            return RAISE_A
+        if view.pending is not None:
+            return ACCEPT_A if strong else RUN_A
+        return play_card(view, lead_strongest=False)
+
+
+class BlufferBot(Bot):
+    """Bluffs weak hands, slow-plays strong ones (see the module docstring)."""
+
+    name = "bluffer"
+
+    def act(self, view: View, rng: random.Random) -> Action:
+        weak = bluffer_tier(view) == "weak"
+        if view.deciding_eleven:
+            return RUN_A if weak else ACCEPT_A
+        if weak and view.can_raise:
+            return RAISE_A
+        if view.pending is not None:
+            return RUN_A if weak else ACCEPT_A
+        return play_card(view, lead_strongest=False)
+
+
 Strategy = Callable[[View], Optional[Mapping[Action, float]]]
 """A strategy: the probability of each legal action at a view (None where it has none)."""
 
@@ -181,13 +311,15 @@ def decide(bot: Bot, view: View, rng: random.Random) -> Action:
     return bot.act(view, rng)
 
 
-BOTS = {"random": RandomBot, "cautious": CautiousBot, "aggressive": AggressiveBot}
+RULE_BOTS = {"random": RandomBot, "cautious": CautiousBot, "aggressive": AggressiveBot}
+STYLE_BOTS = {"maniac": ManiacBot, "station": StationBot, "nit": NitBot, "bluffer": BlufferBot}
+BOTS = {**RULE_BOTS, **STYLE_BOTS}
 """The fixed bots, by name."""
 
-BOT_NAMES = (*BOTS, "solver")
+BOT_NAMES = (*RULE_BOTS, "solver", *STYLE_BOTS)
 """Bots that can be named on the command line: the fixed bots and ``solver`` (a SolverBot
 playing the stored full-game policies and the solved mão de onze and 11 x 11,
-:mod:`lab.sim.solver_bot`)."""
+:mod:`lab.sim.solver_bot`), the style bots last."""
 
 
 def check_bot_name(name) -> None:
