@@ -83,3 +83,9 @@ def linked_copy(source, tmp_path):
         else:
             shutil.copy2(path, target / path.name)
     return target
+
+
+@pytest.fixture(autouse=True)
+def history_in_tmp(tmp_path_factory, monkeypatch):
+    """Matches that ``lab play`` saves go to a temporary history folder, never the home."""
+    monkeypatch.setenv("LAB_HISTORY_DIR", str(tmp_path_factory.mktemp("history")))

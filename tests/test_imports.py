@@ -16,7 +16,7 @@ LAYERS = (
     ("utilities", ("lab.errors", "lab.options", "lab.store", "lab.cluster", "lab.numba_cache",
                    "lab.interrupts")),
     ("cards", ("lab.cards",)),
-    ("rules", ("lab.rules",)),
+    ("rules", ("lab.rules", "lab.match_record")),
     ("classes", ("lab.classes",)),
     ("solvers and simulator", ("lab.solver", "lab.sim", "lab.baseline_cfr")),
     ("match", ("lab.match",)),

@@ -11,6 +11,12 @@ from conftest import default_sigint
 ROOT = Path(__file__).parent.parent
 
 
+@pytest.fixture(autouse=True)
+def history_in_tmp(tmp_path, monkeypatch):
+    """Matches played here are saved under ``tmp_path``, never in the real history folder."""
+    monkeypatch.setenv("LAB_HISTORY_DIR", str(tmp_path / "history"))
+
+
 def play(stdin, *args):
     proc = subprocess.run([sys.executable, "-m", "lab", "play", *args], input=stdin,
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
@@ -69,10 +75,11 @@ def test_an_illegal_move_names_the_rule():
     assert "you start at 10." in out
 
 
-def test_same_seed_same_transcript_and_end_of_input_quits_cleanly():
+def test_same_seed_same_transcript_and_end_of_input_quits_cleanly(tmp_path):
     answers = "1\n" * 3
-    first = play(answers, "--bot", "random", "--seed", "7")
-    second = play(answers, "--bot", "random", "--seed", "7")
+    saved = str(tmp_path / "m.jsonl")   # the history's file names hold the time
+    first = play(answers, "--bot", "random", "--seed", "7", "--save", saved)
+    second = play(answers, "--bot", "random", "--seed", "7", "--save", saved)
     assert first == second
     code, out, err = first
     assert code == 0 and err == ""

@@ -22,6 +22,13 @@ does), it says why and is silent for the rest of the hand. At the end of the mat
 review of your costliest decisions. Its numbers are the default rules', so it coaches only
 under them. ``--hint`` (implies ``--coach``): the same advice, from the same function, shown
 before each of your moves instead of after it; after the move only its cost.
+
+Every match is saved as a match record (:mod:`lab.match_record`, ``docs/match_records.md``),
+rewritten whole after each finished hand, both seats' cards known, you named ``you`` (or
+``--name``) and the bot by its name: to ``--save FILE.jsonl`` (replaced), else to a new file
+in the history folder (``$LAB_HISTORY_DIR``, or ``~/.local/share/truco-lab/history/``) named
+by the date, time and seed. On exit one line says where (nothing is written, and nothing
+said, when no hand was finished).
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ from __future__ import annotations
 import os
 import random
 import sys
+import time
+from pathlib import Path
 
 from ..cards import DECK, RANKS, card_name, manilha_rank
 from ..rules import (ACCEPT, COVER, DEFAULT_RULES, MAO, PLAY, RAISE, RUN, SURRENDER, TARGET,
@@ -39,6 +48,8 @@ from ..sim.solver_bot import DESCRIPTION as SOLVER_DESCRIPTION
 from ..match import SCORE_AWARE_MODEL
 from ..sim.view import Table, token
 from ..errors import InputError
+from ..match_record import MAX_NAME, HandRecord, write_records
+from ..store import check_output_file
 from ..cli import add_rule_options, rules_from
 from ..options import MAX_SEED, bounded, seed as seed_type
 
@@ -67,7 +78,76 @@ def add_arguments(parser) -> None:
                         help="the coach's advice before each of your moves (the solver's "
                              "strategy and each move's value), then what your move cost; "
                              "implies --coach")
+    parser.add_argument("--save", default=None, metavar="FILE",
+                        help="save the match to FILE (.jsonl, a match record; replaced) "
+                             "instead of the history folder ($LAB_HISTORY_DIR or "
+                             "~/.local/share/truco-lab/history/)")
+    parser.add_argument("--name", default="you", metavar="NAME",
+                        help="your name in the saved match (default: you)")
     add_rule_options(parser)
+
+
+def history_dir() -> Path:
+    """Where matches are saved without ``--save``: ``$LAB_HISTORY_DIR``, else
+    ``~/.local/share/truco-lab/history``."""
+    chosen = os.environ.get("LAB_HISTORY_DIR")
+    if chosen:
+        return Path(chosen)
+    try:
+        home = Path.home()
+    except RuntimeError:   # no HOME and no password entry: say so at the first save
+        raise OSError(0, "no home folder; set LAB_HISTORY_DIR or use --save") from None
+    return home / ".local" / "share" / "truco-lab" / "history"
+
+
+class Saver:
+    """Keeps the match's records and rewrites ``path`` whole after each finished hand.
+
+    A failure to write (no home folder, a folder that cannot be created, a full disk) is
+    said once, at the first hand it meets, and the match goes on unsaved from there."""
+
+    def __init__(self, path: Path | None, match_id: str, you: str, bot: str,
+                 problem: str | None = None):
+        self.path, self.match_id, self.names = path, match_id, (you, bot)
+        self.records: list[HandRecord] = []
+        self.problem = problem   # why the match cannot be saved, while not yet said
+        self.stopped = False
+
+    @classmethod
+    def in_history(cls, seed: int, you: str, bot: str) -> "Saver":
+        """A saver to a new file of the history folder, named by the date, time and seed."""
+        stem = f"{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}"
+        try:
+            folder = history_dir()
+        except OSError as exc:
+            return cls(None, stem, you, bot, problem=exc.strerror)
+        name, k = stem, 1
+        while (folder / f"{name}.jsonl").exists():
+            k += 1
+            name = f"{stem}-{k}"
+        return cls(folder / f"{name}.jsonl", name, you, bot)
+
+    def add(self, term: "Terminal", number: int, you_mao: bool, cards, hand) -> None:
+        """Record the finished ``hand`` (number ``number``, dealt ``cards``: (mão's,
+        pé's)) and rewrite the file."""
+        players = self.names if you_mao else (self.names[1], self.names[0])
+        self.records.append(HandRecord.of_hand(self.match_id, number, players, cards, hand))
+        if self.stopped:
+            return
+        if self.problem is None:
+            try:
+                write_records(self.path, self.records)
+                return
+            except OSError as exc:
+                self.problem = f"{self.path}: {exc.strerror or type(exc).__name__}"
+        term.say(f"could not save the match ({self.problem}); playing on unsaved")
+        self.stopped = True
+
+    def say_where(self, term: "Terminal") -> None:
+        """The one line saying where the match is (nothing when no hand was saved)."""
+        if self.records and not self.stopped:
+            n = len(self.records)
+            term.say(f"Match saved to {self.path} ({n} hand{'s' if n != 1 else ''}).")
 
 
 class Quit(Exception):
@@ -346,10 +426,10 @@ def situation(state, seat: int) -> str:
 
 
 def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_rng,
-              number: int, coach=None, hint: bool = False) -> MatchState:
+              number: int, coach=None, hint: bool = False, saver=None) -> MatchState:
     """Play one hand of ``match`` in the terminal; the match after it. ``coach`` (a
     :class:`Coach`) comments each of the person's decisions, before the move too with
-    ``hint``."""
+    ``hint``; ``saver`` (a :class:`Saver`) records the hand once it is over."""
     cards = deals.sample(DECK, 7)
     you_mao = match.mao == YOU
     mao_cards, pe_cards = (cards[1:4], cards[4:7])
@@ -388,6 +468,8 @@ def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_
         history.append((seat, action))
     hand = table.state
     after = match.after(hand)
+    if saver is not None:
+        saver.add(term, number, you_mao, (mao_cards, pe_cards), hand)
     how = {"cards": "on the cards", "run": "the other ran", "surrender": "surrender",
            "eleven_run": "ran from mão de onze"}[hand.how]
     score = f"Score: you {after.scores[YOU]}, bot {after.scores[BOT]}"
@@ -400,7 +482,8 @@ def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_
 
 
 def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str,
-               coach: bool = False, rules: RuleSet = DEFAULT_RULES, hint: bool = False) -> int:
+               coach: bool = False, rules: RuleSet = DEFAULT_RULES, hint: bool = False,
+               saver: Saver | None = None) -> int:
     from ..ranking import command_bot  # the solver bot on the stored policies and tables
 
     bot = command_bot(bot_name)
@@ -429,8 +512,10 @@ def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str
     teacher = Coach(term) if coach else None
     number = 1
     while not match.over:
-        match = play_hand(term, match, deals, bot, bot_rng, number, teacher, hint)
+        match = play_hand(term, match, deals, bot, bot_rng, number, teacher, hint, saver)
         number += 1
+    if saver is not None:
+        saver.say_where(term)
     winner = "You win" if match.winner == YOU else "The bot wins"
     term.say("")
     term.say(f"{winner} the match {max(match.scores)}-{min(match.scores)} "
@@ -453,14 +538,32 @@ def run(args, stdin=None, stdout=None) -> int:
         raise InputError(f"{flag}: the solver's numbers are for the default rules "
                          f"({DEFAULT_RULES.name}), not {rules.name}; drop {flag} or the "
                          "house rules")
+    name = getattr(args, "name", "you")
+    if not name.strip() or len(name) > MAX_NAME or not name.isprintable():
+        raise InputError(f"--name {name[:40]!r}: give a name of 1 to {MAX_NAME} printable "
+                         "characters")
+    if name == args.bot:
+        raise InputError(f"--name {name}: the bot is named {args.bot}; choose another name")
+    save = getattr(args, "save", None)
+    if save is not None:
+        check_output_file(save, "--save", (".jsonl",))
+        saver = Saver(Path(save), f"{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}", name,
+                      args.bot)
+    else:
+        saver = Saver.in_history(seed, name, args.bot)
     term = Terminal(stdin, stdout)
     try:
-        return play_match(term, args.bot, seed, args.target, args.first, coach, rules, hint)
+        return play_match(term, args.bot, seed, args.target, args.first, coach, rules, hint,
+                          saver)
     except Quit as exc:
-        term.say(f"\nbye ({exc})")
+        term.say("")
+        saver.say_where(term)
+        term.say(f"bye ({exc})")
         return 0
     except KeyboardInterrupt:
-        term.say("\nbye (interrupted)")
+        term.say("")
+        saver.say_where(term)
+        term.say("bye (interrupted)")
         return 130
     except BrokenPipeError:  # the reader of the transcript went away: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -8,6 +8,11 @@ choose the house rules (printed as ``rules``); the solver bot's policies are sol
 default rules whatever these say (``solver_rules``). A fixed seed gives identical output,
 whatever runs the matches. Large batches run on dask (a LocalCluster, or ``--scheduler
 ADDRESS``).
+
+``--record FILE.jsonl`` also writes every hand of every match as a match record
+(:mod:`lab.match_record`, ``docs/match_records.md``): matches in the order of their
+number (id ``m0``, ``m1`` ...), both seats' cards, each seat named after its bot (``NAME-a``
+and ``NAME-b`` when both bots are the same); with any ``--workers`` or ``--scheduler``.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from ..sim.batch import check_matches, run_matches
 from ..sim.bots import BOT_NAMES, check_bot_name
 from ..sim.match import FIRST_CHOICES
 from ..errors import InputError
-from ..rules import DEFAULT_RULES, check_score
+from ..cards import parse_card, parse_cards
+from ..match_record import HandRecord, write_records
+from ..rules import DEFAULT_RULES, MAO, NOBODY, PE, SEAT_NAMES, check_score, parse_action
 from ..options import MAX_PROCESSES, MAX_SEED, read_integer
 from ..store import check_output_file, write_atomic
 from ..cli import add_rule_options, print_json, rules_from
@@ -34,6 +41,38 @@ def parse_start(text: str) -> tuple[int, int]:
     except InputError as exc:
         raise InputError(f"--start {exc}") from None
     return start
+
+
+MAX_RECORDED = 100_000
+"""The most matches ``--record`` writes in one run: every hand is kept in memory until the
+file is written (about 10 hands and 3.5 kB of file a match)."""
+
+
+def player_names(a: str, b: str) -> tuple[str, str]:
+    """The names of bots A and B in a record: their bot names, ``NAME-a`` and ``NAME-b``
+    when they are the same bot (a record names two different players)."""
+    return (a, b) if a != b else (f"{a}-a", f"{b}-b")
+
+
+def hand_records(hands, a: str, b: str, rules) -> list:
+    """The match records (:class:`lab.match_record.HandRecord`) of the hands frame of
+    :func:`lab.sim.batch.run_matches` with ``record``, in match order."""
+    names = player_names(a, b)
+    out = []
+    for row in hands.itertuples(index=False):
+        a_mao = row.a_seat == SEAT_NAMES[MAO]
+        score = (row.a_score, row.b_score) if a_mao else (row.b_score, row.a_score)
+        winner = None if row.winner == NOBODY else \
+            (MAO if (row.winner == "a") == a_mao else PE)
+        out.append(HandRecord(
+            match=f"m{2 * int(row.pair) + int(row.mirror)}", hand=int(row.hand) + 1,
+            rules=rules, vira=parse_card(row.vira),
+            players=names if a_mao else (names[1], names[0]),
+            score=(int(score[0]), int(score[1])),
+            cards=(parse_cards(row.mao_cards, 3), parse_cards(row.pe_cards, 3)),
+            actions=tuple(parse_action(t) for t in row.actions.split()),
+            result=(winner, int(row.points))))
+    return out
 
 
 def add_arguments(parser) -> None:
@@ -55,6 +94,9 @@ def add_arguments(parser) -> None:
                         help="run on the dask cluster at ADDRESS instead")
     parser.add_argument("--out", default=None, metavar="FILE",
                         help="also write one row per match to FILE (.csv or .parquet)")
+    parser.add_argument("--record", default=None, metavar="FILE",
+                        help="also write every hand of every match to FILE (.jsonl, one match "
+                             f"record line per hand; at most {MAX_RECORDED:,} matches)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_rule_options(parser)
 
@@ -74,18 +116,26 @@ def run(args) -> int:
     rules = rules_from(args)
     if args.out is not None:
         check_output_file(args.out, "--out", (".csv", ".parquet"))
+    if args.record is not None:
+        if matches > MAX_RECORDED:
+            raise InputError(f"--record: at most {MAX_RECORDED:,} matches are recorded in one "
+                             f"run (each hand is a line of about 350 bytes), not {matches:,}")
+        check_output_file(args.record, "--record", (".jsonl",))
     from ..ranking import command_bot  # the solver bot on the stored policies and tables
 
     bots = [command_bot(name) if name == "solver" else name for name in (args.a, args.b)]
-    frame, _ = run_matches(*bots, matches, seed, first=args.first, start=start,
-                           workers=workers, scheduler=args.scheduler,
-                           progress=not args.quiet, rules=rules)
+    frame, hands = run_matches(*bots, matches, seed, first=args.first, start=start,
+                               workers=workers, scheduler=args.scheduler,
+                               progress=not args.quiet, rules=rules,
+                               record=args.record is not None)
     from ..sim.stats import summary
 
     if args.out is not None:
         data = frame.to_csv(index=False) if args.out.endswith(".csv") else \
             frame.to_parquet(index=False)
         write_atomic(args.out, data)
+    if args.record is not None:
+        write_records(args.record, hand_records(hands, args.a, args.b, rules))
     result = {"a": args.a, "b": args.b, "seed": seed, "first": args.first,
               "start": list(start), "rules": {"name": rules.name, **rules.items()}}
     if "solver" in (args.a, args.b):

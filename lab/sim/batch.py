@@ -34,7 +34,8 @@ IN_FLIGHT = 4
 @dataclass(frozen=True)
 class Batch:
     """What to play: bots (names or Bot objects that pickle), the seed, how many matches,
-    who is mão first (FIRST_CHOICES), the (A, B) points at the start and the rules."""
+    who is mão first (FIRST_CHOICES), the (A, B) points at the start and the rules;
+    ``record``: the hand rows carry each hand's cards and actions."""
 
     a: object
     b: object
@@ -44,6 +45,7 @@ class Batch:
     start: tuple[int, int] = (0, 0)
     with_hands: bool = False
     rules: RuleSet = DEFAULT_RULES
+    record: bool = False
 
 
 MAX_MATCHES = 2_000_000
@@ -66,7 +68,8 @@ def check_matches(matches) -> int:
 def play_chunk(batch: Batch, lo: int, hi: int) -> tuple[list[dict], list[dict]]:
     """Matches ``lo .. hi - 1`` of ``batch`` (a top-level function, so workers can run it)."""
     return play_matches(make_bot(batch.a), make_bot(batch.b), batch.seed, lo, hi,
-                        batch.first, batch.start, batch.with_hands, rules=batch.rules)
+                        batch.first, batch.start, batch.with_hands, rules=batch.rules,
+                        record=batch.record)
 
 
 def chunks(matches: int, size: int) -> list[tuple[int, int]]:
@@ -78,7 +81,7 @@ def chunks(matches: int, size: int) -> list[tuple[int, int]]:
 def _run_here(batch: Batch, bar) -> tuple[list, list]:
     return play_matches(make_bot(batch.a), make_bot(batch.b), batch.seed, 0, batch.matches,
                         batch.first, batch.start, batch.with_hands, progress=bar.update,
-                        rules=batch.rules)
+                        rules=batch.rules, record=batch.record)
 
 
 def _run_on_dask(batch: Batch, workers: int, scheduler: str | None, bar) -> tuple[list, list]:
@@ -125,7 +128,8 @@ def run_matches(a, b, matches: int, seed: int, *, first: str = "alternate",
                 start: tuple[int, int] = (0, 0), workers: int = 0,
                 scheduler: str | None = None, use_dask: bool | None = None,
                 with_hands: bool = False, progress: bool = True,
-                rules: RuleSet = DEFAULT_RULES) -> tuple[pd.DataFrame, pd.DataFrame]:
+                rules: RuleSet = DEFAULT_RULES,
+                record: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Play ``matches`` matches of bot ``a`` against bot ``b`` under ``rules``; return
     (matches, hands) frames.
 
@@ -133,7 +137,9 @@ def run_matches(a, b, matches: int, seed: int, *, first: str = "alternate",
     chooses (here below DASK_FROM matches, else a LocalCluster with one process per core).
     ``use_dask=True`` forces dask even for one worker (a LocalCluster with a single worker
     thread in this process). ``scheduler`` sends the work to an existing dask cluster
-    instead. The hands frame is empty unless ``with_hands``.
+    instead. The hands frame is empty unless ``with_hands`` or ``record`` (which adds each
+    hand's cards and actions to it: :func:`lab.sim.match.play_match`); it is in match
+    order (pair, mirror, hand) however the matches were run.
     """
     check_matches(matches)
     if first not in FIRST_CHOICES:
@@ -146,7 +152,8 @@ def run_matches(a, b, matches: int, seed: int, *, first: str = "alternate",
     check_score(tuple(start))
     if not isinstance(rules, RuleSet):
         raise InputError(f"{rules!r}: rules must be a lab.rules.RuleSet (lab.rules.rule_set)")
-    batch = Batch(a, b, matches, int(seed), first, tuple(start), with_hands, rules)
+    batch = Batch(a, b, matches, int(seed), first, tuple(start), with_hands or record, rules,
+                  record)
     if workers == 0:
         workers = 1 if matches < DASK_FROM else max(1, os.cpu_count() or 1)
     with tqdm(total=matches, unit="match", file=sys.stderr, disable=not progress,

@@ -36,14 +36,18 @@ def stream_seed(seed: int, *path: int) -> int:
 
 def play_match(bot_a: Bot, bot_b: Bot, seed: int, pair: int, mirror: bool,
                first: str = "alternate", start: tuple[int, int] = (0, 0),
-               hand_rows: list | None = None, rules: RuleSet = DEFAULT_RULES) -> dict:
+               hand_rows: list | None = None, rules: RuleSet = DEFAULT_RULES,
+               record: bool = False) -> dict:
     """Play one match of pair ``pair`` (the mirror when ``mirror``) under ``rules``; return
     its record.
 
     ``start`` is (A's points, B's points) when the match starts. The record gives the match
     number, pair, mirror, who was mão first, the winner (``"a"``/``"b"``), final points, the
     number of hands and how many of them scored nothing. With ``hand_rows`` a list, one dict
-    per hand is appended to it (its winner ``"a"``, ``"b"`` or ``"nobody"``).
+    per hand is appended to it (its winner ``"a"``, ``"b"`` or ``"nobody"``); with
+    ``record`` too, each row also holds what a match record needs to replay the hand
+    (:mod:`lab.match_record`): ``vira``, ``mao_cards`` and ``pe_cards`` (``"Ah,3c,4d"``)
+    and ``actions`` (``lab replay``'s tokens, space-separated, covers with their cards).
     """
     if first not in FIRST_CHOICES:
         raise InputError(f"{first!r}: first must be one of {', '.join(FIRST_CHOICES)}")
@@ -79,13 +83,21 @@ def play_match(bot_a: Bot, bot_b: Bot, seed: int, pair: int, mirror: bool,
             else:
                 won = mao if hand.winner == 0 else 1 - mao
                 winner = "a" if won == a_player else "b"
-            hand_rows.append({
+            row = {
                 "pair": pair, "mirror": mirror, "hand": match.hands_played,
                 "a_seat": SEAT_NAMES[0 if mao == a_player else 1],
                 "a_score": match.scores[a_player], "b_score": match.scores[1 - a_player],
                 "winner": winner, "points": hand.points,
                 "how": hand.how, "rounds": len(hand.rounds),
-            })
+            }
+            if record:
+                row.update({
+                    "vira": str(cards[0]),
+                    "mao_cards": ",".join(map(str, player_cards[mao])),
+                    "pe_cards": ",".join(map(str, player_cards[1 - mao])),
+                    "actions": " ".join(map(str, hand.history)),
+                })
+            hand_rows.append(row)
         match = match.after(hand)
     return {
         "match": 2 * pair + int(mirror), "pair": pair, "mirror": mirror,
@@ -98,17 +110,19 @@ def play_match(bot_a: Bot, bot_b: Bot, seed: int, pair: int, mirror: bool,
 
 def play_matches(bot_a: Bot, bot_b: Bot, seed: int, lo: int, hi: int, first: str = "alternate",
                  start: tuple[int, int] = (0, 0), with_hands: bool = False, progress=None,
-                 rules: RuleSet = DEFAULT_RULES) -> tuple[list[dict], list[dict]]:
+                 rules: RuleSet = DEFAULT_RULES,
+                 record: bool = False) -> tuple[list[dict], list[dict]]:
     """Matches number ``lo .. hi - 1`` (match ``m`` is pair ``m // 2``, mirror ``m % 2``)
     under ``rules``.
 
-    Returns (match records, hand rows; empty unless ``with_hands``). ``progress``, if given,
-    is called with 1 after each match.
+    Returns (match records, hand rows; empty unless ``with_hands``, with the cards and
+    actions of each hand when ``record``: :func:`play_match`). ``progress``, if given, is
+    called with 1 after each match.
     """
     records, hands = [], []
     for m in range(lo, hi):
         records.append(play_match(bot_a, bot_b, seed, m // 2, bool(m % 2), first, start,
-                                  hands if with_hands else None, rules))
+                                  hands if with_hands else None, rules, record))
         if progress is not None:
             progress(1)
     return records, hands
