@@ -185,33 +185,48 @@ def _dealt(state, history):
     return new_hand(state.vira, tuple(hands[0]), tuple(hands[1]), state.score)
 
 
-def test_values_from_the_mapped_expansion_equal_a_fresh_walk():
-    """The solver form read from the disk cache walks to the same values, bit for bit, as
-    one expanded in memory from the policy's bytes."""
-    from lab.solver.fullgame.line import follow
-    from lab.solver.fullgame.policy import FullPolicy
-    from lab.tables.policies import load_full_policy
+FAST_POSITIONS = 200
+FAST_AT_THE_DEAL = 10
+"""Positions of vira 4 whose fast values are checked against the whole game's walk (those
+at the deal capped: each reference walk there covers a tenth of the game)."""
 
-    stored = load_full_policy("4")
-    fresh = FullPolicy(stored.config, np.array(stored.q), keys=stored.keys,
-                       exploitability=stored.exploitability)   # no file hash: in memory
-    done = 0
-    for kind, position, _, _ in ASKED:
-        if position.vira.rank_char != "4" or position.state.kind != NORMAL \
-                or position.score in ((10, 9), (9, 10)):
-            continue
+
+def test_fast_values_equal_the_walk_of_the_whole_game():
+    """The advice's values (kept for the deal and the first card, else a walk of the card
+    node's subtree on the policy expanded for it alone) equal, to 1e-9, one masked walk of
+    the policy expanded whole from the asked spot, on 200 positions of vira 4 (points
+    and score-aware) on and off the solved path."""
+    from lab.solver.fullgame import values
+    from lab.solver.fullgame.line import follow
+    from lab.tables.policies import load_full_policy
+    from lab.tables.score_policies import load_score_policy
+
+    rng = random.Random(7)
+    done, at_deal, depths = 0, 0, set()
+    while done < FAST_POSITIONS:
+        kind = "normal" if done % 4 else "re-solved"
+        position, _, _ = random_deal(rng, kind, viras="4", scores=((10, 9),))
+        policy = load_score_policy(position.vira, position.score) \
+            or load_full_policy(position.vira)
         seen = [(who, a) for who, a in position.history]
         try:
-            a = follow(stored, position.vira, seen, {position.seat: position.hand})
-            b = follow(fresh, position.vira, seen, {position.seat: position.hand})
+            line = follow(policy, position.vira, seen, {position.seat: position.hand})
         except ValueError:
             continue
-        if a.over or stored.actor(a.line.spot) != position.seat:
+        if line.over or policy.actor(line.line.spot) != position.seat:
             continue
-        i = stored.pair_of(a.line.spot.card, position.seat, a.states[position.seat])
-        acts_a, vals_a = a.line.action_values(position.seat, i)
-        acts_b, vals_b = b.line.action_values(position.seat, i)
-        assert acts_a == acts_b
-        np.testing.assert_array_equal(vals_a, vals_b)
+        spot = line.line.spot
+        if spot.card == 0:
+            if at_deal == FAST_AT_THE_DEAL:
+                continue
+            at_deal += 1
+        i = policy.pair_of(spot.card, position.seat, line.states[position.seat])
+        acts, fast = line.line.action_values(position.seat, i)
+        whole = policy.solver()
+        values.walk_values(policy, whole, line.line, position.seat, i)
+        want_acts, want = values.read_values(policy, whole, line.line, position.seat)
+        assert acts == want_acts
+        np.testing.assert_allclose(fast[:, i], want[:, i], rtol=0, atol=1e-9)
+        depths.add(int(policy.tree.depth[spot.card]))
         done += 1
-    assert done >= 2
+    assert depths >= {0, 1, 2, 3}

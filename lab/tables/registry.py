@@ -215,10 +215,13 @@ TABLES = {
 # ---------------------------------------------------------------- where tables live
 
 
+REPOSITORY_DATA = Path(__file__).resolve().parents[2] / "data"
+
+
 def data_dir() -> Path:
     """The folder of solved tables: ``$LAB_DATA_DIR`` if set, else the repository's ``data/``."""
     env = os.environ.get("LAB_DATA_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "data"
+    return Path(env) if env else REPOSITORY_DATA
 
 
 def table_paths(name: str, directory: Optional[Path] = None) -> tuple[Path, Path]:

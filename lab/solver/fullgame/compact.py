@@ -210,8 +210,9 @@ def build_keys(tree, layout, templates, merge: bool = True) -> Keys:
 def _public_walk(job, merge, src, src_scale, dst, quant, threshold, kind, actor, nn, n_edges,
                  pair_start, pair_edge_start, pair_edge_count, slot_base, node_base,
                  enter_start, enter_flat, t_start, t_size, t_kind, t_value, t_exit, t_raiser,
-                 t_child_a, t_child_b, t_answerer, key_start, key_code, key_slot):
-    """One pass over every public node, with its key's first stored slot ``ks``:
+                 t_child_a, t_child_b, t_answerer, key_start, key_code, key_slot, only):
+    """One pass over every public node (of the card nodes marked in ``only``, when it is
+    not empty), with its key's first stored slot ``ks``:
 
     ``job`` 0 (aggregate): ``dst[ks + j] += src[slot + j] * src_scale[node]`` (float sums);
     ``job`` 1 (expand): ``dst[slot + j] = src[ks + j]`` (stored bytes to the solver layout);
@@ -220,7 +221,7 @@ def _public_walk(job, merge, src, src_scale, dst, quant, threshold, kind, actor,
     """
     where = np.full(MERGED_CODES, -1, dtype=np.int64)
     for c in range(kind.shape[0]):
-        if kind[c] == END:
+        if kind[c] == END or (only.shape[0] > 0 and not only[c]):
             continue
         a = actor[c]
         na = nn[c, a]
@@ -583,13 +584,16 @@ def _pair_pass(job, sums, threshold, floor, quant, q_out, other, kind, actor, nn
 
 # ------------------------------------------------------------------ from a solver to a policy
 
-def _walk(job, keys: Keys, tree, layout, templates, src, scale, dst):
+NO_MASK = np.zeros(0, dtype=np.bool_)
+
+
+def _walk(job, keys: Keys, tree, layout, templates, src, scale, dst, only=NO_MASK):
     t, L, tm = tree, layout, templates
     _public_walk(job, keys.merge, src, scale, dst, QUANT, 0.0, t.kind, t.actor,
                  t.n, t.n_edges, t.pair_start, t.pair_edge_start, t.pair_edge_count,
                  L.slot_base, L.node_base, keys.enter_start, keys.enter_states, tm.start,
                  tm.size, tm.kind, tm.value, tm.exit_state, tm.raiser.astype(np.int64),
-                 tm.child_a, tm.child_b, tm.answerer, keys.start, keys.code, keys.slot)
+                 tm.child_a, tm.child_b, tm.answerer, keys.start, keys.code, keys.slot, only)
 
 
 def _by_key(job, threshold, quant, keys: Keys, tree, templates, sums, q, other,
@@ -630,13 +634,30 @@ def quantised_average(solver, keys: Keys, threshold: float, quant: int = QUANT) 
                     quant)
 
 
-def expand(keys: Keys, tree, layout, templates, q: np.ndarray) -> np.ndarray:
+def expand(keys: Keys, tree, layout, templates, q: np.ndarray, below=None,
+           dtype=np.uint8) -> np.ndarray:
     """A stored policy in the solver's slot layout (every public node gets its key's
-    bytes)."""
-    out = np.zeros(layout.n_slots, dtype=np.uint8)
+    bytes), as ``dtype``. With ``below`` (a card node) only the public nodes of its
+    subtree are written: the other slots stay zero, and as the array is zeroed by the
+    system page by page, their pages take no memory."""
+    out = np.zeros(layout.n_slots, dtype=dtype)
+    only = NO_MASK if below is None else subtree_mask(tree, below)
     _walk(1, keys, tree, layout, templates, np.ascontiguousarray(q, dtype=np.uint8),
-          np.ones(1), out)
+          np.ones(1), out, only)
     return out
+
+
+def subtree_mask(tree, c: int) -> np.ndarray:
+    """Per card node: whether it is ``c`` or below it."""
+    mask = np.zeros(tree.n_nodes, dtype=np.bool_)
+    level = np.array([c], dtype=np.int64)
+    while len(level):
+        mask[level] = True
+        starts, counts = tree.child_start[level], tree.child_count[level]
+        counts = np.where(tree.kind[level] == END, 0, counts)
+        first = np.repeat(starts.astype(np.int64) - np.cumsum(counts) + counts, counts)
+        level = first + np.arange(int(counts.sum()), dtype=np.int64)
+    return mask
 
 
 def _reach_solver(config, keys: Keys, q: np.ndarray, threads: int):

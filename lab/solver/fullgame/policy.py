@@ -21,6 +21,7 @@ from typing import Optional
 import numpy as np
 
 from ..policy import Decision, Policy, PolicyError
+from .values import action_order, action_values
 
 RAISE, ACCEPT, RUN = "raise", "accept", "run"
 
@@ -257,7 +258,7 @@ class FullPolicy(Policy):
         can_raise = tm.child_a[spot.node] >= 0
         choice = E > n
         edges = self.edge_actions(c)
-        actions = tuple(sorted(set(edges), key=_action_order)) + ((RAISE,) if can_raise else ())
+        actions = tuple(sorted(set(edges), key=action_order)) + ((RAISE,) if can_raise else ())
         index = {a: k for k, a in enumerate(actions)}
         strategy = np.zeros((len(actions), n))
         es = t.pair_edge_start[sl]
@@ -277,6 +278,30 @@ class FullPolicy(Policy):
             strategy /= total
         strategy[:, ~stored] = np.nan
         return Decision(seat, actions, hands, held, strategy, stored)
+
+    def betting_probability(self, spot: Spot, action) -> np.ndarray:
+        """The probability of the betting ``action`` (accept, run or raise; a legal one
+        at ``spot``) for every private state of the actor, zero for states the policy
+        does not hold (what :meth:`sigma` gives for it)."""
+        t, tm = self.tree, self.templates
+        c, g = spot.card, spot.node
+        n = int(t.n[c, self.actor(spot)])
+        slot = self.key_slot(spot)
+        if tm.kind[g] == 1:
+            n_ans = 3 if tm.child_b[g] >= 0 else 2
+            block = self.q[slot:slot + n_ans * n].reshape(n, n_ans).astype(np.float64)
+            part = block[:, (ACCEPT, RUN, RAISE).index(action)]
+        else:
+            E = int(t.n_edges[c])
+            sl = t.pairs(c, self.actor(spot))
+            block = self.q[slot:slot + E].astype(np.float64)
+            part = self.q[slot + E:slot + E + n].astype(np.float64)
+            edge_sums = np.add.reduceat(block, t.pair_edge_start[sl].astype(np.int64)) \
+                if E else np.zeros(n)
+            block = np.stack([edge_sums, part], axis=1)
+        total = block.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, part / total, 0.0)
 
     def strategy(self, spot: Spot, state: int) -> dict:
         """``{action: probability}`` of the actor holding private state ``state`` at
@@ -422,7 +447,7 @@ def expanded(policy: FullPolicy) -> np.ndarray:
 
     def build():
         return expand(policy.keys, policy.tree, policy.layout, policy.templates,
-                      policy.q).astype(np.uint16)
+                      policy.q, dtype=np.uint16)
 
     sha = policy.meta.get("sha256")
     if not sha or policy.keys.n_slots < 1_000_000:
@@ -447,10 +472,6 @@ def _showdown(showdown, c, level, lead_level):
     if level > lead_level:
         return showdown[c, 0]
     return showdown[c, 1] if level == lead_level else showdown[c, 2]
-
-
-def _action_order(action):
-    return (0 if action[0] == "card" else 1, -action[1])
 
 
 def _name(action) -> str:
@@ -542,9 +563,8 @@ class Line:
         seat = pol.actor(spot)
         nxt = pol.child(spot, action)
         reach = [r.copy() for r in self.reach]
-        acts, sig = pol.sigma(spot, seat)
         if action in (ACCEPT, RUN, RAISE):
-            reach[seat] = reach[seat] * sig[acts.index(action)]
+            reach[seat] = reach[seat] * pol.betting_probability(spot, action)
             entry = self.entry
             return Line(pol, nxt, reach, entry, self.actions + (action,))
         if isinstance(nxt, Terminal):  # the round-3 follower's last card
@@ -586,14 +606,15 @@ class Line:
         (the other seat's hands weighted by the deal and his reach). Points per hand for
         that hand (in the policy's :attr:`FullPolicy.payoffs` where it has them); NaN where
         an action is not the hand's own or the hand cannot be here.
-        Exact: one best-response traversal of the subtree by the solver's kernels.
-        With ``pair`` (an index into ``seat``'s private states here) only that state's
-        values are worked out, walking only the cards it can still play (at the start of
-        a hand about a tenth of the game); the other columns are NaN."""
+        Exact: one best-response traversal of the subtree by the solver's kernels, kept
+        for the deal and the first card (:mod:`lab.solver.fullgame.values`). With
+        ``pair`` (an index into ``seat``'s private states here) only that state's column
+        is given, the other columns NaN (below the first card only that state's cards
+        are walked)."""
         pol, spot = self.policy, self.spot
         if self.over or pol.actor(spot) != seat:
             raise PolicyError("values are given to the seat that acts")
-        return _action_values(pol, self, seat, pair)
+        return action_values(self, seat, pair)
 
 
 def _card_child(t, c: int, action) -> int:
@@ -603,76 +624,3 @@ def _card_child(t, c: int, action) -> int:
         if int(t.action[ch]) == lv:
             return int(ch)
     raise PolicyError(f"{_name(action)} cannot be played here")
-
-
-def _action_values(pol: FullPolicy, line: Line, u: int, pair: Optional[int] = None):
-    from . import kernels as K
-    from .records import BEST
-
-    solver = pol.solver()
-    t, tm = pol.tree, pol.templates
-    spot = line.spot
-    c = spot.card
-    d = int(t.depth[c])
-    H = spot.history + 1
-    n0, n1 = int(t.n[c, 0]), int(t.n[c, 1])
-    b = solver.work
-    b.ENT[d, :H * (n0 + n1)] = 0.0
-    h = spot.history
-    b.ENT[d, h * n0:(h + 1) * n0] = line.entry[0]
-    b.ENT[d, H * n0 + h * n1:H * n0 + (h + 1) * n1] = line.entry[1]
-    b.ES[d, :H] = pol.entering(c)[:H]
-    lad, win, lose = solver.seat_payoffs(u)
-    nu = int(t.n[c, u])
-    if pair is not None:
-        if not 0 <= pair < nu:
-            raise PolicyError(f"private state {pair} of seat {u}: there are {nu} here")
-        b.MK[d, :nu] = 0
-        b.MK[d, pair] = 1
-    step = solver.step(u, BEST, win=win, lose=lose, ladder=lad, masked=pair is not None,
-                       apart=False)   # the values of every betting node are read below
-    if c == 0 and pair is None:   # the whole hand: on all the solver's threads (the same values)
-        solver.walk(step)
-    else:
-        K._visit(c, d, H, solver.shape, solver.store(), b, step)
-    _, _, k = pol._locate(spot)
-    KI, EV, VI = b.KI, b.EV, b.VI
-    so = int(KI[d, k, 4])
-    sl = t.pairs(c, u)
-    hands = t.pair_hand[sl].astype(np.int64)
-    W = solver.weights[u]
-    opp = line.reach[1 - u]
-    osl = t.pairs(c, 1 - u)
-    norm = W[hands][:, t.pair_hand[osl].astype(np.int64)] @ opp
-    gid = spot.node
-    if tm.kind[gid] == 1:
-        n_ans = 3 if tm.child_b[gid] >= 0 else 2
-        acts = (ACCEPT, RUN, RAISE)[:n_ans]
-        h0 = int(KI[d, k, 7])
-        vals = np.empty((n_ans, nu))
-        vals[0] = VI[d, (h0 + int(tm.child_a[gid])) * nu + np.arange(nu)]
-        kv = int(tm.value[gid])
-        raiser = 1 - int(tm.answerer[gid])
-        run = win[kv] * lad[kv] if raiser == u else -lose[kv] * lad[kv]   # u's payoff
-        vals[1] = run * norm
-        if n_ans == 3:
-            vals[2] = VI[d, (h0 + int(tm.child_b[gid])) * nu + np.arange(nu)]
-    else:
-        edges = pol.edge_actions(c)
-        E = int(t.n_edges[c])
-        can_raise = tm.child_a[gid] >= 0
-        acts = tuple(sorted(set(edges), key=_action_order)) + ((RAISE,) if can_raise else ())
-        index = {a: j for j, a in enumerate(acts)}
-        vals = np.full((len(acts), nu), np.nan)
-        es = t.pair_edge_start[sl]
-        ec = t.pair_edge_count[sl]
-        for i in range(nu):
-            for e in range(int(es[i]), int(es[i] + ec[i])):
-                vals[index[edges[e]], i] = EV[d, so + e]
-            if can_raise:
-                vals[index[RAISE], i] = EV[d, so + E + i]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(norm > 0, vals / norm, np.nan)
-    if pair is not None:   # the other states' values were not worked out
-        out[:, np.arange(nu) != pair] = np.nan
-    return acts, out
