@@ -374,9 +374,10 @@ def _full_game(position: Position, progress, values: bool = True) -> Advice:
                               "what to do here")
         acts, column = tuple(strategy), np.full(len(strategy), np.nan)
     else:
-        slow = int(policy.tree.depth[spot.card]) <= 1   # round 1: most of the game to walk
+        slow = int(policy.tree.depth[spot.card]) <= 1   # kept, but walked once per machine
         with note("exact values of each action (a best-response traversal of the rest of "
-                  "the hand)", progress if slow else False):
+                  "the hand; `lab prepare` does these once for every policy)",
+                  progress if slow else False):
             acts, table = line.action_values(seat, i)
         column = table[:, i]
     if values and not np.isfinite(column).any():
@@ -632,6 +633,45 @@ def _cardplay_model(position: Position, progress) -> Advice:
                      model.exploitability)
 
 
+# ---------------------------------------------------------------- once per machine
+
+
+def prepare(viras=None, progress=None) -> int:
+    """Work out once what makes the advice at the start of a hand instant: the kept values
+    (:func:`lab.solver.fullgame.values.prepare`) of the stored points policy and every
+    stored score-aware policy of ``viras`` (rank characters or cards; default every vira
+    with a stored policy), and the 11 x 11 card-play model of each. Everything goes to the
+    disk cache, so every process of the machine finds it. ``progress``: a bar on stderr
+    (None: only on a terminal). Returns how many policies were prepared."""
+    from tqdm import tqdm
+
+    from .cards import RANKS, parse_card
+    from .classes import vira_rank_of
+    from .solver.fullgame import values
+    from .tables.policies import load_full_policy, stored_viras
+    from .tables.score_policies import load_score_policy, stored_scores
+
+    held = stored_viras()
+    asked = held if viras is None else [RANKS[vira_rank_of(v)] for v in viras]
+    lacking = [v for v in asked if v not in held]
+    if lacking:
+        raise InputError(f"vira {', '.join(lacking)}: no stored full-game policy; build it "
+                         "with `lab rebuild`")
+    jobs = [(v, None) for v in asked] + [(v, s) for v in asked for s in stored_scores(v)]
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    with tqdm(total=len(jobs) * 28 + len(asked), desc="preparing the advice", unit="walk",
+              disable=not show, file=sys.stderr) as bar:
+        for v, score in jobs:
+            policy = load_full_policy(v) if score is None else load_score_policy(v, score)
+            bar.set_postfix_str(f"vira {v}" + ("" if score is None else f" at {score[0]}-"
+                                               f"{score[1]}"))
+            values.prepare(policy, bar.update)
+        for v in asked:
+            cardplay_model(parse_card(v + "c"), (11, 11))
+            bar.update()
+    return len(jobs)
+
+
 def request(vira_text: str, hand_text: str, seat_text: str, score_text: str,
             tokens) -> Position:
     """A :class:`Position` from the command-line notation (ValueError on bad input)."""
@@ -645,5 +685,6 @@ def request(vira_text: str, hand_text: str, seat_text: str, score_text: str,
 
 
 __all__ = ["Position", "Advice", "AdviceError", "build_position", "advise", "advice_for",
+           "prepare",
            "request", "parse_score", "parse_seat", "parse_tokens", "legal_moves", "outcome",
            "cardplay_model", "POINTS", "MATCH_WIN"]

@@ -40,10 +40,16 @@ COMMANDS = {
     "ev": ("lab.commands.ev", "points EV of one hand in the full game with the truco ladder (JSON)"),
     "advise": ("lab.commands.advise", "the solver's strategy and each action's exact value "
                "at one point of a hand (JSON)"),
+    "prepare": ("lab.commands.prepare", "work out once per machine what makes the advice "
+                "instant (the values at the start of every hand, into the disk cache)"),
     "whatif": ("lab.commands.whatif", "what a house rule set changes: card play, match "
                "equity, mão de onze (JSON; writes the what-if tables)"),
     "rank": ("lab.commands.rank", "rank the bots: exploitability and points per hand against "
              "the solver"),
+    "review": ("lab.commands.review", "grade a player's decisions in a match record file "
+               "against the solver (JSON or words)"),
+    "profile": ("lab.commands.profile", "a player's tendencies from match records beside the "
+                "solver's, per decision kind and hand strength"),
     "rebuild": ("lab.commands.rebuild", "rebuild every table and policy of data/ that is due, "
                 "in the order they are built on each other"),
 }
