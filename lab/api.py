@@ -16,6 +16,15 @@
 ``lab.match_equity()``
     The mão's match-win probability at every score, a 12 x 12 frame (mão's points down,
     pé's points across).
+``lab.review(records, player=None)``
+    One player's decisions in a match record file (a path, or a list of
+    :class:`lab.match_record.HandRecord`) graded by the advice service: one row per
+    decision with its kind, the move taken, the solver's strategy and values, the loss
+    (in the row's ``unit``) and its mark (:mod:`lab.match_review`, ``docs/review.md``).
+``lab.profile(records, player)``
+    The player's frequency of each move per spot and hand-strength bucket beside the
+    solver's, with 95% intervals and verdicts (:mod:`lab.player_profile`); ``records`` a path, a
+    list of paths (record files or saved profiles) or a list of match records.
 
 Bad input raises ValueError with a one-line message: a value that is not what the function
 takes (a card that is not a card, a bool or a float for a point, a huge number, None, a
@@ -70,6 +79,50 @@ def advise(vira, cards, seat="mao", score=(0, 0), actions=()) -> dict:
     return advice_object(build_position(vira, hand, seat_index, score, parse_tokens(actions)))
 
 
+def review(records, player=None):
+    """``player``'s graded decisions in ``records`` (:func:`lab.match_review.review_frame`): a
+    DataFrame, one row per decision, units in ``attrs``; ValueError, one line, for a bad
+    file, an unknown player or a bad argument."""
+    from .match_review import review as reviewed, review_frame, summary
+
+    _check_source(records)
+    if player is not None and (not isinstance(player, str) or not player):
+        raise InputError(f"player {player!r}: a player's name (a non-empty string) or None")
+    result = reviewed(records, player, progress=False)
+    frame = review_frame(result.decisions)
+    frame.attrs.update(player=result.player, hands=result.hands,
+                       skipped=len(result.skipped), summary=summary(result))
+    return frame
+
+
+def profile(records, player):
+    """``player``'s profile over ``records`` (:func:`lab.player_profile.profile_frame`): a
+    DataFrame, one row per spot x bucket x move; ValueError, one line, for bad input."""
+    from .player_profile import build, profile_frame
+
+    if isinstance(records, (list, tuple)):
+        for item in records:
+            _check_source(item, inner=True)
+    else:
+        _check_source(records)
+    if not isinstance(player, str) or not player:
+        raise InputError(f"player {player!r}: a player's name (a non-empty string)")
+    return profile_frame(build(records, player, progress=False))
+
+
+def _check_source(source, inner: bool = False) -> None:
+    from pathlib import Path
+
+    from .match_record import HandRecord
+
+    if isinstance(source, (str, Path)) or (inner and isinstance(source, HandRecord)):
+        return
+    if not inner and isinstance(source, (list, tuple)):
+        return
+    raise InputError(f"{type(source).__name__}: give a record file's path or a list of match "
+                     "records")
+
+
 MOST_ACTIONS = 32
 """More actions than any hand holds (six cards, the raises and their answers)."""
 
@@ -77,5 +130,7 @@ load = _public("load", tidy.load)
 hand = _public("hand", hand_summary)
 advise = _public("advise", advise)
 match_equity = _public("match_equity", tidy.match_grid)
+review = _public("review", review)
+profile = _public("profile", profile)
 
-__all__ = ["TABLE_NAMES", "advise", "hand", "load", "match_equity"]
+__all__ = ["TABLE_NAMES", "advise", "hand", "load", "match_equity", "profile", "review"]

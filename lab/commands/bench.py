@@ -20,6 +20,7 @@ BENCHES = {
     "policy": "lab.bench.policy:main",
     "advise": "lab.bench.advise:main",
     "match-play": "lab.bench.match_play:main",
+    "review": "lab.bench.review:main",
 }
 """Benchmark target -> ``module:function`` running it."""
 
