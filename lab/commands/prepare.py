@@ -10,6 +10,10 @@ question at each vira and score does that vira's share of the work (seconds). Ab
 a minute per policy on two cores (50 policies: about half an hour), with a progress bar;
 run again, it only reads what is there. Prints one JSON object: the policies prepared and
 the seconds taken.
+
+``lab prepare --kernels`` compiles the numba kernels instead (:mod:`lab.solver.warmup`), in
+two processes side by side, into numba's cache: minutes, once per version of the code
+(the test command does it before the suite's workers start).
 """
 
 from __future__ import annotations
@@ -20,12 +24,19 @@ from ..cli import print_json
 
 
 def add_arguments(parser) -> None:
+    from ..solver.warmup import PARTS
+
+    parser.add_argument("--kernels", nargs="?", const="all", choices=(*PARTS, "all"),
+                        default=None, help="compile the numba kernels instead (all: every "
+                        "part, in two processes at once)")
     parser.add_argument("--vira", action="append", default=None, metavar="V",
                         help="prepare this vira only (repeat for more; default: every vira "
                              "with a stored policy)")
 
 
 def run(args) -> int:
+    if args.kernels is not None:
+        return compile_kernels(args.kernels)
     from ..advice import prepare
     from ..cards import parse_card
 
@@ -34,4 +45,23 @@ def run(args) -> int:
     start = time.perf_counter()
     n = prepare(viras)
     print_json({"policies": n, "seconds": round(time.perf_counter() - start, 1)})
+    return 0
+
+
+def compile_kernels(part: str) -> int:
+    """Compile ``part`` of the kernels here, or every part in processes side by side."""
+    import subprocess
+    import sys
+
+    from ..solver.warmup import PARTS, warm
+
+    start = time.perf_counter()
+    if part != "all":
+        warm(part)
+    else:
+        procs = [subprocess.Popen([sys.executable, "-m", "lab", "prepare", "--kernels", name],
+                                  stdout=subprocess.DEVNULL) for name in PARTS]
+        if any(proc.wait() for proc in procs):
+            raise RuntimeError("compiling the kernels failed (the error is above)")
+    print_json({"kernels": part, "seconds": round(time.perf_counter() - start, 1)})
     return 0
