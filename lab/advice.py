@@ -65,15 +65,9 @@ Models and units, by the score before the hand:
   whoever wins the hand wins the match, so values are **match-win probability**.
   ``exploitability`` is the solve's, in match-win probability.
 
-Where the opponent made a move the solved strategy never makes with any hand he may hold,
-his hands keep the weights they had before it (given the cards he showed): the values
-after it are a best response against the solved strategy from there on, against that
-range (:func:`lab.solver.fullgame.line.follow`). Within the betting of one card turn the
-kernels cannot follow such a move: until the next card the position cannot be valued.
-
 Bad input, and positions the solved game cannot value (the opponent's own actions have
-probability zero under it for every hand he may hold, in the same card turn), raise
-ValueError with a message that names the problem.
+probability zero under it for every hand he may hold), raise ValueError with a message
+that names the problem.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from lab.solver.games.cardplay_game import COVER, decided
 from lab.solver.fullgame.solver import FullSolver, SolverStateError, config_for
 from lab.solver.fullgame.tree import LAST, T_NODE
 from lab.solver.fullgame.game import FullGame
-from lab.solver.fullgame.policy import ACCEPT, RAISE, RUN, FullPolicy, Spot, Terminal
+from lab.solver.fullgame.policy import RAISE, FullPolicy, Spot, Terminal
 from lab.errors import InputError
 from lab.solver.policy import PolicyError
 
@@ -629,84 +629,6 @@ def test_one_states_action_values_walk_only_its_cards(toy_policy, toy_game):
             with pytest.raises(PolicyError, match="private state"):
                 line.action_values(a, full.shape[1])
     assert checked > 100
-
-
-def changed_policy(policy, spot, move):
-    """A copy of the (unmerged-in-memory) ``policy`` whose stored strategy at ``spot``'s
-    key plays the betting ``move`` with every hand of the actor (other public nodes that
-    share the key change with it)."""
-    q = np.array(policy.q)
-    t, tm = policy.tree, policy.templates
-    slot = policy.key_slot(spot)
-    n = int(t.n[spot.card, policy.actor(spot)])
-    if tm.kind[spot.node] == 1:
-        width = 3 if tm.child_b[spot.node] >= 0 else 2
-        q[slot:slot + width * n] = 0
-        q[slot + (ACCEPT, RUN, RAISE).index(move):slot + width * n:width] = P.QUANT
-    else:
-        E = int(t.n_edges[spot.card])
-        q[slot:slot + E + n] = 0
-        q[slot + E:slot + E + n] = P.QUANT
-    return FullPolicy(policy.config, q, keys=policy.keys)
-
-
-def test_a_move_the_policy_never_makes_keeps_the_movers_range(toy_policy, toy_game):
-    """A move the policy never makes with any of the mover's hands (his reach would be
-    zero throughout) keeps his hands' weights with ``keep_range``: the values that follow
-    are finite and equal, after a card, a walk of the whole game from that line, and
-    after a raise or an answer, one on the policy changed to make that move with every
-    hand there; without ``keep_range`` his reach is zero."""
-    from lab.solver.fullgame import values
-
-    rng = random.Random(3)
-    cards = bettings = 0
-    for walk in range(60):
-        for pub, spot, privs, reach, line in policy_walk(toy_policy, toy_game, rng):
-            if line.over:
-                break
-            mover = toy_policy.actor(spot)
-            moves = list(dict.fromkeys(toy_policy.edge_actions(spot.card))) \
-                if not toy_policy.is_answer(spot) else []
-            moves += [ACCEPT, RUN, RAISE] if toy_policy.is_answer(spot) else [RAISE]
-            for move in moves:
-                try:
-                    plain = line.then(move)
-                except PolicyError:
-                    continue
-                if plain.over or plain.reach[mover].any():
-                    continue
-                kept = line.then(move, keep_range=True)
-                if not kept.reach[mover].any():   # his earlier moves ruled out every such hand
-                    continue
-                assert kept.ranged
-                asker = toy_policy.actor(kept.spot)
-                if asker == mover:
-                    continue
-                acts, got = kept.action_values(asker)
-                if isinstance(move, tuple):
-                    np.testing.assert_array_equal(
-                        kept.reach[mover],
-                        line.reach[mover][toy_policy.tree.pair_parent[
-                            toy_policy.tree.pairs(kept.spot.card, mover)].astype(np.int64)])
-                    whole = toy_policy.solver()
-                    values.walk_values(toy_policy, whole, kept, asker)
-                    want_acts, want = values.read_values(toy_policy, whole, kept, asker)
-                    assert acts == want_acts and np.isfinite(got).any()
-                    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
-                    cards += 1
-                else:
-                    assert kept.kept_here[-1] == (spot, move)
-                    np.testing.assert_array_equal(kept.reach[mover], line.reach[mover])
-                    changed = changed_policy(toy_policy, spot, move)
-                    twin = changed.start()
-                    for action in kept.actions:
-                        twin = twin.then(action)
-                    np.testing.assert_array_equal(twin.reach[mover], kept.reach[mover])
-                    want_acts, want = twin.action_values(asker)
-                    assert acts == want_acts and np.isfinite(got).any()
-                    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
-                    bettings += 1
-    assert cards >= 3 and bettings >= 3, (cards, bettings)
 
 
 # ------------------------------------------------------------------ 7. encoding

@@ -67,10 +67,7 @@ def dealt_state(policy: FullPolicy, cards, vira: Card) -> int:
 
 def follow(policy: FullPolicy, vira: Card, history, hands: dict) -> Followed:
     """Walk ``history`` (``(seat, Action)`` pairs from the deal) on ``policy``. ``hands``
-    maps a seat to its three dealt cards when known. A seat whose cards are not known and
-    who makes a move the policy never makes with any hand he may hold keeps his hands'
-    weights (:meth:`Line.then` with ``keep_range``): what follows is valued against his
-    range as it was, given the cards he showed. PolicyError for a history the solved
+    maps a seat to its three dealt cards when known. PolicyError for a history the solved
     game does not allow (out of turn, an illegal raise, a card not held, a cover in round
     1, a card already shown ...)."""
     states = [None, None]
@@ -94,7 +91,7 @@ def follow(policy: FullPolicy, vira: Card, history, hands: dict) -> Followed:
                 raise PolicyError(f"action {n + 1}: {action.card} is not in that hand")
             held[seat].remove(action.card)
         try:
-            nxt = line.then(move, keep_range=states[seat] is None)
+            nxt = line.then(move)
         except PolicyError as exc:
             raise PolicyError(f"action {n + 1} ({action}): {exc}") from None
         if states[seat] is not None and action.kind in (PLAY, COVER):

@@ -541,31 +541,21 @@ class Line:
     """A hand walked from the start: the current spot (or the :class:`Terminal`), each
     seat's own reach over its private states at the current card node (the product of
     its own action probabilities under the policy), the same at the moment the card node
-    was entered (what the kernels start from), and the public actions so far.
-    ``ranged``: a move so far kept its mover's range (:meth:`then` with ``keep_range``),
-    so the reach is not the policy's own; ``kept_here``: the ``(spot, action)`` of each
-    such move in this card node's betting (the values walk plays them with certainty
-    there, :mod:`lab.solver.fullgame.values`)."""
+    was entered (what the kernels start from), and the public actions so far."""
 
     policy: FullPolicy
     spot: object
     reach: list
     entry: list
     actions: tuple
-    ranged: bool = False
-    kept_here: tuple = ()
 
     @property
     def over(self) -> bool:
         return isinstance(self.spot, Terminal)
 
-    def then(self, action, keep_range: bool = False) -> "Line":
+    def then(self, action) -> "Line":
         """The line after one public action (``("card", level)``, ``"cover"``, ``"raise"``,
-        ``"accept"``, ``"run"``); the mover's reach follows the policy. ``keep_range``:
-        where the policy never takes the action with any of the mover's hands (his reach
-        would be zero throughout), his hands keep their weights instead (those that can
-        make the move: a card he holds), as a move the policy never makes tells nothing
-        about them."""
+        ``"accept"``, ``"run"``); the mover's reach follows the policy."""
         if self.over:
             raise PolicyError("the hand is over")
         pol, spot = self.policy, self.spot
@@ -574,19 +564,14 @@ class Line:
         nxt = pol.child(spot, action)
         reach = [r.copy() for r in self.reach]
         if action in (ACCEPT, RUN, RAISE):
-            moved = reach[seat] * pol.betting_probability(spot, action)
-            kept = keep_range and not moved.any()
-            if not kept:
-                reach[seat] = moved
-            return Line(pol, nxt, reach, self.entry, self.actions + (action,),
-                        self.ranged or kept,
-                        self.kept_here + (((spot, action),) if kept else ()))
+            reach[seat] = reach[seat] * pol.betting_probability(spot, action)
+            entry = self.entry
+            return Line(pol, nxt, reach, entry, self.actions + (action,))
         if isinstance(nxt, Terminal):  # the round-3 follower's last card
             lv = action[1]
             held_last = t.pair_level[t.pairs(spot.card, seat)]
             reach[seat] = reach[seat] * (held_last == lv)
-            return Line(pol, nxt, reach, self.entry, self.actions + (action,), self.ranged,
-                        self.kept_here)
+            return Line(pol, nxt, reach, self.entry, self.actions + (action,))
         c = spot.card
         ch = _card_child(t, c, action)
         slot = pol.key_slot(spot)
@@ -608,15 +593,11 @@ class Line:
                 p_edge = np.where(total[par] > 0, pol.q[slot + edge] / total[par], 0.0)
         new = [None, None]
         new[seat] = self.reach[seat][par] * p_edge
-        kept = keep_range and not new[seat].any()
-        if kept:
-            new[seat] = self.reach[seat][par].copy()
         osl = t.pairs(ch, 1 - seat)
         new[1 - seat] = self.reach[1 - seat][t.pair_parent[osl].astype(np.int64)]
-        ranged = self.ranged or kept
         if isinstance(nxt, Terminal):
-            return Line(pol, nxt, new, new, self.actions + (action,), ranged)
-        return Line(pol, nxt, new, [x.copy() for x in new], self.actions + (action,), ranged)
+            return Line(pol, nxt, new, new, self.actions + (action,))
+        return Line(pol, nxt, new, [x.copy() for x in new], self.actions + (action,))
 
     def action_values(self, seat: int, pair: Optional[int] = None) -> tuple[tuple, np.ndarray]:
         """``(actions, values [action][pair])``: for each private state of ``seat`` (the

@@ -22,7 +22,6 @@ give the same numbers:
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import replace
 from typing import Optional
 
@@ -53,12 +52,7 @@ def action_values(line: "Line", seat: int, pair: Optional[int] = None) -> tuple[
     nu = int(pol.tree.n[spot.card, seat])
     if pair is not None and not 0 <= pair < nu:
         raise PolicyError(f"private state {pair} of seat {seat}: there are {nu} here")
-    if line.kept_here:   # the kept moves are played with certainty by this walk only
-        solver = _whole_solver(pol) if spot.card == 0 else _subtree_solver(pol, spot.card)
-        with _played_for_sure(pol, solver, line.kept_here):
-            walk_values(pol, solver, line, seat, pair)
-            acts, out = read_values(pol, solver, line, seat)
-    elif int(pol.tree.depth[spot.card]) <= KEPT_DEPTH and not line.ranged:
+    if int(pol.tree.depth[spot.card]) <= KEPT_DEPTH:
         acts, out = node_values(pol, spot.card, seat)[(spot.history, spot.node)]
         out = np.array(out)
     else:
@@ -116,16 +110,6 @@ def walk_values(pol: "FullPolicy", solver, lines, u: int, pair: Optional[int] = 
         K._visit(c, d, H, solver.shape, solver.store(), b, step)
 
 
-def spot_actions(pol: "FullPolicy", spot) -> tuple:
-    """The actor's actions at ``spot`` in the order :func:`read_values` gives them."""
-    tm = pol.templates
-    gid = spot.node
-    if tm.kind[gid] == 1:
-        return (ACCEPT, RUN, RAISE)[:3 if tm.child_b[gid] >= 0 else 2]
-    raise_ = (RAISE,) if tm.child_a[gid] >= 0 else ()
-    return tuple(sorted(set(pol.edge_actions(spot.card)), key=action_order)) + raise_
-
-
 def read_values(pol: "FullPolicy", solver, line: "Line", u: int) -> tuple[tuple, np.ndarray]:
     """``(actions, values [action][pair])`` of seat ``u`` (the actor) at ``line``'s spot,
     from the betting node values a :func:`walk_values` of its card node left in
@@ -147,9 +131,9 @@ def read_values(pol: "FullPolicy", solver, line: "Line", u: int) -> tuple[tuple,
     osl = t.pairs(c, 1 - u)
     norm = W[hands][:, t.pair_hand[osl].astype(np.int64)] @ opp
     gid = spot.node
-    acts = spot_actions(pol, spot)
     if tm.kind[gid] == 1:
-        n_ans = len(acts)
+        n_ans = 3 if tm.child_b[gid] >= 0 else 2
+        acts = (ACCEPT, RUN, RAISE)[:n_ans]
         h0 = int(KI[d, k, 7])
         vals = np.empty((n_ans, nu))
         vals[0] = VI[d, (h0 + int(tm.child_a[gid])) * nu + np.arange(nu)]
@@ -163,6 +147,7 @@ def read_values(pol: "FullPolicy", solver, line: "Line", u: int) -> tuple[tuple,
         edges = pol.edge_actions(c)
         E = int(t.n_edges[c])
         can_raise = tm.child_a[gid] >= 0
+        acts = tuple(sorted(set(edges), key=action_order)) + ((RAISE,) if can_raise else ())
         index = {a: j for j, a in enumerate(acts)}
         vals = np.full((len(acts), nu), np.nan)
         es = t.pair_edge_start[sl]
@@ -176,37 +161,18 @@ def read_values(pol: "FullPolicy", solver, line: "Line", u: int) -> tuple[tuple,
         return acts, np.where(norm > 0, vals / norm, np.nan)
 
 
-@contextmanager
-def _played_for_sure(pol: "FullPolicy", solver, moves):
-    """While the block runs, ``solver``'s policy plays each of ``moves`` (``(spot,
-    action)`` betting moves of one card node and history) with probability one for every
-    hand of its mover: the kept range of :meth:`Line.then` (``keep_range``), as the walk
-    sees it."""
-    t, tm = pol.tree, pol.templates
-    saved = []
-    for spot, action in moves:
-        first = pol._locate(spot)[0]
-        gid, c = spot.node, spot.card
-        n = int(t.n[c, pol.actor(spot)])
-        if tm.kind[gid] == 1:
-            width = 3 if tm.child_b[gid] >= 0 else 2
-            block = slice(first, first + width * n)
-            ones = slice(first + (ACCEPT, RUN, RAISE).index(action), block.stop, width)
-        else:   # a raise instead of a card: the raise slots follow the card edges
-            E = int(t.n_edges[c])
-            block = slice(first, first + E + n)
-            ones = slice(first + E, block.stop)
-        saved.append((block, solver.cum16[block].copy()))
-        solver.cum16[block] = 0
-        solver.cum16[ones] = 1
-    try:
-        yield
-    finally:
-        for block, old in reversed(saved):
-            solver.cum16[block] = old
-
-
 # ---------------------------------------------------------------- kept card nodes
+
+
+def history_start(line: "Line") -> "Line":
+    """The line at the first betting spot of ``line``'s card node and betting history
+    (the reach it entered the card node with)."""
+    pol, spot = line.policy, line.spot
+    actor = int(pol.tree.actor[spot.card])
+    state = int(pol.entering(spot.card)[spot.history])
+    first = int(pol.templates.start[actor, state])
+    return type(line)(pol, type(spot)(spot.card, spot.history, first),
+                      [e.copy() for e in line.entry], line.entry, ())
 
 
 def betting_spots(start: "Line") -> list:
