@@ -164,17 +164,6 @@ def read_values(pol: "FullPolicy", solver, line: "Line", u: int) -> tuple[tuple,
 # ---------------------------------------------------------------- kept card nodes
 
 
-def history_start(line: "Line") -> "Line":
-    """The line at the first betting spot of ``line``'s card node and betting history
-    (the reach it entered the card node with)."""
-    pol, spot = line.policy, line.spot
-    actor = int(pol.tree.actor[spot.card])
-    state = int(pol.entering(spot.card)[spot.history])
-    first = int(pol.templates.start[actor, state])
-    return type(line)(pol, type(spot)(spot.card, spot.history, first),
-                      [e.copy() for e in line.entry], line.entry, ())
-
-
 def betting_spots(start: "Line") -> list:
     """A line to every betting spot of ``start``'s card node and betting history (the
     raises and answers before its card is played), in the order they are reached."""
