@@ -94,7 +94,8 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     d = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / d
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # never seen (or always seen): the bound is 0 (1) exactly, not a rounding error above it
+    return (0.0 if k == 0 else max(0.0, centre - half), 1.0 if k == n else min(1.0, centre + half))
 
 
 # ---------------------------------------------------------------- buckets
