@@ -302,3 +302,71 @@ def test_a_closed_page_gives_its_kernel_back_and_an_open_one_keeps_it(browser):
         time.sleep(6)   # longer than the idle limit: the open page keeps its kernel
         assert kernel_status(server, kernels[0]) == 200
         pages[0].close()
+
+
+# The review dashboard (lab/dashboards/review.py) on its bundled example: vira 4 at normal
+# scores. Its charts come once the match is graded, and the first review of a vira on a
+# machine walks its solved game (a minute or more on a cold disk cache, seconds after):
+# these tests wait for the review itself, longer than the first render of the others (so
+# the page is not in the 1300 px parametrization above; the test below checks 1300 px).
+
+REVIEWED = ".lab-review-summary"
+REVIEW_MS = 240_000
+
+
+@pytest.fixture
+def review_page(page, voila):
+    """The review dashboard once the example is graded; its kernel shut down after."""
+    require_table("cardplay")
+    require_policy("4")
+    page.route("**/cdn.jsdelivr.net/**", lambda route: route.abort())
+    page.goto(voila.url("review"), timeout=FIRST_RENDER_MS)
+    page.wait_for_selector(f"{REVIEWED}, .lab-review-error", timeout=REVIEW_MS)
+    yield page
+    if page.locator("#jupyter-config-data").count():
+        shutdown_kernel(page)
+
+
+def test_review_dashboard_grades_the_example_and_shows_a_hands_decisions(review_page):
+    """The summary and the timeline of the example; a chip shows its hand's decisions,
+    each loss as lab.review has it, rounded as shown; nothing runs off the page at 1300
+    px or at 412 px (the tables scroll in their boxes)."""
+    from lab.dashboards.review import EXAMPLE, loss_number
+    from lab.match_review import review
+
+    reviewed = review(EXAMPLE, "cautious", progress=False)
+    page = review_page
+    summary = page.locator(REVIEWED).inner_text()
+    assert f"{len(reviewed.decisions)} decisions graded" in summary and "per hand" in summary
+    assert page.locator(".lab-timeline-row").count() == reviewed.hands
+    assert page.locator(".lab-review-error").count() == 0
+    assert no_horizontal_overflow(page)
+    worst = max(reviewed.decisions, key=lambda d: d.loss).hand
+    hand = next(d.hand for d in reviewed.decisions if d.hand != worst)   # not the one shown
+    old = page.locator(".lab-hand-title").inner_text()
+    button(page, f"hand {hand}").click()
+    wait_new_text(page, ".lab-hand-title", old)
+    assert page.locator(".lab-hand-title").inner_text().startswith(f"Hand {hand}:")
+    shown = page.locator(".lab-decision .lab-loss").all_inner_texts()
+    assert shown == [loss_number(d.loss, d.unit) for d in reviewed.decisions if d.hand == hand]
+    assert page.locator(CHART).count() == 2 and page.locator(CHART).first.is_visible()
+    page.set_viewport_size({"width": 412, "height": 900})
+    page.wait_for_timeout(500)
+    assert no_horizontal_overflow(page)
+    screenshot(page, "review_phone")
+
+
+def test_review_dashboard_says_what_is_wrong_with_an_uploaded_file(review_page):
+    """A malformed upload is one line on the page naming the file and the line; the
+    example's review stays under it."""
+    page = review_page
+    with page.expect_file_chooser() as chooser:
+        page.locator(".widget-upload").click()
+    chooser.value.set_files(files=[{"name": "broken.jsonl", "mimeType": "application/json",
+                                    "buffer": b'{"format": "truco-lab/match-record/1"}\n'}])
+    error = page.locator(".lab-review-error")
+    error.wait_for(timeout=30_000)
+    text = error.inner_text()
+    assert "broken.jsonl:1:" in text and "Traceback" not in text and "\n" not in text.strip()
+    assert page.locator(REVIEWED).is_visible()          # the example's review stays
+    screenshot(page, "review_error")

@@ -321,7 +321,7 @@ def test_published_landing_page_is_the_index_and_links_the_pages(tmp_path):
     index = (target / "index.html").read_text()
     assert "The truco lab" in index and "lab-status" in index  # the landing, not a list
     for name in ("hand_explorer", "strategy_explorer", "equity_by_vira", "match_equity",
-                 "tour"):
+                 "review", "tour"):
         assert f'href="{name}.html"' in index and f'href="{name}.ipynb"' not in index
 
 

@@ -62,7 +62,7 @@ def html_text(nb) -> str:
 def test_every_notebook_says_what_it_is_first():
     names = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
     assert names == ["equity_by_vira", "hand_explorer", "house_rules", "index",
-                     "match_equity", "strategy_explorer", "tour"]
+                     "match_equity", "review", "strategy_explorer", "tour"]
     for name in names:
         nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
         intro = nb.cells[0]

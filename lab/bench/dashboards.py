@@ -35,7 +35,7 @@ from ..options import integer
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 """The dashboards' folder (the repository's ``notebooks/``)."""
 
-DASHBOARDS = ("equity_by_vira", "hand_explorer", "house_rules", "match_equity",
+DASHBOARDS = ("equity_by_vira", "hand_explorer", "house_rules", "match_equity", "review",
               "strategy_explorer")
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -205,6 +205,9 @@ CHANGES = {
     "match_equity": [
         ("mão's points: 9", choose("mão's points", "9")),
         ("view: points play's leak", lambda p: toggle(p, "points play's leak").click()),
+    ],
+    "review": [
+        ("player: aggressive", choose("player", "aggressive")),
     ],
     "strategy_explorer": [
         ("situation: the pé answers a truco",

@@ -14,6 +14,8 @@ on the full game's stored policy (:mod:`lab.tables.policies`):
 * :mod:`~lab.dashboards.ranking`: the ``bot_ranking`` table.
 * :mod:`~lab.dashboards.house_rules`: what a house rule set changes beside the lab's own
   rules, from the what-if tables (``notebooks/house_rules.ipynb``).
+* :mod:`~lab.dashboards.review`: a played match graded decision by decision, through
+  :mod:`lab.match_review` and :mod:`lab.player_profile` (``notebooks/review.ipynb``).
 
 The helpers they share with the other dashboards (missing-table messages, images, seat
 buttons) live in :mod:`lab.widgets`.
