@@ -14,6 +14,7 @@ from ..errors import InputError
 BENCHES = {
     "sim": "lab.bench.sim:main",
     "dashboards": "lab.bench.dashboards:main",
+    "serve": "lab.bench.serve:main",
     "cardplay": "lab.bench.cardplay:main",
     "full": "lab.bench.full:main",
     "score": "lab.bench.score:main",
