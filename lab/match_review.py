@@ -289,12 +289,15 @@ def hand_decisions(number: int, record: HandRecord, seat: int, progress=None):
 # ---------------------------------------------------------------- the review
 
 
-def review(source, player=None, progress=None) -> Review:
+def review(source, player=None, progress=None, step=None, name=None) -> Review:
     """Review ``player``'s decisions in ``source`` (a record file's path or a list of
     match records): a :class:`Review`. ``progress``: a tqdm bar on stderr (None: only on
-    a terminal and for more than :data:`PROGRESS_FROM` hands). InputError for an
-    unreadable or malformed file, an unknown player, unknown cards, other rules."""
-    records, name = load(source)
+    a terminal and for more than :data:`PROGRESS_FROM` hands); ``step(done, total)``
+    after each of the player's hands; ``name``: what the messages call the source.
+    InputError for an unreadable or malformed file, an unknown player, unknown cards,
+    other rules."""
+    records, loaded = load(source)
+    name = loaded if name is None else name
     player = choose_player(records, player, name)
     check_rules(records, name)
     mine = []
@@ -316,13 +319,15 @@ def review(source, player=None, progress=None) -> Review:
         bar = tqdm(total=len(mine), desc=f"reviewing {player}", unit="hand", file=sys.stderr,
                    leave=False)
     try:
-        for number, record, seat in mine:
+        for done, (number, record, seat) in enumerate(mine, 1):
             decisions, skipped = hand_decisions(number, record, seat,
                                                 False if show else None)
             result.decisions += decisions
             result.skipped += skipped
             if bar is not None:
                 bar.update()
+            if step is not None:
+                step(done, len(mine))
     finally:
         if bar is not None:
             bar.close()

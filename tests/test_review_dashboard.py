@@ -15,7 +15,7 @@ from lab.match_record import read_records
 from lab.match_review import Review, review, summary
 from lab.dashboards import review as page
 from lab.dashboards.review import (EXAMPLE, ReviewDashboard, decision_rows, decisions_html,
-                                   grade, history_files, loss_by_kind, loss_by_kind_figure,
+                                   history_files, loss_by_kind, loss_by_kind_figure,
                                    loss_number, timeline_rows, upload_records)
 
 
@@ -33,7 +33,7 @@ def reviewed():
 @pytest.fixture(scope="module")
 def graded(records):
     steps = []
-    result = grade(records, "cautious", "the example", lambda done, total: steps.append(
+    result = review(records, "cautious", False, lambda done, total: steps.append(
         (done, total)))
     return result, steps
 
@@ -46,6 +46,7 @@ def test_the_example_is_a_short_match_at_normal_scores_of_vira_4(records):
 
 
 def test_grading_hand_by_hand_is_lab_review(graded, reviewed):
+    """The page's grading (records read, a step after each hand) is lab.review's."""
     result, steps = graded
     assert steps == [(k, reviewed.hands) for k in range(1, reviewed.hands + 1)]
     assert result.player == reviewed.player and result.hands == reviewed.hands

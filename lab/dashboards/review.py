@@ -42,9 +42,8 @@ from ..advice_text import SEAT_WORDS, move_names, situation
 from ..cards import Card
 from ..errors import InputError
 from ..match_record import read_records, records_from_lines, replay_record
-from ..match_review import (KIND_WORDS, KINDS, THRESHOLDS, Review, check_rules, choose_player,
-                            costliest, hand_decisions, hand_label, move_words, players_of,
-                            summary, units_of)
+from ..match_review import (KIND_WORDS, KINDS, THRESHOLDS, Review, choose_player, costliest,
+                            move_words, players_of, review, summary, units_of)
 from ..player_profile import WORDS, profile_frame, profile_of
 from ..rules import SEAT_NAMES
 from ..widgets import (TABLE_STYLE, WRAP, Dashboard, TableMissing, _image, card_label,
@@ -115,31 +114,6 @@ def default_player(records) -> str:
 
 
 # ---------------------------------------------------------------- grading
-
-
-def grade(records, player=None, source: str = "the records", step=None) -> Review:
-    """:func:`lab.match_review.review` of ``records``, one hand at a time: ``step(done,
-    total)`` after each hand of the player (the page's progress bar). The same checks
-    and the same Review."""
-    player = choose_player(records, player, source)
-    check_rules(records, source)
-    mine = []
-    for number, record in enumerate(records, 1):
-        if player not in record.players:
-            continue
-        seat = record.players.index(player)
-        if record.cards[seat] is None:
-            raise InputError(f"{source}: {hand_label(number, record)}: {player!r}'s cards are "
-                             "unknown in the record; a review needs the cards he held")
-        mine.append((number, record, seat))
-    result = Review(player, len(mine))
-    for done, (number, record, seat) in enumerate(mine, 1):
-        decisions, skipped = hand_decisions(number, record, seat, False)
-        result.decisions += decisions
-        result.skipped += skipped
-        if step is not None:
-            step(done, len(mine))
-    return result
 
 
 def profile_or_missing(result: Review):
@@ -720,7 +694,7 @@ class ReviewDashboard(Dashboard):
                 self._step(ticket, done, total)
 
         def work():
-            result = grade(records, player, name, step)
+            result = review(records, player, False, step, name)
             return (result, *profile_or_missing(result))
 
         def done(outcome):
