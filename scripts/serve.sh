@@ -5,7 +5,7 @@
 # or, when it is unset, as many as the available memory holds at 2 GiB each; past that a
 # visitor gets a "server is full" page (HTTP 503). Extra arguments go to the server
 # (e.g. --max_kernels=4). The first time on a machine, `lab prepare` works out in the
-# background what makes the advice instant (about 15 minutes on two cores).
+# background what makes the advice instant (about half an hour on two cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
