@@ -25,9 +25,11 @@ probability), and the conventions (two cards of one level share its probability 
 both carry its value; surrender is listed with probability 0 and what it pays; covering
 the last card in round 3 is not listed) are in :mod:`lab.advice`.
 
-Slow steps (loading a vira's policy, about 10 s; a value at the start of the hand is one
-traversal of the game, tens of seconds on a busy machine; the kernels are compiled once
-per machine, into numba's cache) show a one-line note on stderr when stderr is a terminal.
+Slow steps show a one-line note on stderr when stderr is a terminal: the values at the
+deal and after the first card are walked once per policy and machine (5-15 s; ``lab
+prepare`` does every policy's at once), a mão de onze model is solved once per score
+(seconds), the kernels are compiled once per version of the code (``lab prepare
+--kernels``).
 Bad input, or a position the solved game cannot value, is one ``error:`` line on stderr
 with nothing on stdout (exit 2); a missing policy names the command that builds it.
 """
