@@ -96,6 +96,23 @@ def json_safe(obj):
     return obj
 
 
+def add_output_form(parser, what: str) -> None:
+    """``--text`` (``what`` in words) or ``--json`` (one JSON object), exclusive; without
+    either, :func:`in_words` chooses by the terminal."""
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--text", action="store_true",
+                      help=f"print {what} in words (the default on a terminal)")
+    form.add_argument("--json", action="store_true",
+                      help="print one JSON object (the default when piped)")
+
+
+def in_words(args) -> bool:
+    """Words with ``--text``, JSON with ``--json``; else words only on a terminal."""
+    if args.text or args.json:
+        return bool(args.text)
+    return sys.stdout.isatty()
+
+
 def print_json(obj) -> None:
     """Print ``obj`` as one line of strict JSON (never NaN or Infinity)."""
     print(json.dumps(json_safe(obj), allow_nan=False))

@@ -36,9 +36,7 @@ with nothing on stdout (exit 2); a missing policy names the command that builds 
 
 from __future__ import annotations
 
-import sys
-
-from ..cli import print_json
+from ..cli import add_output_form, in_words, print_json
 
 
 def add_arguments(parser) -> None:
@@ -51,18 +49,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("actions", nargs="*", metavar="ACTION",
                         help="the actions so far: CARD, cover:CARD (the opponent's: cover), "
                              "raise (truco), accept, run, surrender")
-    form = parser.add_mutually_exclusive_group()
-    form.add_argument("--text", action="store_true",
-                      help="print the advice in words (the default on a terminal)")
-    form.add_argument("--json", action="store_true",
-                      help="print one JSON object (the default when piped)")
-
-
-def in_words(args) -> bool:
-    """Words with ``--text``, JSON with ``--json``; else words only on a terminal."""
-    if args.text or args.json:
-        return bool(args.text)
-    return sys.stdout.isatty()
+    add_output_form(parser, "the advice")
 
 
 def run(args) -> int:

@@ -18,9 +18,8 @@ piped. Bad input is one ``error:`` line, exit 2, with nothing written.
 from __future__ import annotations
 
 import json
-import sys
 
-from ..cli import print_json
+from ..cli import add_output_form, in_words, print_json
 
 
 def add_arguments(parser) -> None:
@@ -29,11 +28,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--player", required=True, metavar="NAME", help="the player to profile")
     parser.add_argument("--save", default=None, metavar="P.json",
                         help="write the (merged) profile to this file")
-    form = parser.add_mutually_exclusive_group()
-    form.add_argument("--text", action="store_true",
-                      help="print the profile in words (the default on a terminal)")
-    form.add_argument("--json", action="store_true",
-                      help="print one JSON object (the default when piped)")
+    add_output_form(parser, "the profile")
 
 
 def run(args) -> int:
@@ -45,8 +40,7 @@ def run(args) -> int:
     profile = build(args.files, args.player)
     if args.save is not None:
         write_atomic(args.save, json.dumps(to_json(profile), ensure_ascii=False) + "\n")
-    words = bool(args.text) if (args.text or args.json) else sys.stdout.isatty()
-    if words:
+    if in_words(args):
         print(profile_text(profile))
     else:
         print_json(profile_json(profile))

@@ -23,9 +23,8 @@ unknown cards; other rules than the lab's) is one ``error:`` line, exit 2.
 
 from __future__ import annotations
 
-import sys
 
-from ..cli import print_json
+from ..cli import add_output_form, in_words, print_json
 from ..options import bounded
 
 
@@ -36,19 +35,14 @@ def add_arguments(parser) -> None:
                              "in the file)")
     parser.add_argument("--top", type=bounded(0, 1000), default=10, metavar="K",
                         help="costliest decisions described in words (default 10)")
-    form = parser.add_mutually_exclusive_group()
-    form.add_argument("--text", action="store_true",
-                      help="print the review in words (the default on a terminal)")
-    form.add_argument("--json", action="store_true",
-                      help="print one JSON object (the default when piped)")
+    add_output_form(parser, "the review")
 
 
 def run(args) -> int:
     from ..match_review import review, review_json, review_text
 
     result = review(args.file, args.player)
-    words = bool(args.text) if (args.text or args.json) else sys.stdout.isatty()
-    if words:
+    if in_words(args):
         print(review_text(result, args.top))
     else:
         print_json(review_json(result))
