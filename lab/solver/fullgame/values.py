@@ -238,13 +238,18 @@ def _whole_solver(pol: "FullPolicy"):
     """A solver holding ``pol`` expanded whole, on every core (not kept: 1 GB)."""
     import numba
 
+    return _holding(pol, numba.config.NUMBA_NUM_THREADS)
+
+
+def _holding(pol: "FullPolicy", threads: int, below: Optional[int] = None):
+    """A solver on ``threads`` threads holding ``pol`` in its slot layout, 16 bits a slot
+    (only card node ``below``'s subtree when given), with the policy's payoffs."""
     from .compact import expand
     from .solver import FullSolver
 
-    solver = FullSolver(replace(pol.config, storage="float32"),
-                        threads=numba.config.NUMBA_NUM_THREADS)
+    solver = FullSolver(replace(pol.config, storage="float32"), threads=threads)
     solver.use_policy(expand(pol.keys, pol.tree, pol.layout, pol.templates, pol.q,
-                             dtype=np.uint16))
+                             below=below, dtype=np.uint16))
     if pol.payoffs is not None:
         solver.set_payoffs(*pol.payoffs)
     return solver
@@ -257,7 +262,6 @@ class _Expansion:
     """The policy expanded below one card node, on a one-thread solver."""
 
     policy = None
-    below = -1
     inside = np.zeros(0, dtype=bool)
     solver = None
 
@@ -268,19 +272,14 @@ _LAST = _Expansion()
 def _subtree_solver(pol: "FullPolicy", c: int):
     """A one-thread solver holding ``pol`` expanded for a subtree that holds card node
     ``c`` (the last one, when ``c`` is inside it)."""
-    from .compact import expand, subtree_mask
-    from .solver import FullSolver
+    from .compact import subtree_mask
 
     last = _LAST
     if last.policy is pol and last.inside[c]:
         return last.solver
     last.policy = last.solver = None   # its pages go before the next ones are written
-    solver = FullSolver(replace(pol.config, storage="float32"), threads=1)
-    solver.use_policy(expand(pol.keys, pol.tree, pol.layout, pol.templates, pol.q, below=c,
-                             dtype=np.uint16))
-    if pol.payoffs is not None:
-        solver.set_payoffs(*pol.payoffs)
-    last.policy, last.below, last.inside, last.solver = pol, c, subtree_mask(pol.tree, c), solver
+    solver = _holding(pol, 1, below=c)
+    last.policy, last.inside, last.solver = pol, subtree_mask(pol.tree, c), solver
     return solver
 
 
