@@ -437,15 +437,41 @@ def score_aware_moves(vira: Card, score, seat: int, hand) -> dict | None:
 
 
 @dataclass(frozen=True)
+class SolvedCardplay:
+    """What the disk cache keeps of a solved card-play game standing for a hand: the solve's
+    average strategy per edge (``average``, 2.8 MB) and what rebuilds the game it was solved
+    on: the vira's rank index, the mão's payoff (match-win probability) when the mão / the
+    pé wins the hand and, at mão de onze, when the ``holder`` runs (``run``); the ``model``
+    name and its ``exploitability`` (match-win probability)."""
+
+    vira_rank: int
+    average: np.ndarray
+    mao_wins: float
+    pe_wins: float
+    run: float
+    holder: object
+    model: str
+    exploitability: float
+
+    def solver(self):
+        """The built and allocated card-play solver of this game (its tree is shared)."""
+        from .solver.games.cardplay import cardplay_solver
+
+        decision = None if self.holder is None else (int(self.holder), float(self.run))
+        return cardplay_solver(self.vira_rank, payoff=(self.mao_wins, self.pe_wins), total=1.0,
+                               decision=decision).allocate()
+
+
+@dataclass(frozen=True)
 class CardplayModel:
-    """A solved card-play game standing for the hand, as the adviser reads it: the card-play
-    ``tree`` (:func:`lab.solver.games.cardplay.cardplay_tree` of the ``decision_seat``: the
-    mão de onze holder, None at 11 x 11), the solve's average strategy
-    per edge (``average``), and for each seat its counterfactual best-response values per
-    pair (``values[seat]``, on the solve's scale: the pé's are shifted by ``total``) and the
-    other seat's reach per pair at the same time (``reach[seat]``); the deal ``weights``
-    per seat; the mão's payoff when the mão / the pé wins the hand and, at mão de onze,
-    when the holder runs (``run``); the ``model`` name and its ``exploitability``."""
+    """A solved card-play game as the adviser reads it: the card-play ``tree``
+    (:func:`lab.solver.games.cardplay.cardplay_tree` of the ``decision_seat``: the mão de
+    onze holder, None at 11 x 11), the solve's average strategy per edge (``average``), and
+    for each seat its counterfactual best-response values per pair (``values[seat]``, on the
+    solve's scale: the pé's are shifted by ``total``) and the other seat's reach per pair at
+    the same time (``reach[seat]``); the deal ``weights`` per seat; the mão's payoff when
+    the mão / the pé wins the hand and, at mão de onze, when the holder runs (``run``); the
+    ``model`` name and its ``exploitability``."""
 
     tree: object
     decision_seat: object
@@ -468,14 +494,39 @@ class CardplayModel:
 
 
 _MODELS: dict = {}
-MODELS_KEPT = 64
-"""Card-play models kept in a process (a few tens of MB each, most of it the shared tree)
-and in the disk cache."""
+MODELS_KEPT = 8
+"""Card-play models kept in a process (55 MB each: two seats' values and reaches)."""
+SOLVED_KEPT = 256
+"""Solved card-play games kept in the disk cache (2.8 MB each): every mão de onze score
+(22 a vira) and the 11 x 11 of all ten viras fit."""
+
+
+def cardplay_scores() -> list:
+    """Every score whose hand the adviser answers with a card-play model: each mão de onze
+    score (one seat at 11, the other at 0-10) and the 11 x 11."""
+    return ([(11, other) for other in range(11)] + [(other, 11) for other in range(11)]
+            + [(11, 11)])
 
 
 def cardplay_model(vira: Card, score: tuple, progress=None) -> CardplayModel:
-    """The exact model of a mão de onze or 11 x 11 hand, solved once per machine (kept in
-    the disk cache, named by its payoffs and settings) and mapped from there after."""
+    """The exact model of a mão de onze or 11 x 11 hand: solved once per machine
+    (:func:`solved_cardplay`), its values worked out from there when first asked in a
+    process (about 0.1 s)."""
+    name, solved = solved_cardplay(vira, score, progress)
+    if name in _MODELS:
+        return _MODELS[name]
+    model = _answers(solved())
+    if len(_MODELS) >= MODELS_KEPT:
+        _MODELS.pop(next(iter(_MODELS)))
+    _MODELS[name] = model
+    return model
+
+
+def solved_cardplay(vira: Card, score: tuple, progress=None):
+    """The solved card-play game standing for a mão de onze or 11 x 11 hand of ``vira`` at
+    ``score``: its name and a function returning its :class:`SolvedCardplay`, solved once
+    per machine (about 2.5 s) and kept in the disk cache, named by its payoffs and
+    settings."""
     from .match import ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL
     from .rules import hand_kind
 
@@ -498,9 +549,8 @@ def cardplay_model(vira: Card, score: tuple, progress=None) -> CardplayModel:
                 sol = solve_eleven(vira.rank, pay.holder, pay.mao_wins, pay.pe_wins,
                                    pay.holder_runs, target_exploitability=target,
                                    keep_solution=True)
-            return _answers(sol.cardplay.solver, float(pay.mao_wins), float(pay.pe_wins),
-                            float(pay.holder_runs), pay.holder, ELEVEN_MODEL,
-                            float(sol.exploitability))
+            return _solved(vira.rank, sol.cardplay.solver, pay.mao_wins, pay.pe_wins,
+                           pay.holder_runs, pay.holder, ELEVEN_MODEL, sol.exploitability)
     elif kind == ELEVEN_ELEVEN:
         from .tables import CARDPLAY_SETTINGS
 
@@ -511,34 +561,23 @@ def cardplay_model(vira: Card, score: tuple, progress=None) -> CardplayModel:
 
             with note(f"solving the card play of vira {vira} (once)", progress):
                 sol = solve_cardplay(vira.rank, **CARDPLAY_SETTINGS)
-            return _answers(sol.solver, 1.0, 0.0, float("nan"), None, ELEVEN_ELEVEN_MODEL,
-                            float(sol.exploitability))
+            return _solved(vira.rank, sol.solver, 1.0, 0.0, float("nan"), None,
+                           ELEVEN_ELEVEN_MODEL, sol.exploitability)
     else:
         raise AdviceError(f"score {score}: a normal hand has no card-play model")
-    if name in _MODELS:
-        return _MODELS[name]
     from .solver.cache import disk_cached, short_name
-    from .solver.games.cardplay import TREE_SOURCES, cardplay_tree
+    from .solver.games.cardplay import TREE_SOURCES
 
-    model = disk_cached(short_name("cardplay_model", name), solve,
-                        TREE_SOURCES + ("solver/cfr.py", "solver/games/eleven.py",
-                                        "advice.py"), keep=MODELS_KEPT)
-    model = replace(model, tree=cardplay_tree(model.decision_seat))   # shared, not copied
-    if len(_MODELS) >= MODELS_KEPT:
-        _MODELS.pop(next(iter(_MODELS)))
-    _MODELS[name] = model
-    return model
+    return name, lambda: disk_cached(
+        short_name("cardplay_solved", name), solve,
+        TREE_SOURCES + ("solver/cfr.py", "solver/games/eleven.py", "advice.py"),
+        keep=SOLVED_KEPT)
 
 
-def _answers(solver, mao_wins, pe_wins, run, holder, model, exploitability) -> CardplayModel:
-    """What the adviser reads of a card-play ``solver``'s average strategy (both seats'
-    values and reaches worked out now); the tree is left out of the cached file."""
-    with solver._threads():
-        average = solver.average_strategy().copy()
-        values, reach = [], []
-        for seat in (0, 1):
-            values.append(solver._values(seat, average, True).copy())
-            reach.append(solver.reach.copy())
+def _solved(vira_rank, solver, mao_wins, pe_wins, run, holder, model,
+            exploitability) -> SolvedCardplay:
+    """The kept form of a card-play ``solver``'s solve for the vira of rank index
+    ``vira_rank``, checked to be on the tree the adviser reads."""
     from .solver.games.cardplay import cardplay_tree
 
     seat = None if holder is None else int(holder)
@@ -546,9 +585,24 @@ def _answers(solver, mao_wins, pe_wins, run, holder, model, exploitability) -> C
     if not all(np.array_equal(getattr(solver.tree, a), getattr(shared, a))
                for a in ("node_action", "node_parent", "pair_parent", "pair_private")):
         raise RuntimeError("the card-play model was solved on another tree than the adviser reads")
-    return CardplayModel(None, seat, average, tuple(values), tuple(reach),
-                         tuple(np.asarray(w) for w in solver.weights), float(solver.total),
-                         mao_wins, pe_wins, run, holder, model, exploitability)
+    return SolvedCardplay(int(vira_rank),
+                          solver.average_strategy().copy(), float(mao_wins), float(pe_wins),
+                          float(run), seat, model, float(exploitability))
+
+
+def _answers(solved: SolvedCardplay) -> CardplayModel:
+    """What the adviser reads of a solved card-play game: both seats' best-response values
+    and reaches under its average strategy, worked out now."""
+    solver = solved.solver()
+    with solver._threads():
+        values, reach = [], []
+        for seat in (0, 1):
+            values.append(solver._values(seat, solved.average, True).copy())
+            reach.append(solver.reach.copy())
+    return CardplayModel(solver.tree, solved.holder, solved.average, tuple(values),
+                         tuple(reach), tuple(np.asarray(w) for w in solver.weights),
+                         float(solver.total), solved.mao_wins, solved.pe_wins, solved.run,
+                         solved.holder, solved.model, solved.exploitability)
 
 
 def _cardplay_model(position: Position, progress) -> Advice:
@@ -640,7 +694,8 @@ def prepare(viras=None, progress=None) -> int:
     """Work out once what makes the advice at the start of a hand instant: the kept values
     (:func:`lab.solver.fullgame.values.prepare`) of the stored points policy and every
     stored score-aware policy of ``viras`` (rank characters or cards; default every vira
-    with a stored policy), and the 11 x 11 card-play model of each. Everything goes to the
+    with a stored policy), and the card-play game of each at every mão de onze score and
+    at 11 x 11 (:func:`cardplay_scores`). Everything goes to the
     disk cache, so every process of the machine finds it. ``progress``: a bar on stderr
     (None: only on a terminal). Returns how many policies were prepared."""
     from tqdm import tqdm
@@ -659,16 +714,20 @@ def prepare(viras=None, progress=None) -> int:
                          "with `lab rebuild`")
     jobs = [(v, None) for v in asked] + [(v, s) for v in asked for s in stored_scores(v)]
     show = sys.stderr.isatty() if progress is None else bool(progress)
-    with tqdm(total=len(jobs) * 28 + len(asked), desc="preparing the advice", unit="walk",
-              disable=not show, file=sys.stderr) as bar:
+    total = len(jobs) * 28 + len(asked) * len(cardplay_scores())
+    with tqdm(total=total, desc="preparing the advice", unit="walk", disable=not show,
+              file=sys.stderr) as bar:
         for v, score in jobs:
             policy = load_full_policy(v) if score is None else load_score_policy(v, score)
             bar.set_postfix_str(f"vira {v}" + ("" if score is None else f" at {score[0]}-"
                                                f"{score[1]}"))
             values.prepare(policy, bar.update)
         for v in asked:
-            cardplay_model(parse_card(v + "c"), (11, 11))
-            bar.update()
+            bar.set_postfix_str(f"vira {v}: mão de onze and 11 x 11")
+            for score in cardplay_scores():
+                _, solved = solved_cardplay(parse_card(v + "c"), score)
+                solved()
+                bar.update()
     return len(jobs)
 
 
@@ -687,4 +746,4 @@ def request(vira_text: str, hand_text: str, seat_text: str, score_text: str,
 __all__ = ["Position", "Advice", "AdviceError", "build_position", "advise", "advice_for",
            "prepare",
            "request", "parse_score", "parse_seat", "parse_tokens", "legal_moves", "outcome",
-           "cardplay_model", "POINTS", "MATCH_WIN"]
+           "cardplay_model", "cardplay_scores", "solved_cardplay", "POINTS", "MATCH_WIN"]
