@@ -344,8 +344,8 @@ def _full_game(position: Position, progress, values: bool = True) -> Advice:
     from .tables.policies import load_full_policy
     from .tables.score import points_play_leak
     from .tables.score_policies import load_score_policy
-    from .solver.fullgame.line import follow
-    from .solver.policy import PolicyError
+    from .policy.line import follow
+    from .policy.base import PolicyError
 
     vira, seat = position.vira, position.seat
     with note(f"loading the stored full-game policy of vira {vira}", progress):
@@ -437,32 +437,6 @@ def score_aware_moves(vira: Card, score, seat: int, hand) -> dict | None:
 
 
 @dataclass(frozen=True)
-class SolvedCardplay:
-    """What the disk cache keeps of a solved card-play game standing for a hand: the solve's
-    average strategy per edge (``average``, 2.8 MB) and what rebuilds the game it was solved
-    on: the vira's rank index, the mão's payoff (match-win probability) when the mão / the
-    pé wins the hand and, at mão de onze, when the ``holder`` runs (``run``); the ``model``
-    name and its ``exploitability`` (match-win probability)."""
-
-    vira_rank: int
-    average: np.ndarray
-    mao_wins: float
-    pe_wins: float
-    run: float
-    holder: object
-    model: str
-    exploitability: float
-
-    def solver(self):
-        """The built and allocated card-play solver of this game (its tree is shared)."""
-        from .solver.games.cardplay import cardplay_solver
-
-        decision = None if self.holder is None else (int(self.holder), float(self.run))
-        return cardplay_solver(self.vira_rank, payoff=(self.mao_wins, self.pe_wins), total=1.0,
-                               decision=decision).allocate()
-
-
-@dataclass(frozen=True)
 class CardplayModel:
     """A solved card-play game as the adviser reads it: the card-play ``tree``
     (:func:`lab.solver.games.cardplay.cardplay_tree` of the ``decision_seat``: the mão de
@@ -496,9 +470,6 @@ class CardplayModel:
 _MODELS: dict = {}
 MODELS_KEPT = 8
 """Card-play models kept in a process (55 MB each: two seats' values and reaches)."""
-SOLVED_KEPT = 256
-"""Solved card-play games kept in the disk cache (2.8 MB each): every mão de onze score
-(22 a vira) and the 11 x 11 of all ten viras fit."""
 
 
 def cardplay_scores() -> list:
@@ -509,100 +480,70 @@ def cardplay_scores() -> list:
 
 
 def cardplay_model(vira: Card, score: tuple, progress=None) -> CardplayModel:
-    """The exact model of a mão de onze or 11 x 11 hand: solved once per machine
-    (:func:`solved_cardplay`), its values worked out from there when first asked in a
+    """The exact model of a mão de onze or 11 x 11 hand: the solve of
+    :mod:`lab.policy.cardplay` (once per machine, about 2.5 s; the solver bot plays the
+    same one), its values worked out from its average strategy when first asked in a
     process (about 0.1 s)."""
-    name, solved = solved_cardplay(vira, score, progress)
-    if name in _MODELS:
-        return _MODELS[name]
-    model = _answers(solved())
-    if len(_MODELS) >= MODELS_KEPT:
-        _MODELS.pop(next(iter(_MODELS)))
-    _MODELS[name] = model
-    return model
-
-
-def solved_cardplay(vira: Card, score: tuple, progress=None):
-    """The solved card-play game standing for a mão de onze or 11 x 11 hand of ``vira`` at
-    ``score``: its name and a function returning its :class:`SolvedCardplay`, solved once
-    per machine (about 2.5 s) and kept in the disk cache, named by its payoffs and
-    settings."""
     from .match import ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL
+    from .policy.cardplay import cardplay_policy, eleven_policy
     from .rules import hand_kind
+    from .tables import CARDPLAY_SETTINGS, MATCH_SETTINGS
 
+    show = sys.stderr.isatty() if progress is None else bool(progress)
     kind, _ = hand_kind(tuple(score))
     if kind == ELEVEN:
         from .match import eleven_payoffs
         from .ranking import match_equity
-        from .tables import MATCH_SETTINGS
 
-        pay = eleven_payoffs(match_equity(), tuple(score))
-        target = MATCH_SETTINGS["eleven_target_exploitability"]
-        name = (f"eleven-{vira.rank}-{pay.holder}-{pay.mao_wins!r}-{pay.pe_wins!r}-"
-                f"{pay.holder_runs!r}-{target!r}")
-
-        def solve():
-            from .solver.games.eleven import solve_eleven
-
-            with note(f"solving the mão de onze of vira {vira} at {score[0]},{score[1]} "
-                      "(once)", progress):
-                sol = solve_eleven(vira.rank, pay.holder, pay.mao_wins, pay.pe_wins,
-                                   pay.holder_runs, target_exploitability=target,
-                                   keep_solution=True)
-            return _solved(vira.rank, sol.cardplay.solver, pay.mao_wins, pay.pe_wins,
-                           pay.holder_runs, pay.holder, ELEVEN_MODEL, sol.exploitability)
+        equity = match_equity()
+        pay = eleven_payoffs(equity, tuple(score))
+        key = (vira.rank, tuple(score), pay)
+        if key not in _MODELS:
+            solved = eleven_policy(vira.rank, tuple(score),
+                                   MATCH_SETTINGS["eleven_target_exploitability"],
+                                   equity=equity, progress=show)
+            _keep(key, _answers(vira.rank, solved.policy.average, pay.mao_wins, pay.pe_wins,
+                                pay.holder_runs, pay.holder, ELEVEN_MODEL,
+                                solved.exploitability))
     elif kind == ELEVEN_ELEVEN:
-        from .tables import CARDPLAY_SETTINGS
-
-        name = f"eleven-eleven-{vira.rank}-{sorted(CARDPLAY_SETTINGS.items())!r}"
-
-        def solve():
-            from .solver.games.cardplay import solve_cardplay
-
-            with note(f"solving the card play of vira {vira} (once)", progress):
-                sol = solve_cardplay(vira.rank, **CARDPLAY_SETTINGS)
-            return _solved(vira.rank, sol.solver, 1.0, 0.0, float("nan"), None,
-                           ELEVEN_ELEVEN_MODEL, sol.exploitability)
+        key = (vira.rank, (11, 11))
+        if key not in _MODELS:
+            solved = cardplay_policy(vira.rank, CARDPLAY_SETTINGS["target_exploitability"],
+                                     CARDPLAY_SETTINGS["max_iterations"], progress=show)
+            _keep(key, _answers(vira.rank, solved.average, 1.0, 0.0, float("nan"), None,
+                                ELEVEN_ELEVEN_MODEL, solved.exploitability))
     else:
         raise AdviceError(f"score {score}: a normal hand has no card-play model")
-    from .solver.cache import disk_cached, short_name
-    from .solver.games.cardplay import TREE_SOURCES
-
-    return name, lambda: disk_cached(
-        short_name("cardplay_solved", name), solve,
-        TREE_SOURCES + ("solver/cfr.py", "solver/games/eleven.py", "advice.py"),
-        keep=SOLVED_KEPT)
+    return _MODELS[key]
 
 
-def _solved(vira_rank, solver, mao_wins, pe_wins, run, holder, model,
-            exploitability) -> SolvedCardplay:
-    """The kept form of a card-play ``solver``'s solve for the vira of rank index
-    ``vira_rank``, checked to be on the tree the adviser reads."""
-    from .solver.games.cardplay import cardplay_tree
+def _keep(key, model: CardplayModel) -> None:
+    if len(_MODELS) >= MODELS_KEPT:
+        _MODELS.pop(next(iter(_MODELS)))
+    _MODELS[key] = model
+
+
+def _answers(vira_rank, average, mao_wins, pe_wins, run, holder, model,
+             exploitability) -> CardplayModel:
+    """What the adviser reads of a solved card-play game of the vira of rank index
+    ``vira_rank`` (its ``average`` strategy per edge; the mão's payoffs when the mão / the
+    pé wins and, at mão de onze, when the ``holder`` runs): both seats' best-response
+    values and reaches under that strategy, worked out now on the game rebuilt."""
+    from .solver.games.cardplay import cardplay_solver
 
     seat = None if holder is None else int(holder)
-    shared = cardplay_tree(seat)
-    if not all(np.array_equal(getattr(solver.tree, a), getattr(shared, a))
-               for a in ("node_action", "node_parent", "pair_parent", "pair_private")):
-        raise RuntimeError("the card-play model was solved on another tree than the adviser reads")
-    return SolvedCardplay(int(vira_rank),
-                          solver.average_strategy().copy(), float(mao_wins), float(pe_wins),
-                          float(run), seat, model, float(exploitability))
-
-
-def _answers(solved: SolvedCardplay) -> CardplayModel:
-    """What the adviser reads of a solved card-play game: both seats' best-response values
-    and reaches under its average strategy, worked out now."""
-    solver = solved.solver()
+    decision = None if seat is None else (seat, float(run))
+    solver = cardplay_solver(vira_rank, payoff=(float(mao_wins), float(pe_wins)), total=1.0,
+                             decision=decision).allocate()
     with solver._threads():
         values, reach = [], []
-        for seat in (0, 1):
-            values.append(solver._values(seat, solved.average, True).copy())
+        for s in (0, 1):
+            values.append(solver._values(s, average, True).copy())
             reach.append(solver.reach.copy())
-    return CardplayModel(solver.tree, solved.holder, solved.average, tuple(values),
-                         tuple(reach), tuple(np.asarray(w) for w in solver.weights),
-                         float(solver.total), solved.mao_wins, solved.pe_wins, solved.run,
-                         solved.holder, solved.model, solved.exploitability)
+    return CardplayModel(solver.tree, seat, average, tuple(values), tuple(reach),
+                         tuple(np.asarray(w) for w in solver.weights), float(solver.total),
+                         float(mao_wins), float(pe_wins), float(run), seat, model,
+                         float(exploitability))
 
 
 def _cardplay_model(position: Position, progress) -> Advice:
@@ -692,7 +633,7 @@ def _cardplay_model(position: Position, progress) -> Advice:
 
 def prepare(viras=None, progress=None) -> int:
     """Work out once what makes the advice at the start of a hand instant: the kept values
-    (:func:`lab.solver.fullgame.values.prepare`) of the stored points policy and every
+    (:func:`lab.policy.values.prepare`) of the stored points policy and every
     stored score-aware policy of ``viras`` (rank characters or cards; default every vira
     with a stored policy), and the card-play game of each at every mão de onze score and
     at 11 x 11 (:func:`cardplay_scores`). Everything goes to the
@@ -702,7 +643,7 @@ def prepare(viras=None, progress=None) -> int:
 
     from .cards import RANKS, parse_card
     from .classes import vira_rank_of
-    from .solver.fullgame import values
+    from .policy import values
     from .tables.policies import load_full_policy, stored_viras
     from .tables.score_policies import load_score_policy, stored_scores
 
@@ -725,8 +666,7 @@ def prepare(viras=None, progress=None) -> int:
         for v in asked:
             bar.set_postfix_str(f"vira {v}: mão de onze and 11 x 11")
             for score in cardplay_scores():
-                _, solved = solved_cardplay(parse_card(v + "c"), score)
-                solved()
+                cardplay_model(parse_card(v + "c"), score, progress=False)
                 bar.update()
     return len(jobs)
 
@@ -746,4 +686,4 @@ def request(vira_text: str, hand_text: str, seat_text: str, score_text: str,
 __all__ = ["Position", "Advice", "AdviceError", "build_position", "advise", "advice_for",
            "prepare",
            "request", "parse_score", "parse_seat", "parse_tokens", "legal_moves", "outcome",
-           "cardplay_model", "cardplay_scores", "solved_cardplay", "POINTS", "MATCH_WIN"]
+           "cardplay_model", "cardplay_scores", "POINTS", "MATCH_WIN"]

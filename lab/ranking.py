@@ -9,7 +9,7 @@ For each bot and each vira with a stored full-game policy (:mod:`lab.tables.poli
     the mão's best-response value against a pé playing the bot and ``BR_pe`` the pé's
     against a mão playing the bot. Exact (one best-response traversal per seat of
     :class:`~lab.solver.fullgame.solver.FullSolver`) for a bot that is a table of the solved game, a
-    :class:`~lab.solver.fullgame.policy.FullPolicy`: the ``solver`` (its stored policy; the figure
+    :class:`~lab.policy.full.FullPolicy`: the ``solver`` (its stored policy; the figure
     measured when it was stored, in the policy's manifest) and ``uniform`` (every
     (public node, private state) plays each of its solved actions with equal
     probability; no policy byte set, which the kernels read as uniform). The rule bots

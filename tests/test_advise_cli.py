@@ -141,7 +141,7 @@ def test_at_a_normal_score_the_advice_says_what_points_play_leaks_there(policy):
 
 def test_root_advice_and_the_best_response_value(policy):
     from lab.solver.fullgame.records import BEST
-    from lab.solver.fullgame.line import dealt_state
+    from lab.policy.line import dealt_state
 
     got = ok("--vira", VIRA, "--hand", MINE, "--seat", "mao")
     check_shape(got)
@@ -175,7 +175,7 @@ OPENINGS = ["5c,3h,Kd", "5c,4d,Qh", "3h,2h,Ad", "5h,6s,7d", "Kd,Jh,6c", "2c,2d,Q
 
 def test_off_the_path_the_strategy_is_the_best_response(policy):
     from lab.cards import level
-    from lab.solver.fullgame.line import dealt_state
+    from lab.policy.line import dealt_state
 
     vira = parse_card(VIRA)
     for text in OPENINGS:

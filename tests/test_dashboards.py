@@ -38,7 +38,7 @@ TOY = (2, 2, 2, 1)
 def toy():
     from lab.solver.fullgame.solver import FullSolver, config_for
     from lab.solver.fullgame.compact import compact_policy
-    from lab.solver.fullgame.policy import FullPolicy
+    from lab.policy.full import FullPolicy
 
     config = config_for(toy_cap=TOY, ladder=(1, 3, 6))
     solver = FullSolver(config).allocate()

@@ -1,4 +1,4 @@
-"""The stored full-game policy (lab.solver.fullgame.compact, lab.solver.fullgame.policy.FullPolicy) on
+"""The stored full-game policy (lab.solver.fullgame.compact, lab.policy.full.FullPolicy) on
 reduced decks.
 
 Every expected value comes from somewhere other than the code under test: the solver's
@@ -20,9 +20,9 @@ from lab.solver.games.cardplay_game import COVER, decided
 from lab.solver.fullgame.solver import FullSolver, SolverStateError, config_for
 from lab.solver.fullgame.tree import LAST, T_NODE
 from lab.solver.fullgame.game import FullGame
-from lab.solver.fullgame.policy import RAISE, FullPolicy, Spot, Terminal
+from lab.policy.full import RAISE, FullPolicy, Spot, Terminal
 from lab.errors import InputError
-from lab.solver.policy import PolicyError
+from lab.policy.base import PolicyError
 
 TOY = (2, 2, 2, 1)
 """A 7-card deck: levels 0..3 with 2, 2, 2, 1 copies (one card stays out of the deal)."""
@@ -966,7 +966,7 @@ def test_rebasing_gives_the_new_base_where_the_old_one_was_played(toy_solver, to
 
 
 # ---------------------------------------------------------------- the solver's sums, read directly
-# A reader of FullSolver's strategy sums written independently of lab.solver.fullgame.policy: it
+# A reader of FullSolver's strategy sums written independently of lab.policy.full: it
 # numbers each card node's public nodes as the kernels do (``self`` is the solver).
 
 def intra_nodes(self, c: int, entering) -> list:

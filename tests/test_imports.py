@@ -1,5 +1,7 @@
 """Imports run one way: cards -> rules -> classes -> solvers/simulator -> match -> tables ->
 analysis -> charts/dashboards -> commands and the public API, with no import circle.
+The solved strategies are read through :mod:`lab.policy`, which sits above the solvers:
+the dashboards and the bots never import the solver package.
 
 The graph is read from the source (every ``import``, at module level or inside a
 function), so a lazy import against the direction counts as much as an eager one.
@@ -18,7 +20,8 @@ LAYERS = (
     ("cards", ("lab.cards",)),
     ("rules", ("lab.rules", "lab.match_record")),
     ("classes", ("lab.classes",)),
-    ("solvers and simulator", ("lab.solver", "lab.sim", "lab.baseline_cfr")),
+    ("solvers", ("lab.solver", "lab.baseline_cfr")),
+    ("policy readers and simulator", ("lab.policy", "lab.sim")),
     ("match", ("lab.match",)),
     ("tables", ("lab.tables",)),
     ("analysis", ("lab.advice", "lab.advice_text", "lab.hand_summary", "lab.ranking",
@@ -28,11 +31,6 @@ LAYERS = (
                                      "lab.__main__", "lab")),
 )
 """Each module's layer, lowest first: a module may import its own layer and those below."""
-
-POLICY_READERS = ("lab.solver.policy", "lab.solver.fullgame.policy", "lab.solver.fullgame.line")
-"""The only solver modules the charts and dashboards may use: reading a solved policy
-(they never solve; a solve goes through the tables layer)."""
-
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(LAB.parent).with_suffix("").parts)
@@ -87,12 +85,18 @@ def test_imports_run_one_way(name):
     assert not upward, f"{name} ({LAYERS[mine][0]}) imports against the direction: {upward}"
 
 
-def test_charts_and_dashboards_never_solve():
+def test_dashboards_and_bots_read_policies_never_the_solver():
+    """The charts and dashboards read solved strategies through :mod:`lab.policy` and the
+    tables layer (never the solver package or the simulator); the bots of :mod:`lab.sim`
+    take policies (never the solver package)."""
     views = [n for n in MODULES if LAYERS[layer_of(n)][0] == "charts and dashboards"]
-    for name in views:
+    bots = [n for n in MODULES if n == "lab.sim" or n.startswith("lab.sim.")]
+    assert "lab.dashboards.hand_play" in views and "lab.sim.solver_bot" in bots
+    for name in views + bots:
+        forbidden = ("lab.solver", "lab.sim") if name in views else ("lab.solver",)
         solving = [t for t in GRAPH[name]
-                   if t.startswith(("lab.solver", "lab.sim")) and t not in POLICY_READERS]
-        assert not solving, f"{name} imports {solving}: ask the tables layer instead"
+                   if any(t == f or t.startswith(f + ".") for f in forbidden)]
+        assert not solving, f"{name} imports {solving}: read a policy (lab.policy) instead"
 
 
 def test_no_import_circle():
@@ -130,4 +134,5 @@ def test_the_graph_is_read():
     assert "lab.cards" in GRAPH["lab.rules"]
     assert "lab.tables.manifests" in GRAPH["lab.tables.cardplay"]
     assert "lab.solver.games.cardplay" in GRAPH["lab.tables.cardplay"]  # a lazy import counts
+    assert "lab.policy.full" in GRAPH["lab.dashboards.hand_play"]
     assert len(MODULES) > 60

@@ -111,7 +111,7 @@ def test_the_command_line_prints_the_services_answer(answers):
 
 def test_the_hand_explorers_play_forward_gives_the_services_strategy_and_values(answers):
     from lab.dashboards.hand_play import HandPlay, compute_values, hand_values
-    from lab.solver.fullgame.line import rules_action
+    from lab.policy.line import rules_action
     from lab.tables.policies import load_full_policy
     from lab.tables.score_policies import load_score_policy
 
@@ -196,8 +196,8 @@ def test_fast_values_equal_the_walk_of_the_whole_game():
     node's subtree on the policy expanded for it alone) equal, to 1e-9, one masked walk of
     the policy expanded whole from the asked spot, on 200 positions of vira 4 (points
     and score-aware) on and off the solved path."""
-    from lab.solver.fullgame import values
-    from lab.solver.fullgame.line import follow
+    from lab.policy import values
+    from lab.policy.line import follow
     from lab.tables.policies import load_full_policy
     from lab.tables.score_policies import load_score_policy
 

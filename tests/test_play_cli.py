@@ -166,7 +166,7 @@ def test_coach_with_the_stored_policy_and_off_its_path():
     from lab.cards import DECK, level, parse_card
     from lab.tables.policies import load_full_policy
     from lab.sim.match import stream_seed
-    from lab.solver.fullgame.line import dealt_state
+    from lab.policy.line import dealt_state
     from lab.tables import TableError
     from lab.tables.score import points_play_leak
 

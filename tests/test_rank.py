@@ -40,7 +40,7 @@ TOY = dict(toy_cap=(3, 3, 1), ladder=(1, 3, 6))
 def toy():
     from lab.solver.fullgame.solver import FullSolver, config_for
     from lab.solver.fullgame.compact import compact_policy
-    from lab.solver.fullgame.policy import FullPolicy
+    from lab.policy.full import FullPolicy
 
     cfg = config_for(**TOY)
     solver = FullSolver(cfg).allocate()

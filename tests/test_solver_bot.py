@@ -32,7 +32,7 @@ from lab.ranking import match_equity
 from lab.rules import ACCEPT, COVER, PLAY, RAISE, RUN, SURRENDER, Action, new_hand
 from lab.sim.bots import SolverBot, make_bot
 from lab.sim.view import Table
-from lab.solver.policy import PolicyError
+from lab.policy.base import PolicyError
 from lab.tables import TableError
 
 ROOT = Path(__file__).parent.parent
@@ -171,7 +171,7 @@ def test_normal_hands_play_the_stored_policy(strategy, policy):
 def find_spot(policy, vira, line, seat, test, tries=3000):
     """A seeded deal whose ``seat`` holding has a strategy satisfying ``test`` after the
     public ``line`` of actions; (cards, strategy)."""
-    from lab.solver.fullgame.line import dealt_state
+    from lab.policy.line import dealt_state
 
     rng = random.Random(5)
     spot = policy.root()
@@ -239,7 +239,8 @@ def test_mao_de_onze_decision_comes_from_the_table(strategy):
     """The holder (either seat) accepts with the mao_de_onze table's probability for its
     class; without the table provider the bot solves it (the same game, to 1e-3)."""
     from lab.ranking import eleven_accept
-    from lab.sim.solver_bot import SolverStrategy, class_of, eleven_policy
+    from lab.policy.cardplay import eleven_policy
+    from lab.sim.solver_bot import SolverStrategy, class_of
 
     rng = random.Random(4)
     vira = parse_card("4d")
@@ -263,7 +264,8 @@ def test_mao_de_onze_decision_comes_from_the_table(strategy):
 def test_card_play_after_accepting_and_at_11_11_is_the_card_play_solve(strategy):
     """After "accept", and at 11 x 11, the bot plays the card-play strategy of the solved
     game (the mão de onze game of the score, or the vira's card-play game)."""
-    from lab.sim.solver_bot import cardplay_history, cardplay_policy, eleven_policy
+    from lab.policy.cardplay import cardplay_policy, eleven_policy
+    from lab.sim.solver_bot import cardplay_history
 
     rng = random.Random(6)
     vira = parse_card("4s")

@@ -5,7 +5,7 @@ Load time is measured twice per vira: *cold* (the shared card tree, layout and k
 from their disk cache, then the vira's file decoded) and *warm* (only the vira's file:
 what switching viras costs in a running process). Lookups are the decisions met on random
 walks down the policy (both seats sampling their stored strategies from random deals):
-each is one :meth:`~lab.solver.fullgame.policy.FullPolicy.strategy` call, timed alone.
+each is one :meth:`~lab.policy.full.FullPolicy.strategy` call, timed alone.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..options import Parser, integer
 
 def random_lookups(policy, n: int, seed: int) -> np.ndarray:
     """Seconds of ``n`` decision lookups on random walks (sampled from the policy)."""
-    from ..solver.policy import PolicyError
+    from ..policy.base import PolicyError
 
     rng = random.Random(seed)
     t = policy.tree

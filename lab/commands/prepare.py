@@ -11,7 +11,7 @@ a minute per policy on two cores (50 policies: about half an hour), with a progr
 run again, it only reads what is there. Prints one JSON object: the policies prepared and
 the seconds taken.
 
-``lab prepare --kernels`` compiles the numba kernels instead (:mod:`lab.solver.warmup`), in
+``lab prepare --kernels`` compiles the numba kernels instead (:mod:`lab.warmup`), in
 two processes side by side, into numba's cache: minutes, once per version of the code
 (the test command does it before the suite's workers start).
 """
@@ -24,7 +24,7 @@ from ..cli import print_json
 
 
 def add_arguments(parser) -> None:
-    from ..solver.warmup import PARTS
+    from ..warmup import PARTS
 
     parser.add_argument("--kernels", nargs="?", const="all", choices=(*PARTS, "all"),
                         default=None, help="compile the numba kernels instead (all: every "
@@ -53,7 +53,7 @@ def compile_kernels(part: str) -> int:
     import subprocess
     import sys
 
-    from ..solver.warmup import PARTS, warm
+    from ..warmup import PARTS, warm
 
     start = time.perf_counter()
     if part != "all":

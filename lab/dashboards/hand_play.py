@@ -8,7 +8,7 @@ hands he can hold given the user's cards (:func:`lab.dashboards.spots.opponent_m
 
 Shown at each step: whose turn it is, the strategy of the user's hand there (or that the
 policy never gets there with it), the exact expected points of each of its moves
-(:meth:`~lab.solver.fullgame.policy.Line.action_values`, worked out in the background: seconds at
+(:meth:`~lab.policy.full.Line.action_values`, worked out in the background: seconds at
 the start of a hand), and the value of the hand at each of its decisions so far.
 Points are points per hand for the user's side: won positive, lost negative.
 
@@ -31,9 +31,9 @@ import numpy as np
 from .. import charts
 from ..cards import DECK, MANILHA_NAMES, SUITS, Card, is_manilha, level
 from ..rules import COVER, ELEVEN, ELEVEN_ELEVEN, PLAY, Action, hand_kind
-from ..solver.fullgame.line import dealt_state, follow, policy_action, rules_action
-from ..solver.fullgame.policy import FullPolicy
-from ..solver.policy import PolicyError
+from ..policy.line import dealt_state, follow, policy_action, rules_action
+from ..policy.full import FullPolicy
+from ..policy.base import PolicyError
 from ..widgets import LIVE_ONLY, card_label, replace_children
 from . import spots
 from .background import Background

@@ -1,6 +1,6 @@
 """Decision points ("spots") of a stored full-game policy, in a player's words.
 
-A :class:`~lab.solver.fullgame.policy.Line` is a hand walked from the deal by public actions:
+A :class:`~lab.policy.full.Line` is a hand walked from the deal by public actions:
 ``("card", level)`` (a card shown), ``"cover"`` (a card played face down), ``"raise"``,
 ``"accept"``, ``"run"``. This module says what the spot at its end is (round, who acts,
 what the hand is worth), names every action as a player would ("truco", "seis", "plays a
@@ -22,8 +22,8 @@ import pandas as pd
 
 from ..cards import MANILHA_NAMES, level_name
 from ..classes import vira_rank_of
-from ..solver.fullgame.policy import ACCEPT, RAISE, RUN, FullPolicy, Line, Terminal
-from ..solver.policy import PolicyError
+from ..policy.full import ACCEPT, RAISE, RUN, FullPolicy, Line, Terminal
+from ..policy.base import PolicyError
 
 SEAT_WORDS = ("mão", "pé")
 """Seat 0 and seat 1 as players call them."""
@@ -201,7 +201,7 @@ def walk(policy: FullPolicy, actions) -> Line:
 
 
 def public_actions(decision) -> tuple:
-    """The distinct public actions of a :class:`~lab.solver.fullgame.policy.Decision` (covers of
+    """The distinct public actions of a :class:`~lab.policy.full.Decision` (covers of
     any level as one ``"cover"``), cards strongest first, then the calls."""
     out = []
     for action in decision.actions:

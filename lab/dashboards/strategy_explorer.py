@@ -18,8 +18,8 @@ from typing import Optional
 import ipywidgets as W
 
 from .. import charts
-from ..solver.fullgame.policy import FullPolicy
-from ..solver.policy import PolicyError
+from ..policy.full import FullPolicy
+from ..policy.base import PolicyError
 from ..widgets import TABLE_STYLE, WRAP, Dashboard, _image, replace_children, show_png
 from . import spots
 from .background import Background

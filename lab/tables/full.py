@@ -44,7 +44,7 @@ from ..classes import hand_classes, same_game_vira, vira_rank_of
 from ..rules import DEFAULT_RULES
 from ..solver.fullgame.solver import FullSolver, checkpoint_path, config_for, has_checkpoint
 from ..solver.fullgame.game import LADDER
-from ..solver.fullgame.policy import FullPolicy
+from ..policy.full import FullPolicy
 from .registry import FULL_SETTINGS
 
 SEATS = ("mao", "pe")
@@ -61,7 +61,7 @@ def _name(action, vira_rank) -> str:
 
 
 def first_decisions(policy, vira=None):
-    """The strategy of a :class:`~lab.solver.fullgame.policy.FullPolicy` at the first decisions, per
+    """The strategy of a :class:`~lab.policy.full.FullPolicy` at the first decisions, per
     class; cards named for ``vira`` (default: the policy's own), a vira of the same game.
 
     Returns ``(mao_first, pe_vs_truco, pe_first)``: dicts class -> {action: p}. ``pe_first``

@@ -202,12 +202,12 @@ _CACHE: dict = {}
 
 
 def load_full_policy(vira, directory: Optional[Path] = None):
-    """The stored :class:`~lab.solver.fullgame.policy.FullPolicy` of ``vira`` (cached per process),
+    """The stored :class:`~lab.policy.full.FullPolicy` of ``vira`` (cached per process),
     checked against its manifest (file hash, size, layout)."""
     from ..solver.fullgame.solver import card_tree, config_for
     from ..solver.fullgame.compact import decode
     from ..solver.fullgame.tree import build_templates
-    from ..solver.fullgame.policy import FullPolicy
+    from ..policy.full import FullPolicy
 
     v = RANKS[vira_rank_of(vira)]
     manifest = read_policy_manifest(directory)
@@ -415,7 +415,7 @@ def policy_keys(config, merge: bool = True):
     """The keys of the stored policies of ``config``'s game (cached on disk)."""
     from ..solver.fullgame.solver import card_tree, game_layout
     from ..solver.fullgame.tree import build_templates
-    from ..solver.fullgame.policy import _keys
+    from ..policy.full import _keys
 
     tree = card_tree(config)
     templates = build_templates(config.ladder)

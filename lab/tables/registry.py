@@ -206,8 +206,8 @@ TABLES = {
                               "policies": "full_policy (stored)"},
                              "ranking", "lab rank --write",
                              ("lab/ranking.py", "lab/sim/solver_bot.py", "lab/sim/bots.py",
-                              "lab/sim/hands.py", "lab/rules.py", "lab/solver/fullgame/policy.py",
-                              "lab/solver/fullgame/line.py", "lab/solver/fullgame/compact.py",
+                              "lab/sim/hands.py", "lab/rules.py", "lab/policy/full.py",
+                              "lab/policy/line.py", "lab/solver/fullgame/compact.py",
                               "lab/solver/fullgame/solver.py") + WALK_SOURCES),
 }
 

@@ -147,7 +147,7 @@ def first_moves(solver) -> dict:
     tables ``{class: p}`` behind them (``by_class_truco_mao``, ``by_class_accept_pe``,
     ``by_class_run_pe``, ``by_class_raise_pe``)."""
     from .full import first_decisions
-    from ..solver.fullgame.policy import FullPolicy
+    from ..policy.full import FullPolicy
 
     mao_first, pe_vs, _ = first_decisions(FullPolicy.average_of(solver))
     weight = solver.weights[0].sum(axis=1)   # P(the mão is dealt each class)

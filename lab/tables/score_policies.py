@@ -167,11 +167,11 @@ _CACHE: dict = {}
 
 
 def load_score_policy(vira, score, directory: Optional[Path] = None):
-    """The stored score-aware :class:`~lab.solver.fullgame.policy.FullPolicy` of ``vira``
+    """The stored score-aware :class:`~lab.policy.full.FullPolicy` of ``vira``
     at ``score`` (mão's, pé's points before the hand), or None when none is stored there
     (play falls back to the points policy). Cached per process, one at a time."""
     from ..solver.fullgame.compact import decode
-    from ..solver.fullgame.policy import FullPolicy
+    from ..policy.full import FullPolicy
 
     v = _vira(vira)
     score = (int(score[0]), int(score[1]))

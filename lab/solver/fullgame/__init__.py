@@ -1,4 +1,4 @@
 """The compact full-game engine: the hand with the truco ladder laid out as card nodes x
 betting states (game, tree, kernels, batched traversals, the solver with its checkpoints),
-and its solved strategies as policies (policy, their compact stored form, walking a line
-of play along them)."""
+and the compact stored form of its solved strategies. Reading them is
+:mod:`lab.policy`'s (:mod:`lab.policy.full`)."""

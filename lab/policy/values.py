@@ -1,6 +1,6 @@
 """Exact action values at a spot of a stored full-game policy, without the whole game.
 
-:meth:`~lab.solver.fullgame.policy.Line.action_values` asks here. A value is that of one
+:meth:`~lab.policy.full.Line.action_values` asks here. A value is that of one
 best-response traversal (the seat to act plays a best response from the spot on, the
 other seat the policy), in the policy's walk unit, and there are two ways to it that
 give the same numbers:
@@ -27,9 +27,9 @@ from typing import Optional
 
 import numpy as np
 
-from ...rules import ACCEPT, RAISE, RUN
-from ..policy import PolicyError
-from .tree import END as END_KIND
+from ..rules import ACCEPT, RAISE, RUN
+from .base import PolicyError
+from ..solver.fullgame.tree import END as END_KIND
 
 KEPT_DEPTH = 1
 """Card nodes down to this depth (the deal, the first card) have their values kept
@@ -39,8 +39,8 @@ NODES_KEPT = 4096
 """Card node value files kept in the disk cache (a few hundred kB each, 28 per policy)."""
 
 SOURCES = tuple(f"solver/fullgame/{name}.py" for name in (
-    "betting", "compact", "kernels", "last_node", "policy", "records", "showdowns", "solver",
-    "storage", "tree", "updates", "values"))
+    "betting", "compact", "kernels", "last_node", "records", "showdowns", "solver", "storage",
+    "tree", "updates")) + ("policy/full.py", "policy/values.py")
 """The code the cached values depend on (its hash names the cache files)."""
 
 
@@ -79,8 +79,8 @@ def walk_values(pol: "FullPolicy", solver, lines, u: int, pair: Optional[int] = 
     taken as a list of one); with ``pair`` only that private state's subtrees. The values
     of every betting node of the card node are left in ``solver.work``
     (:func:`read_values`)."""
-    from . import kernels as K
-    from .records import BEST
+    from ..solver.fullgame import kernels as K
+    from ..solver.fullgame.records import BEST
 
     lines = [lines] if hasattr(lines, "spot") else list(lines)
     t = pol.tree
@@ -216,7 +216,7 @@ def node_values(pol: "FullPolicy", c: int, seat: int) -> dict:
     if not sha:
         values = _node(pol, c, seat)
     else:
-        from ..cache import disk_cached
+        from ..solver.cache import disk_cached
 
         base = pol.meta.get("base_sha256") if pol.meta.get("difference") else None
         name = f"node_values-{sha}" + (f"-on-{base}" if base else "") + f"-{c}-{seat}"
@@ -244,8 +244,8 @@ def _whole_solver(pol: "FullPolicy"):
 def _holding(pol: "FullPolicy", threads: int, below: Optional[int] = None):
     """A solver on ``threads`` threads holding ``pol`` in its slot layout, 16 bits a slot
     (only card node ``below``'s subtree when given), with the policy's payoffs."""
-    from .compact import expand
-    from .solver import FullSolver
+    from ..solver.fullgame.compact import expand
+    from ..solver.fullgame.solver import FullSolver
 
     solver = FullSolver(replace(pol.config, storage="float32"), threads=threads)
     solver.use_policy(expand(pol.keys, pol.tree, pol.layout, pol.templates, pol.q,
@@ -272,7 +272,7 @@ _LAST = _Expansion()
 def _subtree_solver(pol: "FullPolicy", c: int):
     """A one-thread solver holding ``pol`` expanded for a subtree that holds card node
     ``c`` (the last one, when ``c`` is inside it)."""
-    from .compact import subtree_mask
+    from ..solver.fullgame.compact import subtree_mask
 
     last = _LAST
     if last.policy is pol and last.inside[c]:

@@ -2,7 +2,7 @@
 
 The policy speaks in strength levels and hand classes; a hand at the table speaks in
 cards. :func:`follow` walks a public history of :class:`~lab.rules.Action` s from the deal
-and returns the :class:`~lab.solver.fullgame.policy.Line` (each seat's reach under the policy) and,
+and returns the :class:`~lab.policy.full.Line` (each seat's reach under the policy) and,
 for each seat whose cards are known, its private state in the policy (its class as dealt
 and the levels it still holds). The opponent's hidden cards are never needed: his cards
 are public once played, and a covered card is public only as "cover".
@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ...cards import Card, level
-from ...classes import hand_classes
-from ...rules import ACCEPT, COVER, PLAY, RAISE, RUN, SURRENDER, Action
-from ..policy import PolicyError
-from .policy import FullPolicy, Line
+from ..cards import Card, level
+from ..classes import hand_classes
+from ..rules import ACCEPT, COVER, PLAY, RAISE, RUN, SURRENDER, Action
+from .base import PolicyError
+from .full import FullPolicy, Line
 
 
 def policy_action(action: Action, vira: Card):

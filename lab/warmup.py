@@ -37,9 +37,9 @@ def warm(part: str) -> None:
 
 
 def _solve() -> None:
-    from .fullgame.compact import compact_policy
-    from .fullgame.solver import FullSolver, config_for
-    from .games.cardplay import solve_cardplay
+    from .solver.fullgame.compact import compact_policy
+    from .solver.fullgame.solver import FullSolver, config_for
+    from .solver.games.cardplay import solve_cardplay
 
     for storage, schedule in (("float32", "dcfr"), ("int16", "dcfr"), ("float32", "pdcfr+")):
         solver = FullSolver(config_for(storage=storage, **TOY), schedule=schedule).allocate()
@@ -51,11 +51,11 @@ def _solve() -> None:
 
 
 def _values() -> None:
-    from .fullgame.compact import build_keys
-    from .fullgame.policy import FullPolicy
-    from .fullgame.records import BEST
-    from .fullgame.solver import FullSolver, config_for
-    from ..sim.fast import tally
+    from .solver.fullgame.compact import build_keys
+    from .policy.full import FullPolicy
+    from .solver.fullgame.records import BEST
+    from .solver.fullgame.solver import FullSolver, config_for
+    from .sim.fast import tally
 
     config = config_for(**TOY)
     shape = FullSolver(config)

@@ -1,4 +1,4 @@
-"""The full game's solved strategy as a :class:`~lab.solver.policy.Policy`.
+"""The full game's solved strategy as a :class:`~lab.policy.base.Policy`.
 
 :class:`FullPolicy` is the full hand game with the truco ladder, on the compact
 stored form of :mod:`lab.solver.fullgame.compact`. Its public states are :class:`Spot`\\ s and
@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..policy import Decision, Policy, PolicyError
+from .base import Decision, Policy, PolicyError
 from .values import action_order, action_values
 
 RAISE, ACCEPT, RUN = "raise", "accept", "run"
@@ -75,8 +75,8 @@ class FullPolicy(Policy):
     payoffs: tuple | None = None
 
     def __post_init__(self):
-        from .solver import card_game, card_tree, game_layout
-        from .tree import build_templates
+        from ..solver.fullgame.solver import card_game, card_tree, game_layout
+        from ..solver.fullgame.tree import build_templates
 
         self.vira = self.config.vira
         self.cards = card_game(self.config)
@@ -100,7 +100,7 @@ class FullPolicy(Policy):
         """The stored form of a :class:`~lab.solver.fullgame.solver.FullSolver`'s average strategy
         (:func:`~lab.solver.fullgame.compact.compact_policy`), with its exploitability measured
         by an exact best response when ``measure`` (points per hand)."""
-        from .compact import compact_policy
+        from ..solver.fullgame.compact import compact_policy
 
         q, keys, kept = compact_policy(solver, threshold, merge, threads)
         policy = cls(solver.config, q, keys=keys,
@@ -116,7 +116,7 @@ class FullPolicy(Policy):
         """A solver's own average strategy, exactly: its strategy sums read in place, one
         key per public node (nothing merged, thresholded or pruned), for summaries of a
         solve. Pairs the solver never reached are not stored."""
-        from .compact import build_keys
+        from ..solver.fullgame.compact import build_keys
 
         keys = build_keys(solver.tree, solver.layout, solver.templates, merge=False)
         sums = solver.cum32 if solver.config.storage == "float32" else solver.cum16
@@ -414,7 +414,7 @@ class FullPolicy(Policy):
                 threads = numba.config.NUMBA_NUM_THREADS
             from dataclasses import replace
 
-            from .solver import FullSolver
+            from ..solver.fullgame.solver import FullSolver
 
             solver = FullSolver(replace(self.config, storage="float32"),
                                 threads=threads).use_policy(expanded(self))
@@ -443,7 +443,7 @@ def expanded(policy: FullPolicy) -> np.ndarray:
     (one whose ``meta`` names its file's hash) is kept in the disk cache and mapped from
     there (:func:`lab.solver.cache.disk_cached`): a walk reads only the pages of the
     subtree it visits, and processes share them. Expanded again in memory for any other."""
-    from .compact import expand
+    from ..solver.fullgame.compact import expand
 
     def build():
         return expand(policy.keys, policy.tree, policy.layout, policy.templates,
@@ -452,7 +452,7 @@ def expanded(policy: FullPolicy) -> np.ndarray:
     sha = policy.meta.get("sha256")
     if not sha or policy.keys.n_slots < 1_000_000:
         return build()
-    from .solver import disk_cached
+    from ..solver.fullgame.solver import disk_cached
 
     base = policy.meta.get("base_sha256") if policy.meta.get("difference") else None
     name = f"expanded-{sha}" + (f"-on-{base}" if base else "")
@@ -484,8 +484,8 @@ _KEYS: dict = {}
 
 
 def _keys(tree, layout, templates, merge: bool):
-    from .solver import disk_cached
-    from .compact import build_keys
+    from ..solver.fullgame.solver import disk_cached
+    from ..solver.fullgame.compact import build_keys
 
     key = (id(tree), templates.ladder, merge)
     if key not in _KEYS:
@@ -506,7 +506,7 @@ def _edge_actions(policy: FullPolicy, c: int) -> tuple:
     out = _EDGES.get(key)
     if out is not None:
         return out
-    from ..games.cardplay_game import COVER
+    from ..solver.games.cardplay_game import COVER
 
     t = policy.tree
     a = int(t.actor[c])
@@ -607,7 +607,7 @@ class Line:
         that hand (in the policy's :attr:`FullPolicy.payoffs` where it has them); NaN where
         an action is not the hand's own or the hand cannot be here.
         Exact: one best-response traversal of the subtree by the solver's kernels, kept
-        for the deal and the first card (:mod:`lab.solver.fullgame.values`). With
+        for the deal and the first card (:mod:`lab.policy.values`). With
         ``pair`` (an index into ``seat``'s private states here) only that state's column
         is given, the other columns NaN (below the first card only that state's cards
         are walked)."""
