@@ -6,8 +6,8 @@ asked of the advice service (:func:`lab.advice.advice_for`) and of each surface 
 answers the same question: the public ``lab.advise``, the command line (a few, each a
 process), the coach of ``lab play``, the hand explorer's play-forward (its strategy and
 exact values) and the solver bot (its strategy, where the solved strategy holds the
-hand). The full-game positions use two viras' policies, so that the test expands few
-policies on a fresh machine.
+hand). The positions use two viras and, at mão de onze, four scores, so that a fresh
+machine expands few policies and solves few mão de onze games.
 """
 
 import json
@@ -25,7 +25,8 @@ from lab.cards import level
 from lab.rules import COVER, ELEVEN, NORMAL, PLAY, SEAT_NAMES
 
 VIRAS = ("4", "7")
-POSITIONS = 32
+ELEVEN_SCORES = ((11, 0), (11, 9), (4, 11), (10, 11))
+POSITIONS = 300
 
 
 def positions():
@@ -33,7 +34,8 @@ def positions():
     out = []
     for i in range(POSITIONS):
         kind = KINDS[i % len(KINDS)]
-        out.append((kind, *random_deal(rng, kind, viras=VIRAS, scores=((10, 9), (9, 10)))))
+        out.append((kind, *random_deal(rng, kind, viras=VIRAS, scores=((10, 9), (9, 10)),
+                                       eleven_scores=ELEVEN_SCORES)))
     return out
 
 
@@ -171,7 +173,8 @@ def test_the_solver_bot_plays_the_services_strategy(answers):
             assert theirs.get(key, 0.0) == pytest.approx(ours.get(key, 0.0), abs=tolerance), \
                 (kind, key)
         checked.add(advice.model)
-    assert {"full-game-points", "full-game-score-aware", "eleven-eleven-exact"} <= checked
+    assert {"full-game-points", "full-game-score-aware", "mao-de-onze-exact",
+            "eleven-eleven-exact"} <= checked
 
 
 def _dealt(state, history):

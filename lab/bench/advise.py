@@ -41,9 +41,12 @@ def random_position(rng: random.Random, kind: str, viras=None, scores=RESOLVED_S
     return random_deal(rng, kind, viras, scores)[0]
 
 
-def random_deal(rng: random.Random, kind: str, viras=None, scores=RESOLVED_SCORES):
+def random_deal(rng: random.Random, kind: str, viras=None, scores=RESOLVED_SCORES,
+                eleven_scores=None):
     """``(position, state, history)``: :func:`random_position` with the whole deal's rules
-    state and the actions as both seats know their own (covered cards named)."""
+    state and the actions as both seats know their own (covered cards named). The
+    re-solved scores are drawn from ``scores``, the mão de onze ones from
+    ``eleven_scores`` (None: any)."""
     from ..advice import build_position, legal_moves
     from ..cards import DECK
     from ..rules import COVER, SURRENDER, Action, new_hand
@@ -59,7 +62,8 @@ def random_deal(rng: random.Random, kind: str, viras=None, scores=RESOLVED_SCORE
         elif kind == "re-solved":
             score = rng.choice(scores)
         elif kind == "mao-de-onze":
-            score = rng.choice([(11, rng.randrange(0, 11)), (rng.randrange(0, 11), 11)])
+            score = rng.choice(eleven_scores) if eleven_scores else \
+                rng.choice([(11, rng.randrange(0, 11)), (rng.randrange(0, 11), 11)])
         else:
             score = (11, 11)
         state = new_hand(vira, hands[0], hands[1], score)
