@@ -281,3 +281,50 @@ def test_the_readme_example_runs():
     section = text[text.index("### Review a played match"):]
     code = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
     exec(compile(code, "README.md", "exec"), {})
+
+
+def bots_hand(vira, cards, names, match):
+    """One hand at 0-0 of the bots ``names`` (mão's, pé's) with ``cards`` dealt, as a
+    record."""
+    from lab.sim.bots import make_bot
+
+    table = Table(new_hand(vira, cards[0], cards[1], (0, 0)))
+    bots = [make_bot(name) for name in names]
+    rng = random.Random(0)
+    while not table.over:
+        seat = table.state.to_act
+        table.apply(decide(bots[seat], table.view(seat), rng))
+    return HandRecord.of_hand(match, 1, list(names), cards, table.state)
+
+
+def move_rate(profile, spot, move):
+    """The player's frequency of ``move`` over every bucket of ``spot``."""
+    cells = profile[profile["spot"] == spot]
+    return cells[cells["move"] == move]["count"].sum() / cells.groupby("bucket")[
+        "decisions"].first().sum()
+
+
+def test_cautious_and_aggressive_profiles_differ_as_their_code_says():
+    """``cautious`` raises only with a manilha, answers a raise only with a manilha or a 3
+    and leads its weakest card; ``aggressive`` raises with any 2 or better, runs only with
+    an all-weak hand and leads its strongest. Their profiles over the same 24 deals (viras
+    4 and 7, seats swapped every hand) show each of those differences."""
+    from lab.cards import DECK
+
+    rng = random.Random(11)
+    records = []
+    while len(records) < 24:
+        cards = list(DECK)
+        rng.shuffle(cards)
+        if cards[0].rank_char not in "47":
+            continue
+        names = ("cautious", "aggressive") if len(records) % 2 else ("aggressive", "cautious")
+        records.append(bots_hand(cards[0], (tuple(cards[1:4]), tuple(cards[4:7])), names,
+                                 f"c{len(records)}"))
+    cautious, aggressive = lab.profile(records, "cautious"), lab.profile(records, "aggressive")
+    assert move_rate(aggressive, "open_truco", "raise") > \
+        move_rate(cautious, "open_truco", "raise") + 0.2
+    assert move_rate(cautious, "answer_truco", "run") > \
+        move_rate(aggressive, "answer_truco", "run") + 0.2
+    assert move_rate(aggressive, "lead", "strongest") > move_rate(cautious, "lead", "strongest")
+    assert move_rate(cautious, "lead", "weakest") > move_rate(aggressive, "lead", "weakest")
