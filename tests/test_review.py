@@ -283,14 +283,14 @@ def test_the_readme_example_runs():
     exec(compile(code, "README.md", "exec"), {})
 
 
-def bots_hand(vira, cards, names, match):
-    """One hand at 0-0 of the bots ``names`` (mão's, pé's) with ``cards`` dealt, as a
-    record."""
+def bots_hand(vira, cards, names, match, bots=None):
+    """One hand at 0-0 of the bots ``names`` (mão's, pé's; or the ``bots`` given, under
+    those names) with ``cards`` dealt, as a record."""
     from lab.sim.bots import make_bot
 
     table = Table(new_hand(vira, cards[0], cards[1], (0, 0)))
-    bots = [make_bot(name) for name in names]
-    rng = random.Random(0)
+    bots = [make_bot(name) for name in names] if bots is None else bots
+    rng = random.Random(len(match))
     while not table.over:
         seat = table.state.to_act
         table.apply(decide(bots[seat], table.view(seat), rng))
@@ -304,23 +304,46 @@ def move_rate(profile, spot, move):
         "decisions"].first().sum()
 
 
+def deals(n, seed, viras="47"):
+    """``n`` random deals ``(vira, (mão's cards, pé's cards))`` of the ``viras``."""
+    from lab.cards import DECK
+
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        cards = list(DECK)
+        rng.shuffle(cards)
+        if cards[0].rank_char in viras:
+            out.append((cards[0], (tuple(cards[1:4]), tuple(cards[4:7]))))
+    return out
+
+
+def test_the_solver_bot_reviewed_against_itself_loses_within_its_exploitability():
+    """The solver bot against itself over 200 hands (viras 4 and 7 at 0-0): its moves are
+    drawn from the stored strategy, so its mean loss per decision is the gap between the
+    values of the moves it mixes, within the policies' exploitability of zero (points per
+    hand). Every vira and score over 2,000 hands: ``lab bench review --bots solver,solver
+    --hands 2000``."""
+    from lab.ranking import command_bot
+    from lab.tables.policies import load_full_policy
+
+    bot = command_bot("solver")
+    records = [bots_hand(vira, cards, ("solver-a", "solver-b"), f"s{i}", bots=(bot, bot))
+               for i, (vira, cards) in enumerate(deals(200, 5))]
+    df = lab.review(records, player="solver-a")
+    assert set(df["unit"]) == {"points per hand"} and len(df) > 400
+    bound = max(load_full_policy(v).exploitability for v in "47")
+    assert 0.0 <= df["loss"].mean() <= bound
+    assert (df["mark"] != "blunder").all()
+
+
 def test_cautious_and_aggressive_profiles_differ_as_their_code_says():
     """``cautious`` raises only with a manilha, answers a raise only with a manilha or a 3
     and leads its weakest card; ``aggressive`` raises with any 2 or better, runs only with
     an all-weak hand and leads its strongest. Their profiles over the same 24 deals (viras
     4 and 7, seats swapped every hand) show each of those differences."""
-    from lab.cards import DECK
-
-    rng = random.Random(11)
-    records = []
-    while len(records) < 24:
-        cards = list(DECK)
-        rng.shuffle(cards)
-        if cards[0].rank_char not in "47":
-            continue
-        names = ("cautious", "aggressive") if len(records) % 2 else ("aggressive", "cautious")
-        records.append(bots_hand(cards[0], (tuple(cards[1:4]), tuple(cards[4:7])), names,
-                                 f"c{len(records)}"))
+    records = [bots_hand(vira, cards, ("cautious", "aggressive")[::1 if i % 2 else -1],
+                         f"c{i}") for i, (vira, cards) in enumerate(deals(24, 11))]
     cautious, aggressive = lab.profile(records, "cautious"), lab.profile(records, "aggressive")
     assert move_rate(aggressive, "open_truco", "raise") > \
         move_rate(cautious, "open_truco", "raise") + 0.2
