@@ -1,0 +1,130 @@
+"""Node locking in the full game (:mod:`lab.solver.fullgame.locking`), on the reduced game
+of ``test_rank`` (toy deck (3, 3, 1), ladder 1-3-6), checked against that file's
+plain-Python best response (a walk of the reference game sharing nothing with the
+kernels but the policy's lookups).
+
+- Locking nothing solves exactly as the plain solver.
+- A seat locked whole plays, and averages to, exactly the locked strategy, and the other
+  seat's re-solve reaches the brute-force best response to it.
+- Locked at its own equilibrium, a seat leaves the other's value where it was, within the
+  policy's exploitability.
+- Answers shifted toward running move each chosen pair's probability as asked.
+"""
+
+import numpy as np
+import pytest
+
+from test_rank import TOY, brute_best_response, policy_rule, uniform_rule
+
+from lab.solver.fullgame.game import FullGame
+
+
+@pytest.fixture(scope="module")
+def toy():
+    from lab.policy.full import FullPolicy
+    from lab.solver.fullgame.locking import slot_table
+    from lab.solver.fullgame.solver import FullSolver, config_for
+
+    config = config_for(**TOY)
+    solver = FullSolver(config).allocate()
+    solver.iterate(200)
+    policy = FullPolicy.from_solver(solver, threshold=0.0)
+    return policy, slot_table(policy.keys, policy.tree, policy.templates), FullGame(**TOY)
+
+
+def locked_solve(policy, chosen, q, iterations=300):
+    """The average strategy of a locked re-solve, as a policy holding it exactly."""
+    from lab.policy.full import FullPolicy
+    from lab.solver.fullgame.locking import LockedSolver
+
+    solver = LockedSolver(policy.config).allocate()
+    solver.lock(policy.keys, chosen, q).iterate(iterations)
+    return solver, FullPolicy.average_of(solver)
+
+
+def test_locking_nothing_is_the_plain_solve_bit_for_bit(toy):
+    from dataclasses import replace
+
+    from lab.solver.fullgame.locking import LockedSolver
+    from lab.solver.fullgame.solver import FullSolver
+
+    policy, table, _ = toy
+    plain = FullSolver(replace(policy.config, storage="float32")).allocate()
+    plain.iterate(20)
+    for chosen in (None, np.zeros(policy.keys.n_slots, dtype=bool)):
+        locked = LockedSolver(policy.config).allocate()
+        if chosen is not None:
+            locked.lock(policy.keys, chosen, policy.q)
+        locked.iterate(20)
+        assert len(locked.locked) == 0
+        for name in ("reg32", "cum32", "cscale"):
+            np.testing.assert_array_equal(getattr(locked, name), getattr(plain, name))
+
+
+def test_the_slot_table_names_every_stored_slot(toy):
+    from lab.solver.fullgame.locking import ANSWER, CARD, RAISE, choose
+
+    policy, table, _ = toy
+    assert (table.seat >= 0).all() and set(np.unique(table.kind)) == {CARD, RAISE, ANSWER}
+    answers = table.kind == ANSWER
+    assert (table.answer[answers] >= 0).all() and (table.answer[~answers] == -1).all()
+    # a stored answering pair sums to the quantisation, or is all zero (uniform)
+    firsts = np.unique(table.first[answers])
+    sums = np.add.reduceat(policy.q.astype(int)[answers], np.searchsorted(
+        np.flatnonzero(answers), firsts))
+    assert set(np.unique(sums)) <= {0, 255}
+    mine = choose(table, policy.tree, 1)
+    assert (table.seat[mine] == 1).all() and mine.sum() == (table.seat == 1).sum()
+    middle = choose(table, policy.tree, 0, kinds=(ANSWER,), classes=[1, 2])
+    assert middle.any() and (table.kind[middle] == ANSWER).all()
+    assert set(np.unique(policy.tree.pair_hand[table.pair[middle]])) == {1, 2}
+
+
+def test_shifting_answers_toward_running(toy):
+    from lab.solver.fullgame.locking import ANSWER, RUN, choose, shift_answers
+
+    policy, table, _ = toy
+    chosen = choose(table, policy.tree, 1, kinds=(ANSWER,))
+    shifted = shift_answers(policy.q, table, chosen, RUN, 0.3)
+    assert (shifted[~chosen] == policy.q[~chosen]).all()
+    run = chosen & (table.answer == RUN)
+    for first in np.unique(table.first[run])[:200]:
+        width = 3 if (table.first == first).sum() == 3 else 2
+        before = policy.q[first:first + width].astype(float)
+        before = before / before.sum() if before.sum() else np.full(width, 1 / width)
+        after = shifted[first:first + width].astype(float)
+        assert after.sum() == 255
+        want = min(1.0, before[1] + 0.3)
+        assert after[1] / 255 == pytest.approx(want, abs=1.5 / 255)
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "runs more"])
+def test_a_seat_locked_whole_gets_the_brute_force_best_response(toy, strategy):
+    """The pé locked at every decision; the mão re-solved. The average holds the lock
+    exactly (the mão's best response to it is the brute force's to 1e-9) and the mão's
+    value reaches that best response."""
+    from lab.policy.full import FullPolicy
+    from lab.solver.fullgame.locking import ANSWER, RUN, choose, shift_answers
+
+    policy, table, game = toy
+    pe = choose(table, policy.tree, 1)
+    if strategy == "uniform":
+        q, rule = np.zeros_like(policy.q), uniform_rule
+    else:
+        q = shift_answers(policy.q, table, choose(table, policy.tree, 1, kinds=(ANSWER,)),
+                          RUN, 0.3)
+        rule = policy_rule(FullPolicy(policy.config, q, keys=policy.keys))
+    brute = brute_best_response(game, policy, rule)[0]
+    _, average = locked_solve(policy, pe, q, iterations=1000)
+    walk = average.solver()
+    assert walk.best_response_values()[0] == pytest.approx(brute, abs=1e-9)
+    assert walk.value() == pytest.approx(brute, abs=1e-4)
+
+
+def test_locked_at_its_equilibrium_a_seat_leaves_the_others_value(toy):
+    from lab.solver.fullgame.locking import choose
+
+    policy, table, _ = toy
+    _, average = locked_solve(policy, choose(table, policy.tree, 1), policy.q)
+    value = average.solver().value()
+    assert value == pytest.approx(policy.solver().value(), abs=policy.exploitability)
