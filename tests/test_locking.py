@@ -8,7 +8,8 @@ kernels but the policy's lookups).
   seat's re-solve reaches the brute-force best response to it.
 - Locked at its own equilibrium, a seat leaves the other's value where it was, within the
   policy's exploitability.
-- Answers shifted toward running move each chosen pair's probability as asked.
+- Play shifted toward running, or away from raising, moves each chosen decision's
+  probability as asked.
 """
 
 import numpy as np
@@ -81,11 +82,11 @@ def test_the_slot_table_names_every_stored_slot(toy):
 
 
 def test_shifting_answers_toward_running(toy):
-    from lab.solver.fullgame.locking import ANSWER, RUN, choose, shift_answers
+    from lab.solver.fullgame.locking import ANSWER, RUN, choose, shift
 
     policy, table, _ = toy
     chosen = choose(table, policy.tree, 1, kinds=(ANSWER,))
-    shifted = shift_answers(policy.q, table, chosen, RUN, 0.3)
+    shifted = shift(policy.q, table, chosen, table.answer == RUN, 0.3)
     assert (shifted[~chosen] == policy.q[~chosen]).all()
     run = chosen & (table.answer == RUN)
     for first in np.unique(table.first[run])[:200]:
@@ -104,15 +105,15 @@ def test_a_seat_locked_whole_gets_the_brute_force_best_response(toy, strategy):
     exactly (the mão's best response to it is the brute force's to 1e-9) and the mão's
     value reaches that best response."""
     from lab.policy.full import FullPolicy
-    from lab.solver.fullgame.locking import ANSWER, RUN, choose, shift_answers
+    from lab.solver.fullgame.locking import ANSWER, RUN, choose, shift
 
     policy, table, game = toy
     pe = choose(table, policy.tree, 1)
     if strategy == "uniform":
         q, rule = np.zeros_like(policy.q), uniform_rule
     else:
-        q = shift_answers(policy.q, table, choose(table, policy.tree, 1, kinds=(ANSWER,)),
-                          RUN, 0.3)
+        q = shift(policy.q, table, choose(table, policy.tree, 1, kinds=(ANSWER,)),
+                  table.answer == RUN, 0.3)
         rule = policy_rule(FullPolicy(policy.config, q, keys=policy.keys))
     brute = brute_best_response(game, policy, rule)[0]
     _, average = locked_solve(policy, pe, q, iterations=1000)
@@ -128,3 +129,32 @@ def test_locked_at_its_equilibrium_a_seat_leaves_the_others_value(toy):
     _, average = locked_solve(policy, choose(table, policy.tree, 1), policy.q)
     value = average.solver().value()
     assert value == pytest.approx(policy.solver().value(), abs=policy.exploitability)
+
+
+def test_shifting_play_away_from_raising(toy):
+    """A player who raises 40 points less often: each chosen card-or-raise decision of the
+    mão gives up to 0.4 of its raise to its cards, in proportion to them."""
+    from lab.solver.fullgame.locking import CARD, RAISE, choose, shift
+
+    policy, table, _ = toy
+    chosen = choose(table, policy.tree, 0, kinds=(CARD, RAISE))
+    chosen &= np.isin(table.first, table.first[table.kind == RAISE])   # may raise there
+    shifted = shift(policy.q, table, chosen, table.kind == RAISE, -0.4)
+    checked = 0
+    for first in np.unique(table.first[chosen]):
+        slots = np.flatnonzero(table.first == first)
+        raising = slots[table.kind[slots] == RAISE]
+        before = policy.q[slots].astype(float)
+        if not before.sum():
+            continue
+        before /= before.sum()
+        after = shifted[slots].astype(float)
+        assert after.sum() == 255
+        was = before[table.kind[slots] == RAISE].sum()
+        assert shifted[raising].sum() / 255 == pytest.approx(max(0.0, was - 0.4), abs=1.5 / 255)
+        cards = table.kind[slots] == CARD
+        if before[cards].sum() > 0.1 and after[cards].sum() > 25:   # cards keep their ratios
+            np.testing.assert_allclose(after[cards] / after[cards].sum(),
+                                       before[cards] / before[cards].sum(), atol=0.03)
+        checked += 1
+    assert checked > 50

@@ -128,45 +128,52 @@ def choose(table: SlotTable, tree, seat: int, kinds=(CARD, RAISE, ANSWER),
     return chosen | whole[table.first]
 
 
-def shift_answers(q: np.ndarray, table: SlotTable, chosen: np.ndarray, toward: int,
-                  by: float) -> np.ndarray:
-    """``q`` with ``by`` (a probability, 0 to 1) of each chosen answering pair's play moved
-    to the answer ``toward`` (:data:`RUN`, :data:`ACCEPT` or :data:`RERAISE`) from the
-    others in proportion (never below zero: at most what they hold), in stored bytes (each
-    pair still sums to :data:`QUANT`). An all-zero pair (uniform) is first made explicit."""
-    q = np.asarray(q, dtype=np.int64).copy()
-    pick = chosen & (table.kind == ANSWER)
-    firsts = np.unique(table.first[pick])
-    if not len(firsts):
-        return q.astype(np.uint8)
-    width = np.bincount(np.searchsorted(firsts, table.first[pick]), minlength=len(firsts))
-    for n_ans in (2, 3):
-        rows = firsts[width == n_ans]
-        if not len(rows) or toward >= n_ans:
-            continue
-        idx = rows[:, None] + np.arange(n_ans)
-        p = q[idx].astype(np.float64)
-        total = p.sum(axis=1, keepdims=True)
-        p = np.where(total > 0, p / np.where(total > 0, total, 1.0), 1.0 / n_ans)
-        others = 1.0 - p[:, toward]
-        moved = np.minimum(float(by), others)
-        keep = np.where(others > 0, (others - moved) / np.where(others > 0, others, 1.0), 0.0)
-        new = p * keep[:, None]
-        new[:, toward] = p[:, toward] + moved
-        q[idx] = _bytes(new)
-    return q.astype(np.uint8)
+def shift(q: np.ndarray, table: SlotTable, chosen: np.ndarray, target: np.ndarray,
+          by: float) -> np.ndarray:
+    """``q`` with ``by`` (a probability, -1 to 1) of each chosen decision's play moved onto
+    its ``target`` slots (bool per stored slot: for instance its raise, or its answer
+    "run") from its other slots, each side in proportion to what it holds (evenly where
+    it holds nothing); a negative ``by`` moves play away from the target. Never more than
+    the giving side holds. In stored bytes: each decision still sums to :data:`QUANT`, an
+    all-zero (uniform) decision first made explicit. Other slots are left as they are."""
+    q = np.asarray(q, dtype=np.uint8)
+    group = table.first
+    decisions = np.unique(group[chosen])
+    slots = np.flatnonzero(np.isin(group, decisions))
+    if not len(slots) or by == 0:
+        return q.copy()
+    g = np.searchsorted(decisions, group[slots])
+    n = len(decisions)
+    width = np.bincount(g, minlength=n).astype(np.float64)
+    raw = q[slots].astype(np.float64)
+    total = np.bincount(g, raw, minlength=n)
+    p = np.where(total[g] > 0, raw / np.where(total[g] > 0, total[g], 1.0), 1.0 / width[g])
+    hit = target[slots]
+    n_hit = np.bincount(g, hit.astype(np.float64), minlength=n)
+    held = np.bincount(g, np.where(hit, p, 0.0), minlength=n)
+    moved = np.clip(float(by), -held, 1.0 - held) * (n_hit > 0) * (n_hit < width)
+    new_held = held + moved
+    share_in = np.where(held[g] > 0, p / np.where(held[g] > 0, held[g], 1.0), 1.0 / np.maximum(n_hit[g], 1))
+    rest = 1.0 - held
+    share_out = np.where(rest[g] > 0, p / np.where(rest[g] > 0, rest[g], 1.0),
+                         1.0 / np.maximum(width[g] - n_hit[g], 1))
+    p = np.where(hit, share_in * new_held[g], share_out * (1.0 - new_held[g]))
+    out = q.copy()
+    out[slots] = _bytes(p, g, n)
+    return out
 
 
-def _bytes(p: np.ndarray) -> np.ndarray:
-    """Rows of probabilities as stored bytes summing to :data:`QUANT` (largest remainders)."""
+def _bytes(p: np.ndarray, g: np.ndarray, n: int) -> np.ndarray:
+    """Probabilities of slots in decisions ``g`` (0..n-1, each summing to one) as stored
+    bytes summing to :data:`QUANT` per decision (largest remainders first)."""
     raw = p * QUANT
     out = np.floor(raw).astype(np.int64)
-    short = QUANT - out.sum(axis=1)
-    order = np.argsort(-(raw - out), axis=1, kind="stable")
-    for k in range(p.shape[1]):
-        add = short > k
-        out[np.flatnonzero(add), order[add, k]] += 1
-    return out
+    short = QUANT - np.bincount(g, out, minlength=n)
+    order = np.lexsort((-(raw - out), g))          # by decision, largest remainder first
+    starts = np.searchsorted(g[order], np.arange(n))
+    rank = np.arange(len(g)) - starts[g[order]]
+    out[order[rank < short[g[order]]]] += 1
+    return np.clip(out, 0, QUANT).astype(np.uint8)
 
 
 class LockedSolver(FullSolver):
