@@ -125,8 +125,14 @@ def bucket_of(vira, hand, seat: int) -> str:
     from .classes import hand_classes
 
     classes = hand_classes(vira)
-    label = classes.labels[classes.class_of_cards(list(hand), vira)]
-    share = _percentiles(RANKS[vira.rank])[("mao" if seat == 0 else "pe", label)]
+    return class_bucket(RANKS[vira.rank], seat,
+                        classes.labels[classes.class_of_cards(list(hand), vira)])
+
+
+def class_bucket(rank: str, seat: int, label: str) -> str:
+    """The strength bucket (:data:`BUCKETS`) of the hand class ``label`` dealt to ``seat``
+    (0 mão, 1 pé) under a vira of ``rank`` (its rank character)."""
+    share = _percentiles(rank)[("mao" if seat == 0 else "pe", label)]
     return BUCKETS[min(2, int(share * 3))]
 
 

@@ -15,6 +15,9 @@ on the card-play tables (and the full game's, once all ten viras are solved),
 solving each vira's mão de onze exactly, and writes the ``match_equity`` and
 ``mao_de_onze`` tables.
 
+``lab solve lock --vira V (--profile FILE | --adjust ...) --out DIR`` exploits an
+opponent's habits (see :mod:`lab.commands.solve_lock`).
+
 ``lab solve policy --checkpoints DIR`` stores the full game's solved strategy as a compact
 policy (see :mod:`lab.commands.solve_policy`).
 
@@ -72,6 +75,11 @@ def add_arguments(parser) -> None:
     add_match_play_arguments(match_play)
     for sub in (cardplay, match, full, score, policy, match_play):
         add_rule_options(sub)
+    from .solve_lock import add_arguments as add_lock_arguments
+
+    lock = games.add_parser("lock", help="exploit an opponent's habits (a saved profile or "
+                            "stated shifts): lock them and re-solve a vira (points)")
+    add_lock_arguments(lock)
 
 
 def lab_rules_only(game: str, rules) -> None:
@@ -150,6 +158,10 @@ def run(args) -> int:
 
     from ..cli import rules_from
 
+    if args.game == "lock":
+        from .solve_lock import run as run_lock
+
+        return run_lock(args)
     if args.game != "full":
         lab_rules_only(args.game, rules_from(args))
     if args.game == "match":

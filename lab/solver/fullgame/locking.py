@@ -119,10 +119,13 @@ def choose(table: SlotTable, tree, seat: int, kinds=(CARD, RAISE, ANSWER),
     for the dealt hand ``classes`` given (None: every class). A pair's slots are chosen
     together whenever one of them is, so that a decision is locked whole: a T node's card
     edges and raise together."""
-    chosen = (table.seat == seat) & np.isin(table.kind, np.asarray(kinds, dtype=np.int8))
+    wanted = np.zeros(3, dtype=bool)
+    wanted[list(kinds)] = True
+    chosen = (table.seat == seat) & wanted[np.maximum(table.kind, 0)] & (table.kind >= 0)
     if classes is not None:
-        hands = np.where(table.pair >= 0, tree.pair_hand[np.maximum(table.pair, 0)], -1)
-        chosen &= np.isin(hands, np.asarray(list(classes), dtype=np.int64))
+        held = np.zeros(int(tree.pair_hand.max()) + 1, dtype=bool)
+        held[list(classes)] = True
+        chosen &= (table.pair >= 0) & held[tree.pair_hand[np.maximum(table.pair, 0)]]
     whole = np.zeros(len(chosen), dtype=bool)
     whole[table.first[chosen]] = True
     return chosen | whole[table.first]
@@ -138,12 +141,13 @@ def shift(q: np.ndarray, table: SlotTable, chosen: np.ndarray, target: np.ndarra
     all-zero (uniform) decision first made explicit. Other slots are left as they are."""
     q = np.asarray(q, dtype=np.uint8)
     group = table.first
-    decisions = np.unique(group[chosen])
-    slots = np.flatnonzero(np.isin(group, decisions))
+    mark = np.zeros(len(q), dtype=bool)
+    mark[group[chosen]] = True                       # the chosen decisions' first slots
+    slots = np.flatnonzero(mark[group])
     if not len(slots) or by == 0:
         return q.copy()
-    g = np.searchsorted(decisions, group[slots])
-    n = len(decisions)
+    g = (np.cumsum(mark) - 1)[group[slots]]          # each slot's decision, numbered
+    n = int(mark.sum())
     width = np.bincount(g, minlength=n).astype(np.float64)
     raw = q[slots].astype(np.float64)
     total = np.bincount(g, raw, minlength=n)
@@ -160,6 +164,29 @@ def shift(q: np.ndarray, table: SlotTable, chosen: np.ndarray, target: np.ndarra
     p = np.where(hit, share_in * new_held[g], share_out * (1.0 - new_held[g]))
     out = q.copy()
     out[slots] = _bytes(p, g, n)
+    return out
+
+
+def blend(q_a: np.ndarray, q_b: np.ndarray, weight: float, table: SlotTable) -> np.ndarray:
+    """Per decision, ``1 - weight`` of ``q_a``'s play and ``weight`` of ``q_b``'s (stored
+    bytes on the same keys; an all-zero decision counts as uniform), in stored bytes."""
+    group = table.first
+    mark = np.zeros(len(group), dtype=bool)
+    mark[group] = True
+    g = (np.cumsum(mark) - 1)[group]
+    n = int(mark.sum())
+    width = np.bincount(g, minlength=n).astype(np.float64)
+
+    def probabilities(q):
+        raw = np.asarray(q, dtype=np.float64)
+        total = np.bincount(g, raw, minlength=n)[g]
+        return np.where(total > 0, raw / np.where(total > 0, total, 1.0), 1.0 / width[g]), \
+            total > 0
+
+    (a, held_a), (b, held_b) = probabilities(q_a), probabilities(q_b)
+    w = float(weight)
+    out = _bytes((1.0 - w) * a + w * b, g, n)
+    out[~(held_a | held_b)] = 0          # never stored in either: left unstored
     return out
 
 

@@ -1,0 +1,106 @@
+"""Exploit a known opponent: ``lab solve lock --vira V (--profile FILE | --adjust ...)
+--out DIR``.
+
+The opponent's habits come from a saved profile (``lab profile FILE --player NAME --save
+PROFILE``: each betting cell whose interval excludes the solver's mean) or are stated,
+``--adjust SPOT:BUCKET:MOVE:SHIFT`` (repeatable; for instance
+``answer_truco:middle:run:+0.2``: runs from a raise 20 points more often than the solver
+with middle hands). :func:`lab.exploit.exploit` locks them into the vira's stored
+equilibrium and re-solves (``--iterations`` per seat, ``--lock cells`` or ``whole``); the
+exploit policy is written to ``DIR`` as a stored policy (``DIR/full_policy``, read with
+``lab.tables.policies.load_full_policy(V, directory=DIR)``), never into ``data/``. It
+prints the adjustments in words, the exploit's and the equilibrium's gain against the
+model and the exploit's own exploitability (exact, points per hand), as text or
+``--json``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..options import count
+
+
+def add_arguments(parser) -> None:
+    from ..exploit import ITERATIONS, LOCKS
+
+    parser.add_argument("--vira", required=True, metavar="V",
+                        help="a vira rank or card (its stored points policy is the start)")
+    habits = parser.add_mutually_exclusive_group(required=True)
+    habits.add_argument("--profile", metavar="FILE",
+                        help="a profile saved by `lab profile --save` (its cells whose "
+                             "interval excludes the solver's mean)")
+    habits.add_argument("--adjust", action="append", metavar="SPOT:BUCKET:MOVE:SHIFT",
+                        help="a habit stated: spot answer_truco, open_truco or raise; bucket "
+                             "weak, middle, strong or all; the move; the shift in "
+                             "probability (+0.2: 20 points more often); repeatable")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="folder for the exploit policy (created; never data/)")
+    parser.add_argument("--iterations", type=count, default=ITERATIONS, metavar="N",
+                        help=f"re-solve iterations per seat (default {ITERATIONS})")
+    parser.add_argument("--lock", choices=LOCKS, default=LOCKS[0],
+                        help="lock only the decisions named (cells, the default) or the "
+                             "opponent's whole model (whole: a best response to it)")
+    parser.add_argument("--threads", type=count, default=2, metavar="T",
+                        help="numba threads (default 2)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def habits(args) -> list:
+    """The adjustments the command line names (InputError for a bad one)."""
+    from ..errors import InputError
+    from ..exploit import adjustments_of, parse_adjustment
+    from ..player_profile import saved_profile
+
+    if args.adjust:
+        return [parse_adjustment(text) for text in args.adjust]
+    profile = saved_profile(args.profile)
+    if profile is None:
+        raise InputError(f"{args.profile}: not a saved profile; save one with `lab profile "
+                         "FILE --player NAME --save PROFILE`")
+    return adjustments_of(profile)
+
+
+def check_out(out: Path) -> Path:
+    """``out``, refused when it is the lab's data folder (the repository's, or
+    ``$LAB_DATA_DIR``) or a file."""
+    from ..errors import InputError
+    from ..tables.registry import REPOSITORY_DATA, data_dir
+
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: a file is there; name a folder")
+    if out.resolve() in (REPOSITORY_DATA.resolve(), data_dir().resolve()):
+        raise InputError(f"--out {out}: that is the lab's data folder; name a folder of "
+                         "your own")
+    return out
+
+
+def run(args) -> int:
+    from ..exploit import exploit, save
+    from ..tables.policies import load_full_policy
+
+    adjustments = habits(args)
+    out = check_out(Path(args.out))
+    policy = load_full_policy(args.vira)
+    result = exploit(policy, adjustments, args.iterations, args.lock, args.threads,
+                     progress=False if args.no_progress else None)
+    save(result, policy, out)
+    if args.json:
+        print(json.dumps({**result.as_json(), "out": str(out)}))
+        return 0
+    print(f"vira {result.vira}, {len(adjustments)} habit(s) locked ({result.lock}):")
+    for adj in adjustments:
+        print(f"  {adj.words()}")
+    if not adjustments:
+        print("  none: the profile shows no habit outside its intervals; the exploit is the "
+              "equilibrium")
+    print(f"gain against the model: {result.gain:+.4f} points per hand "
+          f"(the equilibrium: {result.equilibrium_gain:+.4f})")
+    print(f"exploitability: {result.exploitability:.4f} points per hand "
+          f"(the equilibrium: {result.equilibrium_exploitability:.4f})")
+    print(f"wrote {out} ({result.seconds:.0f} s)", file=sys.stderr)
+    return 0
