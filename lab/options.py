@@ -135,6 +135,14 @@ def positive(text: str) -> float:
     return value
 
 
+def nonnegative(text: str) -> float:
+    """A finite number of 0 or more."""
+    value = number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{shown(text)}: give a number of 0 or more")
+    return value
+
+
 def integers(text: str) -> tuple[int, ...]:
     """Comma-separated integers, e.g. ``2,2,2,1``."""
     parts = str(text).split(",")

@@ -6,7 +6,8 @@ PROFILE``: each betting cell whose interval excludes the solver's mean) or are s
 ``--adjust SPOT:BUCKET:MOVE:SHIFT`` (repeatable; for instance
 ``answer_truco:middle:run:+0.2``: runs from a raise 20 points more often than the solver
 with middle hands). :func:`lab.exploit.exploit` locks them into the vira's stored
-equilibrium and re-solves (``--iterations`` per seat, ``--lock cells`` or ``whole``); the
+equilibrium and re-solves (``--iterations`` per seat, ``--lock cells`` or ``whole``, the
+equilibrium held with ``--hold``); the
 exploit policy is written to ``DIR`` as a stored policy (``DIR/full_policy``, read with
 ``lab.tables.policies.load_full_policy(V, directory=DIR)``), never into ``data/``. It
 prints the adjustments in words, the exploit's and the equilibrium's gain against the
@@ -20,11 +21,11 @@ import json
 import sys
 from pathlib import Path
 
-from ..options import count
+from ..options import count, nonnegative
 
 
 def add_arguments(parser) -> None:
-    from ..exploit import ITERATIONS, LOCKS
+    from ..exploit import HOLD, ITERATIONS, LOCKS
 
     parser.add_argument("--vira", required=True, metavar="V",
                         help="a vira rank or card (its stored points policy is the start)")
@@ -43,6 +44,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--lock", choices=LOCKS, default=LOCKS[0],
                         help="lock only the decisions named (cells, the default) or the "
                              "opponent's whole model (whole: a best response to it)")
+    parser.add_argument("--hold", type=nonnegative, default=HOLD, metavar="W",
+                        help=f"how hard the re-solve holds the equilibrium (default {HOLD:g}; "
+                             "smaller wins more from him and risks more; 0: from scratch)")
     parser.add_argument("--threads", type=count, default=2, metavar="T",
                         help="numba threads (default 2)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -87,7 +91,7 @@ def run(args) -> int:
     out = check_out(Path(args.out))
     policy = load_full_policy(args.vira)
     result = exploit(policy, adjustments, args.iterations, args.lock, args.threads,
-                     progress=False if args.no_progress else None)
+                     progress=False if args.no_progress else None, hold=args.hold)
     save(result, policy, out)
     if args.json:
         print(json.dumps({**result.as_json(), "out": str(out)}))
