@@ -59,6 +59,8 @@ class SlotTable:
 def _describe(kind, actor, nn, n_edges, pair_start, pair_edge_start, pair_edge_count,
               key_start, key_gid, key_slot, n_slots, t_kind, t_child_a, t_child_b,
               t_answerer, t_value, seat, skind, spair, sanswer, svalue, sfirst):
+    """Fill the columns of a :class:`SlotTable`, key by key (a T key: each pair's card
+    edges, then each pair's raise; a Q key: each pair's answers in turn)."""
     for c in range(kind.shape[0]):
         if key_start[c] == key_start[c + 1]:
             continue
