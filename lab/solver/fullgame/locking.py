@@ -159,7 +159,8 @@ def shift(q: np.ndarray, table: SlotTable, chosen: np.ndarray, target: np.ndarra
     held = np.bincount(g, np.where(hit, p, 0.0), minlength=n)
     moved = np.clip(float(by), -held, 1.0 - held) * (n_hit > 0) * (n_hit < width)
     new_held = held + moved
-    share_in = np.where(held[g] > 0, p / np.where(held[g] > 0, held[g], 1.0), 1.0 / np.maximum(n_hit[g], 1))
+    share_in = np.where(held[g] > 0, p / np.where(held[g] > 0, held[g], 1.0),
+                        1.0 / np.maximum(n_hit[g], 1))
     rest = 1.0 - held
     share_out = np.where(rest[g] > 0, p / np.where(rest[g] > 0, rest[g], 1.0),
                          1.0 / np.maximum(width[g] - n_hit[g], 1))
