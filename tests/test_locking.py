@@ -34,13 +34,13 @@ def toy():
 
 
 def locked_solve(policy, chosen, q, iterations=300):
-    """The average strategy of a locked re-solve, as a policy holding it exactly."""
-    from lab.policy.full import FullPolicy
+    """A locked re-solve, run: its values and best responses read its own average
+    strategy (the strategy sums as they are)."""
     from lab.solver.fullgame.locking import LockedSolver
 
     solver = LockedSolver(policy.config).allocate()
     solver.lock(policy.keys, chosen, q).iterate(iterations)
-    return solver, FullPolicy.average_of(solver)
+    return solver
 
 
 def test_locking_nothing_is_the_plain_solve_bit_for_bit(toy):
@@ -116,18 +116,16 @@ def test_a_seat_locked_whole_gets_the_brute_force_best_response(toy, strategy):
                   table.answer == RUN, 0.3)
         rule = policy_rule(FullPolicy(policy.config, q, keys=policy.keys))
     brute = brute_best_response(game, policy, rule)[0]
-    _, average = locked_solve(policy, pe, q, iterations=1000)
-    walk = average.solver()
-    assert walk.best_response_values()[0] == pytest.approx(brute, abs=1e-9)
-    assert walk.value() == pytest.approx(brute, abs=1e-4)
+    solver = locked_solve(policy, pe, q, iterations=1000)
+    assert solver.best_response_values()[0] == pytest.approx(brute, abs=1e-9)
+    assert solver.value() == pytest.approx(brute, abs=1e-4)
 
 
 def test_locked_at_its_equilibrium_a_seat_leaves_the_others_value(toy):
     from lab.solver.fullgame.locking import choose
 
     policy, table, _ = toy
-    _, average = locked_solve(policy, choose(table, policy.tree, 1), policy.q)
-    value = average.solver().value()
+    value = locked_solve(policy, choose(table, policy.tree, 1), policy.q).value()
     assert value == pytest.approx(policy.solver().value(), abs=policy.exploitability)
 
 
