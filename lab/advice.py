@@ -480,10 +480,20 @@ def cardplay_scores() -> list:
 
 
 def cardplay_model(vira: Card, score: tuple, progress=None) -> CardplayModel:
-    """The exact model of a mão de onze or 11 x 11 hand: the solve of
-    :mod:`lab.policy.cardplay` (once per machine, about 2.5 s; the solver bot plays the
-    same one), its values worked out from its average strategy when first asked in a
-    process (about 0.1 s)."""
+    """The exact model of a mão de onze or 11 x 11 hand: its solve
+    (:func:`cardplay_solve`), its values worked out from the solve's average strategy
+    when first asked in a process (about 0.1 s)."""
+    key, solved = cardplay_solve(vira, score, progress)
+    if key not in _MODELS:
+        _keep(key, _answers(*solved))
+    return _MODELS[key]
+
+
+def cardplay_solve(vira: Card, score: tuple, progress=None) -> tuple:
+    """``(key, solved)`` of the card-play game standing for a mão de onze or 11 x 11 hand
+    of ``vira`` at ``score``: the solve of :mod:`lab.policy.cardplay` (once per machine,
+    about 2.5 s, kept in the disk cache; the solver bot plays the same one), as the
+    arguments of :func:`_answers`, and the key of its model in a process."""
     from .match import ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL
     from .policy.cardplay import cardplay_policy, eleven_policy
     from .rules import hand_kind
@@ -497,27 +507,22 @@ def cardplay_model(vira: Card, score: tuple, progress=None) -> CardplayModel:
 
         equity = match_equity()
         pay = eleven_payoffs(equity, tuple(score))
-        key = (vira.rank, tuple(score), pay)
-        if key not in _MODELS:
-            solved = eleven_policy(vira.rank, tuple(score),
-                                   MATCH_SETTINGS["eleven_target_exploitability"],
-                                   equity=equity, progress=show)
-            _keep(key, _answers(vira.rank, solved.policy.average, pay.mao_wins, pay.pe_wins,
-                                pay.holder_runs, pay.holder, ELEVEN_MODEL,
-                                solved.exploitability))
-    elif kind == ELEVEN_ELEVEN:
-        key = (vira.rank, (11, 11))
-        if key not in _MODELS:
-            solved = cardplay_policy(vira.rank, CARDPLAY_SETTINGS["target_exploitability"],
-                                     CARDPLAY_SETTINGS["max_iterations"], progress=show)
-            _keep(key, _answers(vira.rank, solved.average, 1.0, 0.0, float("nan"), None,
-                                ELEVEN_ELEVEN_MODEL, solved.exploitability))
-    else:
-        raise AdviceError(f"score {score}: a normal hand has no card-play model")
-    return _MODELS[key]
+        solved = eleven_policy(vira.rank, tuple(score),
+                               MATCH_SETTINGS["eleven_target_exploitability"],
+                               equity=equity, progress=show)
+        return (vira.rank, tuple(score), pay), (
+            vira.rank, solved.policy.average, pay.mao_wins, pay.pe_wins, pay.holder_runs,
+            pay.holder, ELEVEN_MODEL, solved.exploitability)
+    if kind == ELEVEN_ELEVEN:
+        solved = cardplay_policy(vira.rank, CARDPLAY_SETTINGS["target_exploitability"],
+                                 CARDPLAY_SETTINGS["max_iterations"], progress=show)
+        return (vira.rank, (11, 11)), (vira.rank, solved.average, 1.0, 0.0, float("nan"),
+                                       None, ELEVEN_ELEVEN_MODEL, solved.exploitability)
+    raise AdviceError(f"score {score}: a normal hand has no card-play model")
 
 
 def _keep(key, model: CardplayModel) -> None:
+    """Keep ``model`` under ``key``, the oldest dropped past :data:`MODELS_KEPT`."""
     if len(_MODELS) >= MODELS_KEPT:
         _MODELS.pop(next(iter(_MODELS)))
     _MODELS[key] = model
@@ -665,8 +670,8 @@ def prepare(viras=None, progress=None) -> int:
             values.prepare(policy, bar.update)
         for v in asked:
             bar.set_postfix_str(f"vira {v}: mão de onze and 11 x 11")
-            for score in cardplay_scores():
-                cardplay_model(parse_card(v + "c"), score, progress=False)
+            for score in cardplay_scores():      # the solves only: values are per process
+                cardplay_solve(parse_card(v + "c"), score, progress=False)
                 bar.update()
     return len(jobs)
 
@@ -686,4 +691,4 @@ def request(vira_text: str, hand_text: str, seat_text: str, score_text: str,
 __all__ = ["Position", "Advice", "AdviceError", "build_position", "advise", "advice_for",
            "prepare",
            "request", "parse_score", "parse_seat", "parse_tokens", "legal_moves", "outcome",
-           "cardplay_model", "cardplay_scores", "POINTS", "MATCH_WIN"]
+           "cardplay_model", "cardplay_solve", "cardplay_scores", "POINTS", "MATCH_WIN"]

@@ -170,29 +170,6 @@ def shift(q: np.ndarray, table: SlotTable, chosen: np.ndarray, target: np.ndarra
     return out
 
 
-def blend(q_a: np.ndarray, q_b: np.ndarray, weight: float, table: SlotTable) -> np.ndarray:
-    """Per decision, ``1 - weight`` of ``q_a``'s play and ``weight`` of ``q_b``'s (stored
-    bytes on the same keys; an all-zero decision counts as uniform), in stored bytes."""
-    group = table.first
-    mark = np.zeros(len(group), dtype=bool)
-    mark[group] = True
-    g = (np.cumsum(mark) - 1)[group]
-    n = int(mark.sum())
-    width = np.bincount(g, minlength=n).astype(np.float64)
-
-    def probabilities(q):
-        raw = np.asarray(q, dtype=np.float64)
-        total = np.bincount(g, raw, minlength=n)[g]
-        return np.where(total > 0, raw / np.where(total > 0, total, 1.0), 1.0 / width[g]), \
-            total > 0
-
-    (a, held_a), (b, held_b) = probabilities(q_a), probabilities(q_b)
-    w = float(weight)
-    out = _bytes((1.0 - w) * a + w * b, g, n)
-    out[~(held_a | held_b)] = 0          # never stored in either: left unstored
-    return out
-
-
 def _bytes(p: np.ndarray, g: np.ndarray, n: int) -> np.ndarray:
     """Probabilities of slots in decisions ``g`` (0..n-1, each summing to one) as stored
     bytes summing to :data:`QUANT` per decision (largest remainders first)."""
