@@ -23,7 +23,6 @@ unknown cards; other rules than the lab's) is one ``error:`` line, exit 2.
 
 from __future__ import annotations
 
-
 from ..cli import add_output_form, in_words, print_json
 from ..options import bounded
 

@@ -17,10 +17,10 @@ model and the exploit's own exploitability (exact, points per hand), as text or
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
+from ..cli import print_json
 from ..options import count, nonnegative
 
 
@@ -94,7 +94,7 @@ def run(args) -> int:
                      progress=False if args.no_progress else None, hold=args.hold)
     save(result, policy, out)
     if args.json:
-        print(json.dumps({**result.as_json(), "out": str(out)}))
+        print_json({**result.as_json(), "out": str(out)})
         return 0
     print(f"vira {result.vira}, {len(adjustments)} habit(s) locked ({result.lock}):")
     for adj in adjustments:
