@@ -77,6 +77,7 @@ class FullPolicy(Policy):
     def __post_init__(self):
         from ..solver.fullgame.solver import card_game, card_tree, game_layout
         from ..solver.fullgame.tree import build_templates
+        from ..solver.games.cardplay import state_index
 
         self.vira = self.config.vira
         self.cards = card_game(self.config)
@@ -90,8 +91,7 @@ class FullPolicy(Policy):
                              "key slots")
         self.enter_start, self.enter_states = self.keys.enter_start, self.keys.enter_states
         self.ladder = tuple(self.config.ladder)
-        self._state_id = {(int(c), h): s for s, (c, h)
-                          in enumerate(zip(self.cards.state_class, self.cards.state_held))}
+        self._state_id = state_index(self.cards.class_levels)
         self._solver = None
 
     @classmethod

@@ -36,7 +36,7 @@ Values are points; the ladder (hand values) is configurable for reduced games.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -205,7 +205,6 @@ class CardTree:
     pair_edge: np.ndarray
     pair_edge_start: np.ndarray
     pair_edge_count: np.ndarray
-    publics: tuple = field(repr=False)
 
     @property
     def n_nodes(self) -> int:
@@ -373,7 +372,6 @@ def build_card_tree(cards: CardplayGame) -> CardTree:
         pair_edge=edges.astype(np.int32),
         pair_edge_start=e_start.astype(np.int32),
         pair_edge_count=e_count.astype(np.int32),
-        publics=tuple(publics),
     )
 
 

@@ -213,12 +213,14 @@ def _round3_start(hist, game) -> int:
 
 
 def game_state_id(game: CardplayGame, class_index: int, held) -> int:
-    index = _state_index(game.class_levels)
+    index = state_index(game.class_levels)
     return index[(int(class_index), tuple(held))]
 
 
-@lru_cache(maxsize=2)
-def _state_index(class_levels) -> dict:
+@lru_cache(maxsize=16)
+def state_index(class_levels) -> dict:
+    """``{(hand class, levels held): private state}`` of the card game of these classes
+    (one per vira, shared by every policy and model of it)."""
     from .cardplay_game import private_table
     state_class, state_held, _, _ = private_table(class_levels)
     return {(int(c), h): s for s, (c, h) in enumerate(zip(state_class, state_held))}
