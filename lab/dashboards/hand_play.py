@@ -294,11 +294,12 @@ def path_values(play: HandPlay) -> list[tuple[str, str]]:
 
 LOADING = '<p class="lab-loading"><i>{}</i></p>'
 
-VALUES_DELAY = 1.0
+VALUES_DELAY = 0.3
 """Seconds a step stays on screen before its exact values are worked out, so that quick
-clicks go through first: while the values' traversal runs (about 2 s at the deal or
-facing the opening truco, under 1 s later in the hand: it walks only the user's hand's
-cards) the kernel answers no click, as numba's kernels keep the interpreter lock."""
+clicks go through first: while a values' traversal runs the kernel answers no click, as
+numba's kernels keep the interpreter lock. Once ``lab prepare`` has run, the values of
+the deal and the first card are read from the disk cache (milliseconds) and later spots
+walk only the user's hand's cards (under a second); unprepared, the deal takes seconds."""
 
 
 def points_text(x: Optional[float]) -> str:
