@@ -1,5 +1,6 @@
 """The compiled-kernel cache (lab.numba_cache) is named by the lab's code: a change to any
-module starts a fresh folder, so a kernel never runs a changed helper's old machine code."""
+module a kernel can see starts a fresh folder, so a kernel never runs a changed helper's
+old machine code; a change elsewhere keeps the compiled kernels."""
 
 import os
 import subprocess
@@ -12,20 +13,32 @@ from lab.numba_cache import PREFIX, numba_cache_dir, source_key
 REPO = Path(__file__).resolve().parent.parent
 
 
-def test_the_key_follows_every_source_file(tmp_path, monkeypatch):
+def test_the_key_follows_every_source_a_kernel_can_see(tmp_path, monkeypatch):
     code = tmp_path / "lab"
     (code / "solver").mkdir(parents=True)
+    (code / "dashboards").mkdir()
+    (code / "__init__.py").write_text("")
     (code / "cards.py").write_text("A = 1\n")
-    (code / "solver" / "kernels.py").write_text("def f():\n    return 1\n")
+    (code / "rules.py").write_text("from .cards import A\nB = 2\n")
+    (code / "solver" / "__init__.py").write_text("")
+    (code / "solver" / "kernels.py").write_text(
+        "from numba import njit\nfrom ..rules import B\n\ndef f():\n    return B\n")
+    (code / "dashboards" / "page.py").write_text("from ..solver.kernels import f\n")
     monkeypatch.setattr(numba_cache, "LAB", code)
-    first = source_key()
-    assert source_key() == first
-    (code / "solver" / "kernels.py").write_text("def f():\n    return 2\n")   # a helper
-    second = source_key()
-    (code / "solver" / "kernels.py").rename(code / "solver" / "other.py")      # a rename
-    third = source_key()
-    (code / "notes.txt").write_text("not code")                                  # not code
-    assert len({first, second, third, source_key()}) == 3
+    seen = {"/".join(key) for key, _ in numba_cache.kernel_sources()}
+    assert seen == {"solver/kernels", "solver/__init__", "rules", "cards"}
+    keys = [source_key()]
+    assert source_key() == keys[0]
+    (code / "cards.py").write_text("A = 3\n")            # a constant two imports away
+    keys.append(source_key())
+    (code / "solver" / "kernels.py").rename(code / "solver" / "walks.py")      # a rename
+    keys.append(source_key())
+    (code / "dashboards" / "page.py").write_text("import lab.solver.walks\n")  # no kernel
+    (code / "notes.txt").write_text("not code")                                 # not code
+    assert source_key() == keys[-1]
+    (code / "dashboards" / "page.py").write_text("import numba\nfrom lab import cards\n")
+    keys.append(source_key())                              # now it compiles too
+    assert len(set(keys)) == 4
 
 
 def test_the_folder_is_under_the_chosen_base(tmp_path):
