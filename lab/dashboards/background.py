@@ -20,6 +20,8 @@ wait and are handled in order afterwards.
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import gc
 import threading
 import weakref
 from collections import OrderedDict
@@ -101,13 +103,14 @@ class Background:
             with self._lock:
                 if not self._pending:
                     self._running = False
-                    return
+                    break
                 kind, (work, done, failed) = self._pending.popitem(last=False)
             try:
                 outcome = (True, work())
             except Exception as exc:  # handed to ``failed`` on the loop
                 outcome = (False, exc)
             self.loop.call_soon_threadsafe(self._deliver, kind, outcome, done, failed)
+        give_back_memory()
 
     def _deliver(self, kind, outcome, done, failed) -> None:
         ok, value = outcome
@@ -129,6 +132,17 @@ class Background:
             failed(exc)
             return
         done(value)
+
+
+def give_back_memory() -> None:
+    """Collect the garbage the jobs left and hand the memory freed back to the system
+    (glibc keeps freed memory in the process otherwise: a review's grading leaves about
+    30 MB behind). Run when the worker has no job left."""
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):   # not glibc: nothing to trim
+        pass
 
 
 async def settle(timeout: float = 300.0, kinds=None) -> bool:
