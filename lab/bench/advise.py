@@ -9,8 +9,9 @@ Four figures, side by side in one run:
 - **fresh**: ``lab advise`` as a new process (what a player at the table waits for): wall
   seconds and peak resident megabytes, one run per position kind;
 - **resident**: every stored points and score-aware policy loaded in one process, and the
-  same in a second process at once: each one's resident and proportional (shared pages
-  split between the processes) megabytes;
+  same in a second process at once: each one's resident, proportional (shared pages
+  split between the processes) and private (pages no other process maps: what the
+  second process adds to the machine) megabytes;
 - the machine's load, since the other figures depend on it.
 """
 
@@ -96,16 +97,18 @@ def position_tokens(position) -> list[str]:
             "--score", f"{position.score[0]},{position.score[1]}", *tokens]
 
 
-def memory_mb() -> tuple[float, float]:
-    """(resident, proportional) megabytes of this process (proportional: each shared
-    page divided among the processes mapping it)."""
+def memory_mb() -> tuple[float, float, float]:
+    """(resident, proportional, private) megabytes of this process (proportional: each
+    shared page divided among the processes mapping it; private: the pages no other
+    process maps, what this process adds to the machine)."""
     fields = {}
     with open("/proc/self/smaps_rollup") as fh:
         for line in fh:
             parts = line.split()
             if len(parts) >= 2 and parts[1].isdigit():
                 fields[parts[0].rstrip(":")] = int(parts[1])
-    return fields.get("Rss", 0) / 1024, fields.get("Pss", 0) / 1024
+    private = fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)
+    return fields.get("Rss", 0) / 1024, fields.get("Pss", 0) / 1024, private / 1024
 
 
 def warm(n: int, seed: int) -> dict:
@@ -128,7 +131,7 @@ def warm(n: int, seed: int) -> dict:
             refused += 1
         times.append(time.perf_counter() - start)
     ms = np.array(times) * 1e3
-    rss, pss = memory_mb()
+    rss, pss, _ = memory_mb()
     return {"p50": float(np.percentile(ms, 50)), "p99": float(np.percentile(ms, 99)),
             "max": float(ms.max()), "refused": refused, "rss": rss, "pss": pss}
 
@@ -146,8 +149,8 @@ RESIDENT = """
 import sys
 from lab.bench.advise import load_every_policy, memory_mb
 n = load_every_policy()
-rss, pss = memory_mb()
-print(f"{n} {rss:.0f} {pss:.0f}", flush=True)
+rss, pss, private = memory_mb()
+print(f"{n} {rss:.0f} {pss:.0f} {private:.0f}", flush=True)
 sys.stdin.readline()
 """
 
@@ -166,15 +169,15 @@ def load_every_policy() -> int:
     return n
 
 
-def resident() -> list[tuple[int, float, float]]:
-    """(policies, resident MB, proportional MB) of two processes holding every policy at
-    once."""
+def resident() -> list[tuple[int, float, float, float]]:
+    """(policies, resident MB, proportional MB, private MB) of two processes holding every
+    policy at once."""
     procs, out = [], []
     for _ in range(2):
         procs.append(subprocess.Popen([sys.executable, "-c", RESIDENT], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, text=True))
         line = procs[-1].stdout.readline().split()
-        out.append((int(line[0]), float(line[1]), float(line[2])))
+        out.append((int(line[0]), *(float(x) for x in line[1:4])))
     for proc in procs:
         proc.communicate("\n")
     return out
@@ -196,9 +199,10 @@ def main(argv) -> int:
         wall, peak = fresh(random_position(rng, kind))
         print(f"{'':<16}{kind:<15}{wall:8.2f}{peak:9.0f}")
     held = resident()
-    for k, (n, rss, pss) in enumerate(held):
+    for k, (n, rss, pss, private) in enumerate(held):
         print(f"resident: process {k + 1} holding {n} policies: {rss:.0f} MB resident, "
-              f"{pss:.0f} MB proportional")
+              f"{pss:.0f} MB proportional, {private:.0f} MB private (its own pages: what it "
+              "adds to the machine)")
     w = warm(args.positions, args.seed)
     print(f"warm: {args.positions} positions, p50 {w['p50']:.1f} ms, p99 {w['p99']:.1f} ms, "
           f"max {w['max']:.1f} ms ({w['refused']} refused as outside the solved game); the "
