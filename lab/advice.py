@@ -24,6 +24,12 @@ refuses it.
   for this hand, so ``strategy`` is the best response: probability 1 on the action
   with the highest ``ev`` (ties: the first in ``legal``).
 
+:func:`node_advice` answers a whole public node of the full game at once, for every hand
+the player to act can hold there (its mix, each move's value, how likely it is there, the
+opponent's range), from the same model and the same value walk as :func:`advice_for`
+(:func:`full_game_model` chooses the model for both), so a grid of hands and ``lab
+advise`` never disagree.
+
 Conventions (the same for every model):
 
 - Two cards of one strength level are the same move to the solver: each gets half of
@@ -307,10 +313,11 @@ TIE = 1e-9
 
 def best_index(legal, ev) -> int:
     """The index of the best action: the highest value, the first of equal ones, and
-    never a surrender that another action equals (surrendering gives the hand away)."""
+    never a surrender that another action equals (surrendering gives the hand away).
+    ``legal``: rules Actions, or the policy's actions with ``"surrender"``."""
     top = max(ev)
     tied = [i for i, v in enumerate(ev) if v >= top - TIE]
-    kept = [i for i in tied if legal[i].kind != SURRENDER]
+    kept = [i for i in tied if getattr(legal[i], "kind", legal[i]) != SURRENDER]
     return (kept or tied)[0]
 
 
@@ -339,18 +346,70 @@ def note(text: str, progress=None):
 # ---------------------------------------------------------------- the full game, points
 
 
-def _full_game(position: Position, progress, values: bool = True) -> Advice:
+@dataclass(frozen=True)
+class FullGameModel:
+    """The stored policy that answers a normal hand of a vira at a score (module
+    docstring): the score-aware policy where one is stored at that score, else the
+    points policy. ``unit`` is what its values are in (:data:`POINTS` or
+    :data:`MATCH_WIN`); ``leak`` the points play's leak at the score (match-win
+    probability; None for a score-aware policy or where the ``score_leak`` table does not
+    hold it); ``exploitability`` in ``unit``."""
+
+    policy: object
+    model: str
+    unit: str
+    leak: float | None
+
+    @property
+    def exploitability(self) -> float:
+        return float(self.policy.exploitability)
+
+    @property
+    def score_aware(self) -> bool:
+        return self.policy.payoffs is not None
+
+    def seat_value(self, seat: int, value):
+        """A value of the policy's walks (a number or an array) as ``seat``'s, in
+        ``unit``."""
+        return self.policy.seat_value(seat, value)
+
+    def surrender_value(self, seat: int, accepted: int) -> float:
+        """What ``seat`` gets for giving up a hand worth ``accepted`` points (the
+        accepted value): minus those points, or its match-win probability after the
+        opponent scores them."""
+        if not self.score_aware:
+            return -float(accepted)
+        info = self.policy.meta
+        lost = info["pay_pe"] if seat == MAO else [1.0 - x for x in info["pay_mao"]]
+        return float(lost[list(self.policy.ladder).index(accepted)])
+
+
+def full_game_model(vira, score, progress=None, points: bool = False) -> FullGameModel:
+    """The :class:`FullGameModel` of ``vira`` (a card or a rank) at the normal ``score``
+    (mão's, pé's points): one choice for :func:`advice_for` and :func:`node_advice`.
+    ``points``: the points play even where a score-aware policy is stored (to compare
+    the two)."""
     from .match import FULL_MODEL, SCORE_AWARE_MODEL
     from .tables.policies import load_full_policy
     from .tables.score import points_play_leak
     from .tables.score_policies import load_score_policy
+
+    score = (int(score[0]), int(score[1]))
+    with note(f"loading the stored full-game policy of vira {vira}", progress):
+        aware = None if points else load_score_policy(vira, score)
+        if aware is not None:
+            return FullGameModel(aware, SCORE_AWARE_MODEL, MATCH_WIN, None)
+        policy = load_full_policy(vira)
+    return FullGameModel(policy, FULL_MODEL, POINTS, points_play_leak(vira, score))
+
+
+def _full_game(position: Position, progress, values: bool = True) -> Advice:
     from .policy.line import follow
     from .policy.base import PolicyError
 
     vira, seat = position.vira, position.seat
-    with note(f"loading the stored full-game policy of vira {vira}", progress):
-        aware = load_score_policy(vira, position.score)
-        policy = aware if aware is not None else load_full_policy(vira)
+    game = full_game_model(vira, position.score, progress)
+    policy = game.policy
     try:
         followed = follow(policy, vira, position.history, {seat: position.hand})
     except PolicyError as exc:
@@ -384,7 +443,7 @@ def _full_game(position: Position, progress, values: bool = True) -> Advice:
         raise AdviceError("the opponent's actions so far have probability zero under the "
                           f"stored policy of vira {vira} for every hand he may hold: the "
                           "solved game cannot value this position")
-    value = dict(zip(acts, column))
+    value = dict(zip(acts, game.seat_value(seat, column)))   # in the model's unit
     unknown = None if values else float("nan")   # a move's value where none was worked out
 
     def move(a):
@@ -395,21 +454,12 @@ def _full_game(position: Position, progress, values: bool = True) -> Advice:
         return a.kind
 
     state = position.state
-    aware_moves = score_aware_moves(vira, position.score, seat, position.hand)
-    if aware is not None:   # the re-solve's payoffs, as the asking seat's match-win probability
-        info = aware.meta
-        value = {k: aware.seat_value(seat, v) for k, v in value.items()}
-        lost = info["pay_pe"] if seat == MAO else [1.0 - x for x in info["pay_mao"]]
-        surrender = lost[list(policy.ladder).index(state.value)]
-        advice = _assemble(position, legal_moves(state), lambda a: strategy.get(move(a), 0.0),
-                           lambda a: value.get(move(a), unknown), surrender, on_path,
-                           SCORE_AWARE_MODEL, MATCH_WIN, policy.exploitability, not values)
-        return replace(advice, score_aware=aware_moves)
     advice = _assemble(position, legal_moves(state), lambda a: strategy.get(move(a), 0.0),
-                       lambda a: value.get(move(a), unknown), -state.value, on_path, FULL_MODEL,
-                       POINTS, policy.exploitability, not values)
-    return replace(advice, leak=points_play_leak(vira, position.score),
-                   score_aware=aware_moves)
+                       lambda a: value.get(move(a), unknown),
+                       game.surrender_value(seat, state.value), on_path, game.model,
+                       game.unit, game.exploitability, not values)
+    return replace(advice, leak=game.leak,
+                   score_aware=score_aware_moves(vira, position.score, seat, position.hand))
 
 
 def score_aware_moves(vira: Card, score, seat: int, hand) -> dict | None:
@@ -431,6 +481,268 @@ def score_aware_moves(vira: Card, score, seat: int, hand) -> dict | None:
     for key in ("truco_mao", "truco_mao_points", "run_pe", "run_pe_points"):
         out[key] = None if pd.isna(row[key]) else float(row[key])
     return out
+
+
+# ---------------------------------------------------------------- every hand at a public node
+
+
+@dataclass(frozen=True)
+class NodeAdvice:
+    """The advice at one public node of the full game for every hand of the seat to act
+    (:func:`node_advice`), in one model's ``unit``.
+
+    ``hands``: one row per private state of ``seat`` that can be here (his hand as dealt
+    and the cards it still holds; two after a card he covered), strongest first: ``hand``
+    (the class's name, as dealt), ``class`` (its index in :func:`lab.classes.hand_classes`),
+    ``levels`` (its three strength levels as dealt, strongest first), ``holds`` (the levels
+    it still holds), ``likelihood`` (the probability that the seat holds it here, given
+    the public moves: deal x both seats' reach, normalised over the rows; 0 off the solved
+    path), ``on_path`` (the policy plays its earlier moves with it), ``strategy`` and
+    ``values`` ({move: probability}, {move: value in ``unit``} over its own moves, the
+    moves of :attr:`moves`), ``value`` (the hand's value: its mix's, or its best
+    response's off the path) and ``best`` (the move of the highest value). Off the path
+    the strategy is the best response, as :func:`advice_for` gives it.
+
+    ``opponent``: the other seat's range here: ``hand``, ``class``, ``holds`` and
+    ``likelihood`` (the probability that he holds it, given the public moves; his covered
+    card is his own secret, so his hands that covered differently are separate rows), most
+    likely first.
+
+    ``moves`` are the policy's actions (``("card", level)``, ``("cover", level)``,
+    ``"raise"``, ``"accept"``, ``"run"``) in the adviser's order, and ``"surrender"``
+    last (probability 0; it pays the ``accepted`` value to the opponent)."""
+
+    vira: str
+    score: tuple
+    actions: tuple
+    seat: int
+    accepted: int
+    moves: tuple
+    hands: object
+    opponent: object
+    model: str
+    unit: str
+    exploitability: float
+    leak: float | None
+
+    def row(self, levels, holds=None):
+        """The ``hands`` row of the hand dealt ``levels`` (any order) that still holds
+        ``holds`` (default: the only state of that hand here); AdviceError when that hand
+        cannot be here."""
+        levels = tuple(sorted((int(x) for x in levels), reverse=True))
+        rows = self.hands[self.hands["levels"] == levels]
+        if holds is not None:
+            holds = tuple(sorted((int(x) for x in holds), reverse=True))
+            rows = rows[rows["holds"] == holds]
+        if rows.empty:
+            raise AdviceError("that hand cannot be here: the cards on the table rule it out")
+        return rows.iloc[0]
+
+
+NODES_KEPT = 64
+"""Nodes whose :class:`NodeAdvice` a process keeps (each a few hundred rows)."""
+
+_NODES: dict = {}
+
+
+def node_advice(vira, score, actions, progress=None, points: bool = False) -> NodeAdvice:
+    """The :class:`NodeAdvice` of every hand of the seat to act after the public
+    ``actions`` (the policy's, from the deal: ``("card", level)``, ``"cover"``,
+    ``"raise"``, ``"accept"``, ``"run"``) of a hand of ``vira`` (a card or a rank) at the
+    normal ``score`` (mão's, pé's points), from the model :func:`advice_for` uses there
+    (:func:`full_game_model`; ``points``: the points play there even where a score-aware
+    policy is stored) and one value walk for all hands. Kept per (vira, score, moves,
+    model) in the process. AdviceError for a score that is not a full-game hand, moves the
+    solved game does not hold, a hand that is over, and a node where the opponent's moves
+    have probability zero for every hand he may hold."""
+    from .cards import RANKS
+    from .classes import vira_rank_of
+    from .rules import hand_kind
+
+    rank = RANKS[vira_rank_of(vira)]
+    score = (int(score[0]), int(score[1]))
+    kind, _ = hand_kind(score)
+    if kind != NORMAL:
+        what = "a mão de onze" if kind == ELEVEN else "an 11 x 11"
+        raise AdviceError(f"score {score[0]}-{score[1]}: {what} hand is not a node of the full "
+                          "game (nobody calls truco in it); the hand explorer plays it move "
+                          "by move")
+    actions = tuple(actions)
+    game = full_game_model(rank, score, progress, points)
+    key = (rank, score, actions, game.model)
+    kept = _NODES.get(key)
+    if kept is not None and kept[0] is game.policy:
+        return kept[1]
+    node = _node_advice(rank, score, actions, game)
+    if len(_NODES) >= NODES_KEPT:
+        _NODES.pop(next(iter(_NODES)))
+    _NODES[key] = (game.policy, node)
+    return node
+
+
+def _node_advice(rank: str, score: tuple, actions: tuple, game: FullGameModel) -> NodeAdvice:
+    import pandas as pd
+
+    from .policy.base import PolicyError
+
+    policy = game.policy
+    line = policy.start()
+    for n, action in enumerate(actions, 1):
+        try:
+            line = line.then(action)
+        except PolicyError as exc:
+            raise AdviceError(f"outside the solved game: move {n} ({action}): {exc}") from None
+    if line.over:
+        raise AdviceError("the hand is over here: nobody acts")
+    spot, tree = line.spot, policy.tree
+    seat = policy.actor(spot)
+    decision = policy.decision(spot)
+    acts, table = line.action_values(seat)
+    table = game.seat_value(seat, table)
+    if not np.isfinite(table).any():
+        raise AdviceError("the opponent's moves so far have probability zero under the "
+                          f"stored policy of vira {rank} for every hand he may hold: the "
+                          "solved game cannot value this node")
+    mine, theirs = tree.pairs(spot.card, seat), tree.pairs(spot.card, 1 - seat)
+    own_hands = tree.pair_hand[mine].astype(np.int64)
+    their_hands = tree.pair_hand[theirs].astype(np.int64)
+    deal = policy.solver_weights(seat)[np.ix_(own_hands, their_hands)]
+    own, other = line.reach[seat], line.reach[1 - seat]
+    weight = own * (deal @ other)
+    total = weight.sum()
+    accepted = int(policy.ladder[policy.value_index(spot)])
+    surrender = game.surrender_value(seat, accepted)
+    classes = hand_classes(rank)
+    held = policy.cards.state_held
+    index = {a: k for k, a in enumerate(decision.actions)}
+    rows = []
+    for i in range(len(own_hands)):
+        column = table[:, i]
+        finite = np.isfinite(column)
+        if not finite.any():
+            continue   # no hand of the opponent's that got here leaves this one possible
+        moves = [a for a, ok in zip(acts, finite) if ok] + [SURRENDER]
+        ev = [float(v) for v in column[finite]] + [surrender]
+        on_path = bool(own[i] > 0 and decision.stored[i])
+        if on_path:
+            p = [float(decision.strategy[index[a], i]) if a in index else 0.0
+                 for a in moves[:-1]]
+            strategy = [x / sum(p) for x in p] + [0.0]
+        else:
+            best = best_index(moves, ev)
+            strategy = [1.0 if k == best else 0.0 for k in range(len(moves))]
+        cls = int(own_hands[i])
+        rows.append({"hand": classes.labels[cls], "class": cls,
+                     "levels": tuple(int(x) for x in classes.levels[cls]),
+                     "holds": _levels(held[int(tree.pair_state[mine.start + i])]),
+                     "likelihood": float(weight[i] / total) if total > 0 else 0.0,
+                     "on_path": on_path, "strategy": dict(zip(moves, strategy)),
+                     "values": dict(zip(moves, ev)),
+                     "value": float(np.dot(strategy, ev)),
+                     "best": moves[best_index(moves, ev)]})
+    hands = pd.DataFrame(rows, columns=["hand", "class", "levels", "holds", "likelihood",
+                                        "on_path", "strategy", "values", "value", "best"])
+    hands = hands.sort_values(["levels", "holds"], ascending=False, kind="stable") \
+        .reset_index(drop=True)
+    order = [a for a in acts if any(a in s for s in hands["values"])] + [SURRENDER]
+    return NodeAdvice(rank, score, actions, seat, accepted, tuple(order), hands,
+                      _opponent_range(policy, line, deal, classes), game.model, game.unit,
+                      game.exploitability, game.leak)
+
+
+def _levels(levels) -> tuple:
+    return tuple(sorted((int(x) for x in levels), reverse=True))
+
+
+def _opponent_range(policy, line, deal: np.ndarray, classes):
+    """The other seat's private states at ``line``'s node, weighted by his reach x the
+    deal x the seat to act's reach (his reach x the deal alone where the seat to act got
+    here off the solved path with every hand), grouped by hand and cards held."""
+    import pandas as pd
+
+    spot, tree = line.spot, policy.tree
+    seat = policy.actor(spot)
+    theirs = tree.pairs(spot.card, 1 - seat)
+    own, other = line.reach[seat], line.reach[1 - seat]
+    weight = other * (deal.T @ own)
+    if not weight.sum() > 0:
+        weight = other * deal.sum(axis=0)
+    total = weight.sum()
+    grouped: dict = {}
+    for j in np.flatnonzero(weight > 0):
+        cls = int(tree.pair_hand[theirs.start + j])
+        holds = _levels(policy.cards.state_held[int(tree.pair_state[theirs.start + j])])
+        grouped[(cls, holds)] = grouped.get((cls, holds), 0.0) + float(weight[j] / total)
+    rows = [{"hand": classes.labels[cls], "class": cls, "holds": holds, "likelihood": p}
+            for (cls, holds), p in grouped.items()]
+    frame = pd.DataFrame(rows, columns=["hand", "class", "holds", "likelihood"])
+    return frame.sort_values("likelihood", ascending=False, kind="stable") \
+        .reset_index(drop=True)
+
+
+def node_position(vira, score, actions, levels, holds=None) -> Position:
+    """The :class:`Position` of the seat to act after the public ``actions`` of
+    :func:`node_advice`, dealt a hand of the strength ``levels`` that still holds ``holds``
+    (default: all but the cards it played; give it after a card it covered): real cards
+    picked for its hand and for the opponent's open cards (the first free suits), so that
+    :func:`advice_for` and ``lab advise`` answer for the same hand."""
+    from .cards import RANKS, parse_card
+    from .classes import vira_rank_of
+
+    vira = vira if isinstance(vira, Card) else parse_card(RANKS[vira_rank_of(vira)] + "c")
+    policy = full_game_model(vira, score).policy
+    line = policy.start()
+    actors = []
+    for action in actions:
+        actors.append(policy.actor(line.spot))
+        line = line.then(action)
+    if line.over:
+        raise AdviceError("the hand is over here: nobody acts")
+    seat = policy.actor(line.spot)
+    covers = sum(1 for a, s in zip(actions, actors) if s == seat and a == "cover")
+    covered = list(_levels(levels))   # what is left for his covers
+    try:
+        for a, s in zip(actions, actors):
+            if s == seat and isinstance(a, tuple):
+                covered.remove(int(a[1]))
+        for lv in (holds if holds is not None else ()):
+            covered.remove(int(lv))
+    except ValueError:
+        raise AdviceError("that hand cannot be here: it does not hold the cards played") \
+            from None
+    covered = covered[len(covered) - covers:] if holds is None else covered   # the weakest
+    if len(covered) != covers:
+        raise AdviceError("that hand cannot be here: it does not hold the cards it covered")
+    used = {vira}
+
+    def card_of(lv):
+        card = next((c for c in DECK if c not in used and level(c, vira) == lv), None)
+        if card is None:
+            raise AdviceError(f"no card of level {lv} is left to deal")
+        used.add(card)
+        return card
+
+    hand = tuple(card_of(lv) for lv in _levels(levels))
+    left = list(hand)
+
+    def own_card(lv):
+        card = next(c for c in left if level(c, vira) == lv)
+        left.remove(card)
+        return card
+
+    rules_actions = []
+    for action, actor in zip(actions, actors):
+        if actor == seat and isinstance(action, tuple):
+            rules_actions.append(Action(PLAY, own_card(action[1])))
+        elif actor == seat and action == "cover":
+            rules_actions.append(Action(COVER, own_card(covered.pop(0))))
+        elif isinstance(action, tuple):
+            rules_actions.append(Action(PLAY, card_of(action[1])))
+        elif action == "cover":
+            rules_actions.append(Action(COVER))
+        else:
+            rules_actions.append(Action(action))
+    return build_position(vira, hand, seat, score, rules_actions)
 
 
 # ---------------------------------------------------------------- mão de onze and 11 x 11
@@ -689,6 +1001,7 @@ def request(vira_text: str, hand_text: str, seat_text: str, score_text: str,
 
 
 __all__ = ["Position", "Advice", "AdviceError", "build_position", "advise", "advice_for",
-           "prepare",
+           "prepare", "FullGameModel", "full_game_model", "NodeAdvice", "node_advice",
+           "node_position",
            "request", "parse_score", "parse_seat", "parse_tokens", "legal_moves", "outcome",
            "cardplay_model", "cardplay_solve", "cardplay_scores", "POINTS", "MATCH_WIN"]

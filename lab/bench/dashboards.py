@@ -232,6 +232,8 @@ CHANGES = {
          choose("situation", "the pé answers the mão's opening truco")),
         ("situation: round 2, the mão leads",
          choose("situation", "round 2: the mão leads after winning round 1")),
+        ("mão's points: 10 (the points play, its leak)", choose("mão's points", "10")),
+        ("pé's points: 9 (the score-aware strategy at 10-9)", choose("pé's points", "9")),
     ],
 }
 """Per dashboard: (what changes, how) for the redraw timings."""
