@@ -50,6 +50,8 @@ COMMANDS = {
                "against the solver (JSON or words)"),
     "profile": ("lab.commands.profile", "a player's tendencies from match records beside the "
                 "solver's, per decision kind and hand strength"),
+    "report": ("lab.commands.report", "how often the solved play calls truco, runs and "
+               "raises, per vira or over all viras (words, JSON or CSV)"),
     "rebuild": ("lab.commands.rebuild", "rebuild every table and policy of data/ that is due, "
                 "in the order they are built on each other"),
 }
