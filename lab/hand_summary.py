@@ -8,7 +8,12 @@ here are that policy's, asked of the same service ``lab advise`` asks: the mão'
 move (``first: ...``) and the pé's answer to the mão's truco (``vs truco: ...``), model
 ``full-game-score-aware``, probabilities. The points play's first decisions are then left
 out (the pé's move after the mão's first card depends on that card, so it has no single
-row there); ``points_ev`` stays, as the points value of the hand.
+row there); ``points_ev`` stays, as the points value of the hand. A page that shows the
+points play beside the answer, titled a comparison, asks :func:`compared_summary`, which
+keeps them renamed ``points play first: ...``.
+
+:func:`answering_model` names the model the advice service answers with at a score, so a
+page can say once which model its numbers follow.
 """
 
 from __future__ import annotations
@@ -16,11 +21,31 @@ from __future__ import annotations
 import pandas as pd
 
 from .advice import AdviceError, advice_for, build_position
-from .rules import MAO, NORMAL, PLAY, RAISE, SURRENDER, Action, hand_kind
+from .match import ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL, FULL_MODEL, SCORE_AWARE_MODEL
+from .rules import ELEVEN, MAO, NORMAL, PLAY, RAISE, SURRENDER, Action, hand_kind
 from .tables.tidy import PROBABILITY, SEATS, checked_hand_arguments, hand_measures
 
 POINTS_DECISIONS = ("first: ", "after a card: ", "vs truco: ")
 """The prefixes of the points play's first-decision measures."""
+
+POINTS_PLAY = "points play "
+"""The prefix of the points play's first decisions kept for comparison where the advice
+service answers with a score-aware policy (``points play first: truco``)."""
+
+
+def answering_model(vira, score) -> str:
+    """The model the advice service (:func:`lab.advice.advice_for`) answers with for a hand
+    of ``vira`` (a card or a rank) at ``score`` (mão's, pé's points before the hand): the
+    mão de onze or 11 x 11 model, the stored score-aware policy where one is stored, else
+    the points play."""
+    from .tables.score_policies import score_policy_info
+
+    kind, _ = hand_kind(tuple(score))
+    if kind == ELEVEN:
+        return ELEVEN_MODEL
+    if kind != NORMAL:
+        return ELEVEN_ELEVEN_MODEL
+    return SCORE_AWARE_MODEL if score_policy_info(vira, score) is not None else FULL_MODEL
 
 
 def hand_summary(vira, cards, seat: str = "mao", score=(0, 0)) -> pd.DataFrame:
@@ -30,6 +55,19 @@ def hand_summary(vira, cards, seat: str = "mao", score=(0, 0)) -> pd.DataFrame:
     (mão's points, pé's points) before the hand. The measures are those of
     :func:`lab.tables.tidy.hand_measures`, with the first decisions of the advice service
     where it advises with a score-aware policy (module docstring)."""
+    return summary(vira, cards, seat, score, points_play=False)
+
+
+def compared_summary(vira, cards, seat: str = "mao", score=(0, 0)) -> pd.DataFrame:
+    """:func:`hand_summary`, keeping the points play's first decisions where the advice
+    service answers with a score-aware policy, as ``points play ...`` rows (what a page
+    shows beside the answer, titled a comparison)."""
+    return summary(vira, cards, seat, score, points_play=True)
+
+
+def summary(vira, cards, seat: str, score, points_play: bool) -> pd.DataFrame:
+    """The rows of :func:`hand_summary` (with the points play's first decisions renamed
+    and kept where ``points_play``)."""
     from .tables.score_policies import score_policy_info
 
     out = hand_measures(vira, cards, seat, score)
@@ -37,8 +75,11 @@ def hand_summary(vira, cards, seat: str = "mao", score=(0, 0)) -> pd.DataFrame:
     if hand_kind(score)[0] != NORMAL or score_policy_info(card, score) is None:
         return out
     rows = first_decisions(card, held, SEATS[seat_name], score)
-    kept = out[~out["measure"].str.startswith(POINTS_DECISIONS)]
-    merged = pd.concat([kept, pd.DataFrame(rows, columns=out.columns)], ignore_index=True)
+    points = out["measure"].str.startswith(POINTS_DECISIONS)
+    parts = [out[~points], pd.DataFrame(rows, columns=out.columns)]
+    if points_play:
+        parts.append(out[points].assign(measure=POINTS_PLAY + out.loc[points, "measure"]))
+    merged = pd.concat(parts, ignore_index=True)
     merged.attrs.update(out.attrs)
     return merged
 

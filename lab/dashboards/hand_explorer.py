@@ -1,8 +1,15 @@
 """The hand-explorer dashboard (``notebooks/hand_explorer.ipynb``).
 
 Pick the vira, three cards, the seat and the score: how strong the hand is (the card-play
-tables), what the full game's tables say about it, and the hand played forward against
-the stored full-game policy, move by move (:mod:`lab.dashboards.hand_play`).
+tables), what the solved tables say about it, and the hand played forward move by move
+(:mod:`lab.dashboards.hand_play`; at a mão de onze or 11 x 11,
+:mod:`lab.dashboards.eleven_play`).
+
+One model per page: the page says once, near the top, which model the advice service
+answers with at the score (:func:`lab.hand_summary.answering_model`: the points play, the
+stored score-aware strategy, the mão de onze model or the 11 x 11 model), and every
+strategy on it and the play forward follow that model. Another model's numbers show only
+in a section titled a comparison.
 """
 
 from __future__ import annotations
@@ -19,9 +26,10 @@ from ..charts import significant
 from ..cards import DECK, Card, level
 from ..classes import hand_label
 from ..errors import InputError
-from ..match import MODEL_LABELS, SCORE_AWARE_MODEL
+from ..match import ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL, MODEL_LABELS, SCORE_AWARE_MODEL
 from ..rules import ELEVEN, ELEVEN_ELEVEN, hand_kind
-from ..hand_summary import hand_summary
+from ..hand_summary import POINTS_PLAY, answering_model, compared_summary
+from ..tables.score import points_play_leak
 from ..widgets import (TABLE_STYLE, WRAP, Dashboard, TableMissing, _image, card_label,
                        hand_kind_text, labeled, leak_text, load, missing_html, seat_buttons,
                        show_png, table_missing_html)
@@ -85,16 +93,19 @@ class HandExplorer(Dashboard):
                                    layout=W.Layout(width="170px"),
                                    style={"description_width": "initial"})
         self.message = W.HTML()
+        self.model_note = W.HTML()
         self.facts = W.HTML()
         self.image = _image()
         self.sections = W.HTML()
         self.player = player or HandPlayer()
+        self.player.says_model = False   # the page says it once, above
         for control in (self.vira, *self.cards, self.seat, self.score_mao, self.score_pe):
             control.observe(lambda change: self.redraw(), names="value")
         self.children = [
             W.HBox([self.vira, *self.cards], layout=WRAP),
             W.HBox([labeled("seat", self.seat), self.score_mao, self.score_pe], layout=WRAP),
-            self.message, W.HBox([self.facts, self.image], layout=WRAP), self.player,
+            self.message, self.model_note, W.HBox([self.facts, self.image], layout=WRAP),
+            self.player,
             self.sections,
         ]
         self.redraw()
@@ -123,7 +134,7 @@ class HandExplorer(Dashboard):
         if problem:
             self.message.value = (f'<div class="lab-pick-error" style="color:#a00;padding:6px 0">'
                                   f"<b>Not a possible hand.</b> {html.escape(problem)}</div>")
-            self.facts.value = ""
+            self.facts.value = self.model_note.value = ""
             self.image.layout.visibility = "hidden"
             self.sections.value = ""
             self.player.layout.display = "none"
@@ -140,7 +151,9 @@ class HandExplorer(Dashboard):
         png = self.png_of((vira.rank_char, seat, row["hand"]),
                           lambda: charts.equity_curve(rows, row["hand"]))
         sections = sections_html(vira, self.hand, seat, score)
+        note = model_note_html(vira, score)
         self.message.value = ""
+        self.model_note.value = note
         self.facts.value = facts
         show_png(self.image, png)
         self.image.layout.visibility = "visible"
@@ -159,6 +172,8 @@ class HandExplorer(Dashboard):
             f"<h3 style='margin:6px 0'>{html.escape(row['hand'])}"
             f" <small>({' '.join(card_label(c) for c in self.hand)}, vira {card_label(vira)}, "
             f"{charts.SEATS[seat]})</small></h3>"
+            "<p style='margin:2px 0'><small>How strong the cards are: the card play alone "
+            "(no truco, every hand worth 1), the same at every score.</small></p>"
             "<table class='lab-table'>"
             f"<tr><th>chance to win the tricks, both playing perfectly</th>"
             f"<td>{100 * row['equity']:.1f}%</td><td>win probability</td></tr>"
@@ -173,11 +188,46 @@ class HandExplorer(Dashboard):
             f"<p>At {score[0]}–{score[1]} (mão–pé): {html.escape(hand_kind_text(score))}</p>")
 
 
+def model_note_html(vira: Card, score: tuple[int, int]) -> str:
+    """Which model answers at this score (the advice service's, :func:`answering_model`),
+    said once near the top of the page: every strategy on the page and the play forward
+    follow it."""
+    model = answering_model(vira, score)
+    at = f"vira {html.escape(card_label(vira))} at {score[0]}–{score[1]}"
+    if model == ELEVEN_MODEL:
+        said = ("<b>the mão de onze model</b>: the holder sees his cards and plays the hand "
+                "for 3 or runs, then both play the cards with no raise, solved exactly for "
+                "the match. Values are match-win probability.")
+    elif model == ELEVEN_ELEVEN_MODEL:
+        said = ("<b>the 11 x 11 model</b>: the card play worth 3 with no raise, solved "
+                "exactly; whoever wins the hand wins the match. Values are match-win "
+                "probability.")
+    elif model == SCORE_AWARE_MODEL:
+        said = (f"<b>the score-aware strategy</b> of {at}: the full game with truco "
+                "re-solved for the match at this score and stored. Values are match-win "
+                "probability; the points play shows only where a section is titled "
+                "a comparison.")
+    else:
+        leak = points_play_leak(vira, score)
+        cost = ("what that leaks here is not measured" if leak is None else
+                f"on this vira at this score that leaks {significant(leak)} match-win "
+                "probability")
+        said = ("<b>the points play</b>: the full game with truco solved for points, the "
+                f"same at every normal score (no score-aware strategy is stored for {at}; "
+                f"{cost}). Values are points per hand.")
+    return (f"<p class='lab-model-note' style='margin:6px 0;padding:6px 10px;"
+            f"background:#eef4fb;border-left:4px solid #4292c6'>At this score the lab "
+            f"answers with {said} Every strategy on this page and the play forward follow "
+            "it.</p>")
+
+
 def sections_html(vira: Card, cards, seat: str, score: tuple[int, int]) -> str:
-    """What the tables say about the picked hand at this score, in sections that
-    follow the kind of hand the score makes (normal, mão de onze, 11 x 11)."""
+    """What the tables say about the picked hand at this score, in sections that follow
+    the model answering there (:func:`model_note_html`): normal hands played for points or
+    for the match, mão de onze, 11 x 11. Another model's numbers show only in a section
+    titled a comparison (``div.lab-comparison``)."""
     try:
-        measures = hand_summary(vira, cards, seat, score).set_index("measure")
+        measures = compared_summary(vira, cards, seat, score).set_index("measure")
     except InputError as exc:   # a table missing or stale: say how to rebuild it
         command = re.search(r"`([^`]+)`", str(exc))
         return missing_html(TableMissing("tables", str(exc),
@@ -202,36 +252,67 @@ def sections_html(vira: Card, cards, seat: str, score: tuple[int, int]) -> str:
             body = (f"<p>The {owner} holds 11 and decides to play the hand for 3 or run; "
                     f"the {me} only plays the cards. Nobody may raise.</p>")
         parts.append(section(f"Mão de onze: the {owner} holds 11, no truco", body))
+    elif answering_model(vira, score) == SCORE_AWARE_MODEL:
+        parts += score_aware_sections(measures, seat, score)
     else:
-        parts.append(section(
-            "Full game with truco (played for points)",
-            rows_html(measures, [("points_ev", "what this hand is worth on average")])))
-        resolved = (measures["model"] == SCORE_AWARE_MODEL).any()
-        for prefix, what in DECISIONS[seat]:
-            if resolved and prefix == "after a card":
-                continue   # the re-solve's answer depends on the mão's card: play forward
-            parts.append(section(f"Solved strategy{' (played for the match)' if resolved else ''}"
-                                 f": {what}", strategy_html(measures, prefix)))
-        aware = [m for m in measures.index if m.startswith("score-aware")
-                 or m == "score_aware_match_equity"]
-        if aware:
-            parts.append(section(
-                "Played for the match at this score (a score-aware re-solve)",
-                rows_html(measures, [(m, SCORE_AWARE_WORDS.get(m, m)) for m in aware])
-                + compare_html(measures)))
-            first = ("The first moves above are the stored re-solve's, as every other "
-                     "answer of the lab at this score (the points value is the points "
-                     "play's)" if resolved else "The solved strategy above plays for points")
-            parts.append(f"<p><small>{first}; at this "
-                         "score and vira the hand was also re-solved with match-win payoffs "
-                         f"(`lab solve match-play`); {html.escape(leak_text(score))}."
-                         "</small></p>")
-        else:
-            parts.append("<p><small>This advice plays each hand for points, the same at "
-                         "every normal score (no score-aware re-solve of this vira here, so "
-                         f"it falls back to points play); {html.escape(leak_text(score))}."
-                         "</small></p>")
+        parts += points_sections(measures, seat, score)
     return TABLE_STYLE + "".join(parts)
+
+
+def points_sections(measures: pd.DataFrame, seat: str, score: tuple[int, int]) -> list[str]:
+    """A normal hand where the points play answers: its value and first decisions; a
+    score-aware re-solve of the first moves (``lab solve match-play``, not stored as a
+    policy) only as a comparison."""
+    parts = [section("Full game with truco (played for points)",
+                     rows_html(measures, [("points_ev", "what this hand is worth on average")]))]
+    for prefix, what in DECISIONS[seat]:
+        parts.append(section(f"Solved strategy: {what}", strategy_html(measures, prefix)))
+    aware = [m for m in measures.index if m.startswith("score-aware")
+             or m == "score_aware_match_equity"]
+    if aware:
+        parts.append(comparison(
+            "Played for the match at this score (a score-aware re-solve of the first moves, "
+            "not stored as a strategy, so not the answer here)",
+            rows_html(measures, [(m, SCORE_AWARE_WORDS.get(m, m)) for m in aware])
+            + compare_html(measures)))
+        said = ("The solved strategy above plays for points; at this score and vira the "
+                "hand was also re-solved with match-win payoffs (`lab solve match-play`)")
+    else:
+        said = ("This advice plays each hand for points, the same at every normal score (no "
+                "score-aware re-solve of this vira here, so it falls back to points play)")
+    parts.append(f"<p><small>{said}; {html.escape(leak_text(score))}.</small></p>")
+    return parts
+
+
+def score_aware_sections(measures: pd.DataFrame, seat: str,
+                         score: tuple[int, int]) -> list[str]:
+    """A normal hand where the stored score-aware strategy answers: its first decisions
+    (the advice service's); the points play beside it as a comparison."""
+    parts = []
+    for prefix, what in DECISIONS[seat]:
+        if prefix == "after a card":
+            parts.append("<p><small>The pé's move after the mão's first card depends on "
+                         "that card: play the hand forward above to see it.</small></p>")
+            continue
+        parts.append(section(f"Solved strategy (played for the match): {what}",
+                             strategy_html(measures, prefix)))
+    body = rows_html(measures, [("points_ev", "what this hand is worth on average under "
+                                              "points play")])
+    for prefix, what in DECISIONS[seat]:
+        body += (f"<p style='margin:6px 0 2px'>points play, {html.escape(what)}:</p>"
+                 + strategy_html(measures, POINTS_PLAY + prefix))
+    body += (f"<p><small>The points play is the lab's answer at scores without a "
+             f"score-aware strategy; {html.escape(leak_text(score))}.</small></p>")
+    parts.append(comparison("Points play (the full game solved for points, not the answer "
+                            "at this score)", body))
+    return parts
+
+
+def comparison(title: str, body: str) -> str:
+    """A section that shows another model than the one answering, titled so."""
+    return (f"<div class='lab-comparison' style='margin-top:8px;padding:2px 10px;"
+            f"border-left:3px solid #bbb;color:#444'>"
+            + section(f"Comparison — {title}", body) + "</div>")
 
 
 SCORE_AWARE_WORDS = {"score-aware first: truco": "how often the mão opens with a truco",

@@ -6,8 +6,9 @@ step the user picks the next move of either seat, or lets the policy pick it: fo
 user's hand from its own strategy, for the opponent from his strategy averaged over the
 hands he can hold given the user's cards (:func:`lab.dashboards.spots.opponent_mix`).
 
-Shown at each step: whose turn it is, the strategy of the user's hand there (or that the
-policy never gets there with it), the exact expected points of each of its moves
+Shown at each step: whose turn it is, the strategy of the user's hand there (off the
+solved path, where the policy never gets there with it, the best response, labelled so as
+the advice service labels it), the exact expected points of each of its moves
 (:meth:`~lab.policy.full.Line.action_values`, worked out in the background: seconds at
 the start of a hand), and the value of the hand at each of its decisions so far.
 Points are points per hand for the user's side: won positive, lost negative.
@@ -15,6 +16,9 @@ Points are points per hand for the user's side: won positive, lost negative.
 At a score where a score-aware policy of the vira is stored (:mod:`lab.tables.score_policies`)
 both sides play it, and the values are the user's side's match-win probability; elsewhere
 they play the points policy, and the step says what points play leaks at that score.
+
+A mão de onze or 11 x 11 hand (no truco) plays on the solved card-play model instead, with
+the advice service's strategy and values for the user (:mod:`lab.dashboards.eleven_play`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ import ipywidgets as W
 import numpy as np
 
 from .. import charts
-from ..cards import DECK, MANILHA_NAMES, SUITS, Card, is_manilha, level
+from ..advice import TIE
+from ..cards import Card, level
 from ..rules import COVER, ELEVEN, ELEVEN_ELEVEN, PLAY, Action, hand_kind
 from ..policy.line import dealt_state, follow, policy_action, rules_action
 from ..policy.full import FullPolicy
@@ -37,19 +42,11 @@ from ..policy.base import PolicyError
 from ..widgets import LIVE_ONLY, card_label, replace_children
 from . import spots
 from .background import Background
-
-SHOW_ORDER = sorted(DECK, key=lambda c: (c.rank, -SUITS.index(c.suit_char)))
-"""Which copy of a plain rank the opponent shows first: clubs, hearts, spades, diamonds."""
-
+from .eleven_play import ElevenPlay, kind_note_html
+from .eleven_play import step_html as eleven_step_html
+from .shown_cards import SHOW_ORDER, card_text
 
 # ------------------------------------------------------------------ the hand
-
-
-def card_text(card: Card, vira: Card) -> str:
-    """``3♥``; a manilha with its name: ``5♣ (zap)``."""
-    if is_manilha(card, vira):
-        return f"{card_label(card)} ({MANILHA_NAMES[card.suit_char]})"
-    return card_label(card)
 
 
 class HandPlay:
@@ -173,13 +170,15 @@ class HandPlay:
         return spots.opponent_mix(self.policy, self.line, self.hand_class)
 
     def policy_choice(self, rng: random.Random) -> Optional[Action]:
-        """A move drawn from the policy: the hand's strategy on the user's turn (None off
-        the path), the opponent's averaged strategy on his."""
+        """A move drawn from the policy: the hand's strategy on the user's turn (off the
+        path its best response, None while the values are not known), the opponent's
+        averaged strategy on his."""
         options = self.options()
         if self.your_turn:
             mix = self.strategy()
             if mix is None:
-                return None
+                best = best_response(self, hand_values(self))
+                mix = {} if best is None else {best: 1.0}
             by_move = {move: action for action, move, _ in options}
         else:
             mix, _ = self.opponent_mix()
@@ -211,6 +210,7 @@ class HandPlay:
 
 
 # ------------------------------------------------------------------ exact values
+
 
 _VALUES: dict = {}
 
@@ -254,6 +254,17 @@ def hand_values(play: HandPlay) -> Optional[dict]:
     return {a: float(v) for a, v in zip(acts, vals[:, i]) if not np.isnan(v)}
 
 
+def best_response(play: HandPlay, values: Optional[dict]):
+    """Off the solved path, the move to play: the user's move with the highest value (the
+    first of equal ones, as the advice service's best response), or None while the values
+    are not known."""
+    if not values:
+        return None
+    moves = [move for _, move, _ in play.options() if move in values]
+    top = max(values[m] for m in moves)
+    return next(m for m in moves if values[m] >= top - TIE)
+
+
 def value_here(strategy: Optional[dict], values: Optional[dict]) -> Optional[float]:
     """The hand's expected points at a spot under the policy: its strategy's mix of the
     moves' values (None off the path or while the values are not known)."""
@@ -280,8 +291,11 @@ def path_values(play: HandPlay) -> list[tuple[str, str]]:
         rnd, _ = spots.round_of(play.policy, step.line.spot)
         where = "now" if step is play else f"move {k + 1} (round {rnd})"
         strategy, values = step.strategy(), hand_values(step)
-        if strategy is None:
-            text = "off the path"
+        if strategy is None and values is not None:
+            text = (value_text(play, values[best_response(step, values)])
+                    + " (off the solved path: best response)")
+        elif strategy is None:
+            text = "off the solved path"
         elif values is None:
             text = "computing…" if step is play else "—"
         else:
@@ -335,8 +349,11 @@ def strategy_note_html(policy: FullPolicy, vira: str, score: tuple[int, int]) ->
 
 
 class HandPlayer(W.VBox):
-    """The hand explorer's play section: :class:`HandPlay` with buttons. The whole
-    section is replaced at once on every change (never half redrawn)."""
+    """The hand explorer's play section: :class:`HandPlay` with buttons (at a mão de onze
+    or 11 x 11, :class:`~lab.dashboards.eleven_play.ElevenPlay`). The whole section is
+    replaced at once on every change (never half redrawn). ``says_model``: whether each
+    step says which solved strategy both sides play (a page that says it once above
+    turns it off)."""
 
     def __init__(self, background: Optional[Background] = None,
                  rng: Optional[random.Random] = None):
@@ -348,6 +365,8 @@ class HandPlayer(W.VBox):
         self.policy: Optional[FullPolicy] = None
         self.policy_key: Optional[tuple] = None   # (vira, score of a score-aware policy or None)
         self.play: Optional[HandPlay] = None
+        self.eleven: Optional[ElevenPlay] = None   # the hand at a mão de onze or 11 x 11
+        self.says_model = True
         self.pick = None
         self.failures: dict = {}
         self.stage = W.VBox()
@@ -360,15 +379,10 @@ class HandPlayer(W.VBox):
     def show(self, vira: Card, hand, seat: int, score: tuple[int, int]) -> None:
         """Start the hand over for these picks (or say why it cannot be played)."""
         self.pick = (vira, tuple(hand), int(seat), tuple(score))  # a late load checks it all
-        self.play = None
+        self.play = self.eleven = None
         kind = hand_kind(score)[0]
         if kind in (ELEVEN, ELEVEN_ELEVEN):
-            what = "a mão de onze" if kind == ELEVEN else "11 x 11"
-            self._replace([W.HTML(
-                f"<p class='lab-play-note'>At {score[0]}–{score[1]} the hand is {what}: it is "
-                "worth 3 and nobody may raise, so the full game's solved strategy (the "
-                "truco ladder, played for points) does not apply. The sections below "
-                f"say what the tables know about {what}.</p>")])
+            self._show_eleven()
             return
         from ..tables.policies import load_full_policy
         from ..tables.score_policies import load_score_policy, score_policy_info
@@ -390,6 +404,25 @@ class HandPlayer(W.VBox):
                                lambda policy: pick == self.pick and self._start(policy, key),
                                lambda exc: pick == self.pick and self._missing(exc))
 
+    def _show_eleven(self) -> None:
+        """Load the solved model of a mão de onze or 11 x 11 hand, then start it."""
+        from .eleven_play import solved_hand
+
+        vira, _, _, score = pick = self.pick
+        what = "the solved mão de onze" if hand_kind(score)[0] == ELEVEN else "the solved 11 x 11"
+        self._replace([W.HTML(kind_note_html(score) + LOADING.format(f"loading {what}…"))])
+        self.background.submit("load", lambda: solved_hand(vira, score),
+                               lambda solved: pick == self.pick and self._start_eleven(solved),
+                               lambda exc: pick == self.pick and self._eleven_failed(exc))
+
+    def _start_eleven(self, solved) -> None:
+        vira, hand, seat, score = self.pick
+        self.eleven = ElevenPlay(solved, vira, hand, seat, score)
+        self.render()
+
+    def _eleven_failed(self, exc: Exception) -> None:
+        self._replace([W.HTML(kind_note_html(self.pick[3]) + eleven_missing_html(exc))])
+
     def _missing(self, exc: Exception) -> None:
         from ..tables.policies import rebuild_command
 
@@ -405,27 +438,39 @@ class HandPlayer(W.VBox):
         self.render()
 
     # ---------------------------------------------------------------- moves
-    def act(self, action: Action) -> None:
-        self.play = self.play.then(action)
+    @property
+    def hand(self):
+        """The hand on screen: the :class:`HandPlay`, or the mão de onze / 11 x 11 one."""
+        return self.eleven if self.eleven is not None else self.play
+
+    def _move_to(self, hand) -> None:
+        if self.eleven is not None:
+            self.eleven = hand
+        else:
+            self.play = hand
         self.render()
 
+    def act(self, action: Action) -> None:
+        self._move_to(self.hand.then(action))
+
     def policy_moves(self) -> None:
-        action = self.play.policy_choice(self.rng)
+        action = self.hand.policy_choice(self.rng)
         if action is not None:
             self.act(action)
 
     def back(self) -> None:
-        if self.play.moves:
-            self.play = self.play.back()
-            self.render()
+        if self.hand.moves:
+            self._move_to(self.hand.back())
 
     def restart(self) -> None:
-        self.play = self.play.restart()
-        self.render()
+        self._move_to(self.hand.restart())
 
     # ---------------------------------------------------------------- drawing
     def render(self) -> None:
         """Draw the current step (with its values when known; asks for them if not)."""
+        if self.eleven is not None:
+            self._render_eleven()
+            return
         play = self.play
         waiting = play.your_turn and hand_values(play) is None
         key = play.line.actions
@@ -436,28 +481,41 @@ class HandPlayer(W.VBox):
                 lambda exc: self._values_failed(play, exc), delay=VALUES_DELAY)
             if hand_values(play) is not None or key in self.failures:
                 return   # worked out at once (no kernel): drawn by the callback
+        vira, score = self.pick[0].rank_char, self.pick[3]
+        note = strategy_note_html(play.policy, vira, score) if self.says_model else ""
+        stuck = play.your_turn and play.strategy() is None and hand_values(play) is None
+        self._replace([W.HTML(note + step_html(play, self.failures.get(key))),
+                       *self._controls([(action, text) for action, _, text in play.options()],
+                                       play.over or stuck)])
+
+    def _render_eleven(self) -> None:
+        hand = self.eleven
+        moves = [(action, text) for action, _, _, text in hand.options()]
+        self._replace([W.HTML(eleven_step_html(hand)), *self._controls(moves, hand.over)])
+
+    def _controls(self, moves, no_choice: bool) -> list:
+        """The row of move buttons (``(rules action, text)`` each) with "let the policy
+        choose" (disabled when ``no_choice``), and the row of back and restart."""
+        hand = self.hand
         buttons = []
-        for action, _, text in play.options():
+        for action, text in moves:
             button = W.Button(description=text, layout=W.Layout(width="auto"))
             button.on_click(lambda _, a=action: self.act(a))
             buttons.append(button)
         choose = W.Button(description="let the policy choose", icon="random",
                           button_style="info", layout=W.Layout(width="auto"))
         choose.on_click(lambda _: self.policy_moves())
-        choose.disabled = play.over or (play.your_turn and play.strategy() is None)
+        choose.disabled = no_choice
         back = W.Button(description="back", icon="undo", layout=W.Layout(width="auto"),
-                        disabled=not play.moves)
+                        disabled=not hand.moves)
         back.on_click(lambda _: self.back())
         restart = W.Button(description="restart", icon="refresh",
-                           layout=W.Layout(width="auto"), disabled=not play.moves)
+                           layout=W.Layout(width="auto"), disabled=not hand.moves)
         restart.on_click(lambda _: self.restart())
-        who = "your" if play.your_turn else "his"
-        row = W.HBox([W.Label(f"{who} move:" if not play.over else ""), *buttons, choose],
+        who = "your" if hand.your_turn else "his"
+        row = W.HBox([W.Label(f"{who} move:" if not hand.over else ""), *buttons, choose],
                      layout=W.Layout(flex_flow="row wrap", align_items="center"))
-        vira, score = self.pick[0].rank_char, self.pick[3]
-        self._replace([W.HTML(strategy_note_html(play.policy, vira, score)
-                              + step_html(play, self.failures.get(key))), row,
-                       W.HBox([back, restart])])
+        return [row, W.HBox([back, restart])]
 
     def _values_failed(self, play: HandPlay, exc: Exception) -> None:
         self.failures[play.line.actions] = f"{type(exc).__name__}: {exc}"
@@ -466,6 +524,13 @@ class HandPlayer(W.VBox):
 
     def _replace(self, children) -> None:
         replace_children(self.stage, children)
+
+
+def eleven_missing_html(exc: Exception) -> str:
+    """The solved model of a mão de onze or 11 x 11 could not be had: the message."""
+    return ('<div class="lab-missing" style="padding:8px 12px;border-left:4px solid #d98c00;'
+            'background:#fff8e6;margin:4px 0"><b>solved card play unavailable</b>: '
+            f"{html.escape(str(exc))}</div>")
 
 
 def policy_missing_html(exc: Exception, fallback: str) -> str:
@@ -517,9 +582,14 @@ def your_table(play: HandPlay, failure: Optional[str]) -> str:
     strategy = play.strategy()
     values = hand_values(play)
     best = max(values.values()) if values else None
+    if strategy is None:   # off the solved path: the best response, once the values are in
+        chosen = best_response(play, values)
+        shown_mix = None if chosen is None else {chosen: 1.0}
+    else:
+        shown_mix = strategy
     rows = []
     for _, move, text in play.options():
-        p = "—" if strategy is None else charts.percent(strategy.get(move, 0.0))
+        p = "—" if shown_mix is None else charts.percent(shown_mix.get(move, 0.0))
         if values is not None:
             v = values.get(move)
             shown = value_text(play, v)
@@ -531,11 +601,13 @@ def your_table(play: HandPlay, failure: Optional[str]) -> str:
             shown = "<span class='lab-computing'>computing…</span>"
         rows.append(f"<tr><td style='text-align:left'>{html.escape(text)}</td><td>{p}</td>"
                     f"<td>{shown}</td></tr>")
-    note = ""
+    note, column_mix = "", "the strategy plays it"
     if strategy is None:
-        note = ("<p class='lab-off-path'><i>Off the equilibrium path: the solved strategy "
-                "never gets here with this hand, so it stores no strategy for it here. The "
-                "values still hold.</i></p>")
+        column_mix = "best response"
+        note = ("<p class='lab-off-path'><i>Off the solved path (best response): the solved "
+                "strategy never gets here with this hand (your own earlier moves are ones it "
+                "does not make with it), so it gives no probabilities here; the move at 100% "
+                "is the best against its play, once the values are in.</i></p>")
     if failure:
         note += f"<p style='color:#a00'>values failed: {html.escape(failure)}</p>"
     if play.policy.payoffs is None:
@@ -545,7 +617,7 @@ def your_table(play: HandPlay, failure: Optional[str]) -> str:
         column, what = "chance to win the match", ("Chance to win the match: your side's "
                                                    "match-win probability")
     return ("<table class='lab-table lab-strategy'><tr><th style='text-align:left'>your move"
-            f"</th><th>the strategy plays it</th><th>{column}</th></tr>"
+            f"</th><th>{column_mix}</th><th>{column}</th></tr>"
             + "".join(rows) + "</table>" + note +
             f"<p><small>{what} after this move, playing its best from then on while the other "
             "side plays the solved strategy; his hands weighted by how likely he holds each "
