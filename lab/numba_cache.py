@@ -5,9 +5,10 @@ inlines or calls a helper from another module (the batched walks call the full-g
 kernels' helpers), or reads another module's constant, would keep running the old machine
 code after that module changed, and give wrong numbers without a word. Naming the cache
 folder by a hash of the code a kernel can see makes such a change start from an empty
-folder instead: every module that imports numba, and every lab module those import, at
-any depth (imports inside functions included). A change elsewhere (a dashboard, a
-command, the tables) keeps the compiled kernels.
+folder instead: every module that imports numba, and every lab module those import at
+module level, at any depth (a kernel sees only its module's globals; an import inside a
+function runs in Python). A change elsewhere (a dashboard, a command, the tables) keeps
+the compiled kernels.
 
 This module uses the standard library only: :mod:`lab` calls :func:`key_numba_cache`
 before anything imports numba. The folder is ``$NUMBA_CACHE_DIR/lab-<hash>`` (else
@@ -29,8 +30,10 @@ LAB = Path(__file__).resolve().parent
 PREFIX = "lab-"
 
 USES_NUMBA = re.compile(rb"^\s*(?:import|from)\s+numba\b", re.M)
-FROM_IMPORT = re.compile(rb"^\s*from\s+(\.*[\w.]*)\s+import\s+(\([^)]*\)|[^\n]*)", re.M)
-PLAIN_IMPORT = re.compile(rb"^\s*import\s+([\w., ]+)", re.M)
+FROM_IMPORT = re.compile(rb"^from\s+(\.*[\w.]*)\s+import\s+(\([^)]*\)|[^\n]*)", re.M)
+PLAIN_IMPORT = re.compile(rb"^import\s+([\w., ]+)", re.M)
+"""Module-level imports (unindented): a kernel sees only its module's globals, so an
+import inside a function (run by Python, not compiled) brings it nothing."""
 
 
 def _module(parts: tuple, sources: dict):
@@ -76,8 +79,8 @@ def _imported(key: tuple, text: bytes, sources: dict) -> set:
 
 def kernel_sources() -> list:
     """The sources under ``lab/`` a compiled kernel can see: those that import numba and,
-    at any depth, the lab modules they import and the packages these sit in (relative
-    paths, sorted)."""
+    at any depth, the lab modules they import at module level and the packages these sit
+    in (relative paths, sorted)."""
     sources = {path.relative_to(LAB).with_suffix("").parts: path.read_bytes()
                for path in LAB.rglob("*.py") if "__pycache__" not in path.parts}
     todo = [key for key, text in sources.items() if USES_NUMBA.search(text)]

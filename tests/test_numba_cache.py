@@ -21,9 +21,11 @@ def test_the_key_follows_every_source_a_kernel_can_see(tmp_path, monkeypatch):
     (code / "cards.py").write_text("A = 1\n")
     (code / "rules.py").write_text("from .cards import A\nB = 2\n")
     (code / "solver" / "__init__.py").write_text("")
-    (code / "solver" / "kernels.py").write_text(
-        "from numba import njit\nfrom ..rules import B\n\ndef f():\n    return B\n")
     (code / "dashboards" / "page.py").write_text("from ..solver.kernels import f\n")
+    (code / "tables.py").write_text("B = 4\n")
+    (code / "solver" / "kernels.py").write_text(
+        "from numba import njit\nfrom ..rules import B\n\ndef f():\n"
+        "    from ..tables import B   # run by Python: no kernel sees it\n    return B\n")
     monkeypatch.setattr(numba_cache, "LAB", code)
     seen = {"/".join(key) for key, _ in numba_cache.kernel_sources()}
     assert seen == {"solver/kernels", "solver/__init__", "rules", "cards"}
