@@ -55,6 +55,26 @@ def test_grading_hand_by_hand_is_lab_review(graded, reviewed):
     assert result.skipped == reviewed.skipped
 
 
+def test_grading_in_a_child_process_is_the_same_review_and_says_what_is_wrong(records,
+                                                                             reviewed):
+    """What a kernel runs: the grading in a child process, its steps relayed in order, its
+    result and its errors handed back as if graded here."""
+    from lab.dashboards.background import in_child
+
+    steps = []
+    both = in_child(page.graded_players, records, ["cautious", "aggressive"], "the example",
+                    step=lambda done, total: steps.append((done, total)))
+    assert steps == [(k, reviewed.hands) for k in range(1, reviewed.hands + 1)]
+    assert set(both) == {"cautious", "aggressive"}
+    assert both["aggressive"][0].player == "aggressive"
+    result, profile, missing = both["cautious"]
+    assert [(d.hand, d.token, d.loss, d.advice) for d in result.decisions] == \
+        [(d.hand, d.token, d.loss, d.advice) for d in reviewed.decisions]
+    assert missing is None and len(profile) > 0
+    with pytest.raises(InputError, match="nobody"):
+        in_child(page.graded_players, records, ["nobody", "cautious"], "the example")
+
+
 def test_the_timeline_rows_are_lab_reviews_per_hand_sums(graded, reviewed, records):
     rows = timeline_rows(graded[0], records)
     assert rows["hand"].tolist() == list(range(1, len(records) + 1))   # he sits in every hand

@@ -14,7 +14,8 @@ where another library runs an event loop.
 
 Numba kernels hold the interpreter lock while they run, so while an exact-values
 traversal runs (seconds at the start of a hand) the kernel answers no click; the clicks
-wait and are handled in order afterwards.
+wait and are handled in order afterwards. Work that is heavy in memory and not asked for
+often can run in a child process (:func:`in_child`), which gives it all back when done.
 """
 
 from __future__ import annotations
@@ -132,6 +133,52 @@ class Background:
             failed(exc)
             return
         done(value)
+
+
+def in_child(function, *args, step=None):
+    """``function(*args, step=...)`` run in a new Python process, its result returned
+    here (its exception raised here); each ``step(*values)`` the child calls is called
+    here too, in order. For work that maps policies and walks them (hundreds of MB): the
+    memory is the child's, and all of it goes back to the system when the child ends, so
+    the kernel stays small. ``function`` must be importable by name (a module's
+    top-level function), its arguments and result picklable."""
+    import multiprocessing
+    import queue as queues
+
+    context = multiprocessing.get_context("spawn")   # a clean process, no kernel threads
+    channel = context.Queue()
+    child = context.Process(target=_child_main, args=(channel, function, args), daemon=True)
+    child.start()
+    try:
+        while True:
+            try:
+                kind, payload = channel.get(timeout=1.0)
+            except queues.Empty:
+                if not child.is_alive():
+                    raise RuntimeError(f"the worker process stopped without an answer (exit "
+                                       f"status {child.exitcode})") from None
+                continue
+            if kind == "step":
+                if step is not None:
+                    step(*payload)
+            elif kind == "done":
+                return payload
+            else:
+                raise payload
+    finally:
+        child.join(timeout=10)
+        if child.is_alive():
+            child.kill()
+            child.join()
+
+
+def _child_main(channel, function, args) -> None:
+    try:
+        result = function(*args, step=lambda *values: channel.put(("step", values)))
+    except Exception as exc:
+        channel.put(("error", exc))
+    else:
+        channel.put(("done", result))
 
 
 def give_back_memory() -> None:

@@ -17,7 +17,9 @@ with what he knew then), and the page shows
   kind of decision and hand strength, with its 95% interval, beside the solver's mean.
 
 The grading runs off the kernel's main thread (:mod:`lab.dashboards.background`), hand by
-hand behind a progress bar: the first review of a vira walks its solved game (seconds).
+hand behind a progress bar, in a child process: the walks of the solved game map and
+touch hundreds of MB, which go back to the system when the child ends, so the page's
+kernel stays small (about 190 MB, as the other dashboards').
 Bad input (a malformed file, an unknown player, other rules) is one line on the page.
 
 Dashboards never import the solver: everything goes through :mod:`lab.match_review` and
@@ -48,7 +50,7 @@ from ..player_profile import WORDS, profile_frame, profile_of
 from ..rules import SEAT_NAMES
 from ..widgets import (TABLE_STYLE, WRAP, Dashboard, TableMissing, _image, card_label,
                        missing_html, replace_children)
-from .background import Background
+from .background import Background, in_child
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,6 +125,26 @@ def profile_or_missing(result: Review):
         return profile_frame(profile_of(result)), None
     except (ValueError, KeyError, OSError) as exc:   # the tables' own error is a ValueError
         return None, TableMissing("cardplay", str(exc) or type(exc).__name__)
+
+
+def graded(records, player, name, step=None):
+    """``(review, profile frame, missing)``: ``player``'s decisions in ``records`` graded
+    (:func:`lab.match_review.review`, ``step(done, total)`` after each hand) and his
+    profile (:func:`profile_or_missing`)."""
+    result = review(records, player, False, step, name)
+    return (result, *profile_or_missing(result))
+
+
+def graded_players(records, players, name, step=None) -> dict:
+    """``{player: graded(...)}`` for each of ``players``: the first's progress through
+    ``step`` and its errors raised; a later one that cannot be graded is left out."""
+    out = {players[0]: graded(records, players[0], name, step)}
+    for player in players[1:]:
+        try:
+            out[player] = graded(records, player, name)
+        except InputError:
+            continue
+    return out
 
 
 # ---------------------------------------------------------------- numbers in words
@@ -694,11 +716,18 @@ class ReviewDashboard(Dashboard):
                 self._step(ticket, done, total)
 
         def work():
-            result = review(records, player, False, step, name)
-            return (result, *profile_or_missing(result))
+            if not self.background.threaded:
+                return {player: graded(records, player, name, step)}
+            # in a kernel: the walks' memory goes with the child; the file's other players
+            # are graded while it is there, so picking one of them is instant
+            others = [p for p in players_of(records)
+                      if p != player and (key, p) not in self._reviews]
+            return in_child(graded_players, records, [player, *others], name, step=step)
 
-        def done(outcome):
-            self._reviews[(key, player)] = outcome
+        def done(outcomes):
+            for who, outcome in outcomes.items():
+                self._reviews[(key, who)] = outcome
+            outcome = outcomes[player]
             self.review_seconds = time.perf_counter() - start
             if ticket == self._ticket:
                 try:
