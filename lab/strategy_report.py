@@ -37,6 +37,12 @@ were played, is not in ``raise_to_9`` / ``raise_to_12``. Each row also gives ``b
 probability per hand dealt of the situation a rate is taken in (1 for ``opens_truco``), so
 that rates add up over viras: the report over all viras (each vira equally likely) is
 ``sum(value x base) / sum(base)`` of the viras' rows.
+
+Working a vira out takes about 8 s (:func:`vira_report`), so the viras' rows are stored
+in the ``strategy_report`` table (:func:`write_report`, ``lab report --write``) and the
+report is read from it (:func:`strategy_report`, instant); the table is stale once a
+vira's stored points policy changes (its manifest names the policy each vira was summed
+over).
 """
 
 from __future__ import annotations
@@ -67,6 +73,10 @@ MEASURE_WORDS = {
 """Each measure in a player's words (the seat is the subject)."""
 
 SEAT_NAMES = ("mão", "pé")
+TABLE_SEATS = ("mao", "pe")
+"""The seats as the tables write them (``SEAT_NAMES`` in the report's rows)."""
+TABLE = "strategy_report"
+"""The stored table of the viras' rows."""
 ALL = "all"
 ALL_VIRAS = "all"
 COLUMNS = ("vira", "measure", "round", "seat", "bucket", "value", "base")
@@ -361,11 +371,18 @@ def report_of_policy(policy, vira: str | None = None) -> pd.DataFrame:
             walk["facing_seis"][mine].sum())
         add("raise_to_12", 0, seat, ALL, walk["doze"][theirs].sum(),
             walk["facing_nove"][theirs].sum())
-    frame = pd.DataFrame(rows, columns=list(COLUMNS))
-    order = {m: k for k, m in enumerate(MEASURES)}
-    frame["_m"] = frame["measure"].map(order)
-    frame = frame.sort_values(["_m", "seat", "round", "bucket"], kind="stable")
-    return frame.drop(columns="_m").reset_index(drop=True)
+    return in_report_order(pd.DataFrame(rows, columns=list(COLUMNS)))
+
+
+def in_report_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a report by vira (rank order), then measure (:data:`MEASURES` order),
+    seat, round and bucket."""
+    keys = pd.DataFrame({"v": frame["vira"].map(lambda v: RANKS.index(v) if v in RANKS
+                                                else len(RANKS)),
+                         "m": frame["measure"].map({m: k for k, m in enumerate(MEASURES)}),
+                         "s": frame["seat"], "r": frame["round"], "b": frame["bucket"]})
+    at = keys.sort_values(["v", "m", "s", "r", "b"], kind="stable").index
+    return frame.loc[at].reset_index(drop=True)
 
 
 def viras() -> list[str]:
@@ -387,16 +404,24 @@ def check_vira(vira) -> str:
     return rank
 
 
-@lru_cache(maxsize=16)
 def vira_report(vira: str) -> pd.DataFrame:
-    """The report of ``vira`` (its stored points policy): worked out once per machine
-    (about 8 s a vira on one core) and kept in the disk cache under the hash of the
-    policy's file, so a new policy is reported afresh."""
-    from .solver.cache import disk_cached
-    from .tables.policies import load_full_policy, policy_info
+    """The report of ``vira`` worked out from its stored points policy (about 8 s a vira
+    on one core), kept in memory and in the disk cache under the hash of the policy's
+    file, so a new policy is reported afresh. The pages and ``lab report`` read the stored
+    table instead (:func:`strategy_report`)."""
+    from .tables.policies import policy_info
 
     rank = check_vira(vira)
-    sha = policy_info(rank).get("sha256", "unhashed")
+    return _policy_report(rank, policy_info(rank).get("sha256", "unhashed"))
+
+
+@lru_cache(maxsize=16)
+def _policy_report(rank: str, sha: str) -> pd.DataFrame:
+    """:func:`vira_report` of the vira ``rank`` whose stored policy has content hash
+    ``sha``."""
+    from .solver.cache import disk_cached
+    from .tables.policies import load_full_policy
+
     return disk_cached(f"strategy_report-{rank}-{sha}",
                        lambda: report_of_policy(load_full_policy(rank), rank),
                        ("strategy_report.py", "player_profile.py"))
@@ -417,12 +442,74 @@ def combine(frames) -> pd.DataFrame:
     return summed[list(COLUMNS)].reset_index(drop=True)
 
 
+# ------------------------------------------------------------------ the stored table
+
+
+def stored_report(vira=ALL_VIRAS, directory=None) -> pd.DataFrame:
+    """The rows of ``vira`` (its rank, ``"4"``), or of all ten viras (``"all"``, one frame
+    of every vira's rows), as the ``strategy_report`` table stores them: COLUMNS, the seats
+    as ``SEAT_NAMES``. TableError (one line naming ``lab report --write``) when the table
+    is missing, stale or corrupt, lacks the vira, or a vira's rows were summed over another
+    points policy than the one stored now."""
+    from .tables import TableError, load_table, read_manifest, spec_of
+    from .tables.policies import policy_info, read_policy_manifest
+
+    asked = None if str(vira).strip().lower() == ALL_VIRAS else [check_vira(vira)]
+    rows = load_table(TABLE, viras=asked, directory=directory)
+    summed = read_manifest(TABLE, directory)["viras"]
+    policies = read_policy_manifest(directory)
+    for v in asked or RANKS:
+        if summed[v].get("policy_sha256") != policy_info(v, manifest=policies).get("sha256"):
+            raise TableError(f"table {TABLE!r} is stale: vira {v} was summed over another "
+                             f"points policy than the one stored now; rebuild it with "
+                             f"`{spec_of(TABLE).rebuild}`")
+    rows["seat"] = rows["seat"].map(dict(zip(TABLE_SEATS, SEAT_NAMES)))
+    return in_report_order(rows)
+
+
+def write_report(ranks=None, progress=None) -> pd.DataFrame:
+    """Work out the report of the viras ``ranks`` (default: every vira with a stored points
+    policy) from the data folder's policies and write their rows into the ``strategy_report`` table, keeping the rows of other
+    viras there; per vira the manifest records the policy summed over (its content hash,
+    iterations and exploitability in points per hand). ``progress``: a tqdm bar on stderr
+    (None: when stderr is a terminal). Returns the rows written now."""
+    import sys
+    import time
+
+    from tqdm import tqdm
+
+    from .tables import check_data_writable, spec_of, write_merged
+    from .tables.policies import policy_info
+
+    check_data_writable()
+    ranks = list(dict.fromkeys(check_vira(v) for v in (ranks or viras())))
+    frames, per_vira = [], {}
+    start = time.perf_counter()
+    with tqdm(ranks, desc="strategy report", unit="vira", file=sys.stderr, leave=False,
+              disable=None if progress is None else not progress) as bar:
+        for rank in bar:
+            bar.set_postfix_str(f"vira {rank}")
+            frames.append(vira_report(rank))
+            info = policy_info(rank)
+            per_vira[rank] = {"iterations": int(info["iterations"]),
+                              "exploitability": float(info["exploitability"]),
+                              "policy_sha256": info.get("sha256"),
+                              "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    rows = pd.concat(frames, ignore_index=True)
+    stored = rows.assign(seat=rows["seat"].map(dict(zip(SEAT_NAMES, TABLE_SEATS))))
+    write_merged({TABLE: stored}, spec_of(TABLE).settings, per_vira,
+                 build_seconds=time.perf_counter() - start)
+    return rows
+
+
 def strategy_report(vira=ALL_VIRAS) -> pd.DataFrame:
     """The report of one vira (its rank, ``"4"``), or of all viras (``"all"``): one row
-    per (measure, round, seat, bucket), see the module docstring."""
+    per (measure, round, seat, bucket), see the module docstring; read from the stored
+    table (:func:`stored_report`, TableError when it cannot serve)."""
     if str(vira).strip().lower() == ALL_VIRAS:
-        return combine(vira_report(v) for v in viras())
-    return vira_report(check_vira(vira)).copy()
+        rows = stored_report(ALL_VIRAS)
+        return combine(group for _, group in rows.groupby("vira", sort=False))
+    return stored_report(vira)
 
 
 # ------------------------------------------------------------------ forms

@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def tables_present():
     for name in ("cardplay", "match_equity", "mao_de_onze"):
         require_table(name)
-    for name in ("full_ev", "full_strategy", "full_summary", "score_leak", "bot_ranking"):
+    for name in ("full_ev", "full_strategy", "full_summary", "score_leak", "bot_ranking",
+                 "strategy_report"):
         require_table(name, solved_only=True)
 
 

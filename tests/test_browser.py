@@ -255,7 +255,7 @@ def test_eleven_picker_at_every_score(dashboard):
 
 
 @pytest.mark.parametrize("name", ["equity_by_vira", "hand_explorer", "house_rules",
-                                  "match_equity", "strategy_explorer"])
+                                  "match_equity", "strategy_explorer", "strategy_report"])
 def test_no_dashboard_runs_off_the_page_at_1300_px(dashboard, name):
     page = dashboard(name)
     page.wait_for_timeout(1500)   # the sections that load after the first chart

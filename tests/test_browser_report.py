@@ -1,6 +1,6 @@
 """The strategy report page in a real browser (the fixtures of tests/test_browser.py): a
-vira picked redraws the chart and the table, the CSV link carries the numbers, and the
-page fits at 1300 px and at 412 px wide."""
+vira picked redraws the chart and the table, the CSV link carries the stored table's
+numbers, and the page fits at 1300 px and at 412 px wide."""
 
 import base64
 import re
@@ -27,8 +27,8 @@ def test_strategy_report_redraws_and_fits_at_1300_and_412_px(dashboard):
     text = base64.b64decode(re.search(r"base64,(.*)$", href).group(1)).decode()
     shown = sr.read_csv(text)
     assert set(shown["vira"]) == {"4"}
-    assert shown["value"].tolist() == pytest.approx(sr.vira_report("4")["value"].tolist(),
-                                                    nan_ok=True)
+    assert shown["value"].tolist() == pytest.approx(sr.stored_report("4")["value"].tolist(),
+                                                    nan_ok=True)   # the stored table's rows
     screenshot(page, "strategy_report")
     page.set_viewport_size({"width": 412, "height": 900})
     page.wait_for_timeout(300)

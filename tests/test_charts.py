@@ -320,8 +320,8 @@ def test_published_landing_page_is_the_index_and_links_the_pages(tmp_path):
     assert lab_main(["publish", str(target), "--only", "index"]) == 0
     index = (target / "index.html").read_text()
     assert "The truco lab" in index and "lab-status" in index  # the landing, not a list
-    for name in ("hand_explorer", "strategy_explorer", "equity_by_vira", "match_equity",
-                 "review", "tour"):
+    for name in ("hand_explorer", "strategy_explorer", "strategy_report", "equity_by_vira",
+                 "match_equity", "review", "tour"):
         assert f'href="{name}.html"' in index and f'href="{name}.ipynb"' not in index
 
 

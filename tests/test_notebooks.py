@@ -4,6 +4,7 @@ with the command that builds it when not.
 """
 
 import base64
+import html
 import os
 from pathlib import Path
 
@@ -62,7 +63,7 @@ def html_text(nb) -> str:
 def test_every_notebook_says_what_it_is_first():
     names = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
     assert names == ["equity_by_vira", "hand_explorer", "house_rules", "index",
-                     "match_equity", "review", "strategy_explorer", "tour"]
+                     "match_equity", "review", "strategy_explorer", "strategy_report", "tour"]
     for name in names:
         nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
         intro = nb.cells[0]
@@ -193,6 +194,26 @@ def test_strategy_explorer_without_a_policy_says_how_to_store_one(tmp_path):
     text = html_text(nb)
     assert "lab solve policy --vira V --checkpoints DIR" in text
     assert pngs(nb) == []
+
+
+def test_strategy_report_dashboard_draws_the_stored_report():
+    require_table("strategy_report")
+    from lab.strategy_report import percent, strategy_report
+
+    report = strategy_report("all")
+    opens = report[(report["measure"] == "opens_truco") & (report["round"] == 0)
+                   & (report["seat"] == "mão")]["value"].iloc[0]
+    nb = execute("strategy_report")
+    text = html_text(nb)
+    assert len(pngs(nb)) == 1 and "lab-report-csv" in text
+    assert "the mão calls the hand's truco</td><td>" + percent(opens) in html.unescape(text)
+
+
+def test_strategy_report_without_its_table_says_how_to_build_it(tmp_path):
+    nb = execute("strategy_report", LAB_DATA_DIR=str(tmp_path))
+    text = html_text(nb)
+    assert "table missing" in text and "lab report --write" in text
+    assert not any(pngs(nb))   # no chart drawn
 
 
 def test_the_tour_runs_on_the_public_api_and_draws_its_charts():

@@ -94,7 +94,7 @@ def test_a_stale_full_game_table_makes_everything_built_on_it_due(copy):
     manifest.write_text(json.dumps(data))
     rows = {r["step"]: r for r in plan(copy)}
     assert due_steps(copy) == ["full", "full_policy", "match", "score", "match_play",
-                               "score_policy", "whatif", "ranking"]
+                               "score_policy", "whatif", "ranking", "report"]
     assert "full_summary" in rows["full"]["why"] and "stale" in rows["full"]["why"]
     assert "full" in rows["full_policy"]["why"]
 
@@ -106,7 +106,7 @@ def test_a_points_policy_built_from_another_solve_is_due(copy):
     manifest = json.loads((copy / "full_policy.json").read_text())
     manifest["viras"]["Q"]["iterations"] += 10
     (copy / "full_policy.json").write_text(json.dumps(manifest))
-    assert due_steps(copy) == ["full_policy", "score_policy", "ranking"]
+    assert due_steps(copy) == ["full_policy", "score_policy", "ranking", "report"]
     assert why_due(step_of("full_policy"), copy).startswith(
         "vira Q's points policy was built from another solve")
 
@@ -147,6 +147,23 @@ def test_a_ranking_of_another_policy_is_due(copy):
     assert why_due(step_of("ranking"), copy) == (
         f"table 'bot_ranking': vira {ranked[0]} was ranked against another points policy "
         "than the one stored now")
+
+
+def test_a_report_of_another_policy_or_lacking_a_vira_is_due(copy):
+    """The strategy report is due when the manifest names another points policy for a vira
+    than the one stored now (the policy changed since), and when it lacks a vira."""
+    path = copy / "strategy_report.json"
+    manifest = json.loads(path.read_text())
+    manifest["viras"]["K"]["policy_sha256"] = "0" * 16
+    path.write_text(json.dumps(manifest))
+    assert due_steps(copy) == ["report"]
+    assert why_due(step_of("report"), copy) == (
+        "table 'strategy_report': vira K was summed over another points policy than the one "
+        "stored now")
+    assert step_commands(step_of("report"), copy) == [["report", "--write"]]
+    del manifest["viras"]["K"]
+    path.write_text(json.dumps(manifest))
+    assert "it lacks vira K" in why_due(step_of("report"), copy)
 
 
 def args(**kw):
@@ -412,7 +429,7 @@ def test_a_damaged_points_policy_is_due_and_refused_with_its_command(policy_copy
     vira, reason, command = points_damage(kind, policy_copy)
     rows = printed_plan(policy_copy, monkeypatch, capsys)
     assert rows["full_policy"]["due"] and reason in rows["full_policy"]["why"]
-    assert rows["score_policy"]["due"] and rows["ranking"]["due"]
+    assert rows["score_policy"]["due"] and rows["ranking"]["due"] and rows["report"]["due"]
     assert not rows["full"]["due"] and not rows["match"]["due"]
     assert_hint_works(rows["full_policy"]["why"], command)
     policies._CACHE.clear()

@@ -69,8 +69,8 @@ def test_the_root_opens_the_landing_page_under_the_host_check(server):
     page = get(server, "/voila/render/index.ipynb")
     body = page.read().decode()
     assert page.status == 200 and "The truco lab" in body
-    for name in ("hand_explorer", "strategy_explorer", "equity_by_vira", "match_equity",
-                 "house_rules", "review", "tour"):
+    for name in ("hand_explorer", "strategy_explorer", "strategy_report", "equity_by_vira",
+                 "match_equity", "house_rules", "review", "tour"):
         assert f'href="{name}.ipynb"' in body  # a link to every dashboard
 
 

@@ -19,6 +19,9 @@ import pytest
 from lab import strategy_report as sr
 from lab.cli import main
 from lab.dashboards import spots
+from lab.tables import TableError, data_dir, read_manifest
+
+from conftest import linked_copy, require_table
 
 TOY = (2, 2, 2, 1)
 """A 7-card deck: two cards of each of levels 0, 1, 2 and one of level 3."""
@@ -217,3 +220,114 @@ def test_the_page_draws_each_vira_with_its_table_and_csv(monkeypatch):
     assert asked[-1] == "5" and view.image.value != first
     view.picker.value = "all"            # drawn before: kept, not worked out again
     assert asked.count("all") == 2 and view.image.value == first
+
+
+# ---------------------------------------------------------------- the stored table
+
+
+def same_rows(stored, computed, tolerance=1e-12):
+    """The two reports hold the same rows in the same order, every number within
+    ``tolerance`` (a rate without a situation, NaN, in both)."""
+    keys = ["vira", "measure", "round", "seat", "bucket"]
+    assert stored[keys].astype(str).values.tolist() == computed[keys].astype(str).values.tolist()
+    for column in ("value", "base"):
+        a, b = stored[column].to_numpy(float), computed[column].to_numpy(float)
+        assert np.array_equal(np.isnan(a), np.isnan(b)), column
+        assert np.nanmax(np.abs(a - b)) <= tolerance, column
+
+
+@pytest.mark.slow
+def test_the_stored_table_holds_what_the_policy_gives():
+    """Vira 4 worked out again from its stored policy (about 8 s) against the table's rows,
+    which the command and the page read."""
+    require_table("strategy_report")
+    stored = sr.stored_report("4")
+    assert len(stored) == 42 and set(stored["seat"]) == {"mão", "pé"}
+    same_rows(stored, sr.vira_report("4"))
+    same_rows(sr.strategy_report("4"), stored, 0.0)
+
+
+def test_the_report_over_all_viras_weighs_the_stored_viras_equally():
+    require_table("strategy_report")
+    stored = sr.stored_report("all")
+    assert [v for v in dict.fromkeys(stored["vira"])] == list(sr.RANKS)
+    every = sr.strategy_report("all")
+    at = (every["measure"] == "runs_from_truco") & (every["round"] == 2) & (
+        every["seat"] == "pé")
+    rows = stored[(stored["measure"] == "runs_from_truco") & (stored["round"] == 2)
+                  & (stored["seat"] == "pé")]
+    assert len(rows) == 10 and set(every.loc[at, "vira"]) == {"all"}
+    weighted = (rows["value"] * rows["base"]).sum() / rows["base"].sum()
+    assert float(every.loc[at, "value"].iloc[0]) == pytest.approx(weighted, abs=1e-12)
+    assert float(every.loc[at, "base"].iloc[0]) == pytest.approx(rows["base"].mean(), abs=1e-12)
+
+
+@pytest.fixture
+def stale_copy(tmp_path):
+    """A copy of the data folder whose report names another points policy for vira 4."""
+    require_table("strategy_report")
+    copy = linked_copy(data_dir(), tmp_path)
+    path = copy / "strategy_report.json"
+    manifest = json.loads(path.read_text())
+    manifest["viras"]["4"]["policy_sha256"] = "0" * 16
+    path.write_text(json.dumps(manifest))
+    return copy
+
+
+def test_a_report_of_another_policy_is_refused_naming_its_command(stale_copy, monkeypatch,
+                                                                  capsys):
+    with pytest.raises(TableError) as refused:
+        sr.stored_report("4", stale_copy)
+    assert str(refused.value) == (
+        "table 'strategy_report' is stale: vira 4 was summed over another points policy than "
+        "the one stored now; rebuild it with `lab report --write`")
+    assert len(sr.stored_report("5", stale_copy)) == 42     # vira 5's rows are still its own
+    monkeypatch.setenv("LAB_DATA_DIR", str(stale_copy))
+    assert main(["report", "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert "vira 4 was summed over another" in captured.err and "lab report --write" in captured.err
+
+
+def test_the_page_says_how_to_rebuild_an_outdated_or_missing_table(stale_copy, tmp_path,
+                                                                      monkeypatch):
+    from lab.dashboards import strategy_report as page
+
+    monkeypatch.setenv("LAB_DATA_DIR", str(stale_copy))
+    view = page.strategy_report_page()
+    note = html.unescape(view.note.value)
+    assert "table to rebuild" in note and "lab report --write" in note
+    assert view.image.layout.display == "none" and view.table.value == ""
+    view.picker.value = "5"                     # vira 5's rows are fresh: drawn
+    assert view.image.value[:8] == b"\x89PNG\r\n\x1a\n" and "lab-missing" not in view.note.value
+    assert view.image.layout.display is None and "lab-report" in view.table.value
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("LAB_DATA_DIR", str(empty))
+    note = html.unescape(page.strategy_report_page().note.value)
+    assert "table missing" in note and "lab report --write" in note
+
+
+@pytest.mark.slow
+def test_write_stores_one_vira_with_the_policy_it_summed(tmp_path, monkeypatch, capsys):
+    """``lab report --write --vira 4`` into a data folder without the table: vira 4's rows
+    as worked out from its policy, its manifest naming that policy; the other viras are
+    not there, so the report over all viras names the command."""
+    from lab.tables.policies import policy_info
+
+    folder = linked_copy(data_dir(), tmp_path)
+    for path in folder.glob("strategy_report.*"):
+        path.unlink()
+    monkeypatch.setenv("LAB_DATA_DIR", str(folder))
+    assert main(["report", "--write", "--vira", "4", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "wrote" in captured.err and "(1 vira)" in captured.err
+    shown = pd.DataFrame(json.loads(captured.out))
+    same_rows(sr.stored_report("4"), sr.vira_report("4"), 0.0)
+    same_rows(shown.astype({"value": float}), sr.vira_report("4"), 1e-15)
+    manifest = read_manifest("strategy_report", folder)
+    assert list(manifest["viras"]) == ["4"]
+    assert manifest["viras"]["4"]["policy_sha256"] == policy_info("4")["sha256"]
+    assert main(["report"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "lacks vira 5" in err and "lab report --write" in err

@@ -40,7 +40,7 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 """The dashboards' folder (the repository's ``notebooks/``)."""
 
 DASHBOARDS = ("equity_by_vira", "hand_explorer", "house_rules", "match_equity", "review",
-              "strategy_explorer")
+              "strategy_explorer", "strategy_report")
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
@@ -234,6 +234,9 @@ CHANGES = {
          choose("situation", "round 2: the mão leads after winning round 1")),
         ("mão's points: 10 (the points play, its leak)", choose("mão's points", "10")),
         ("pé's points: 9 (the score-aware strategy at 10-9)", choose("pé's points", "9")),
+    ],
+    "strategy_report": [
+        ("vira: 4", choose("vira", "vira 4")),
     ],
 }
 """Per dashboard: (what changes, how) for the redraw timings."""

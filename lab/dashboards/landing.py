@@ -33,6 +33,7 @@ WHAT = {
     "score_play_hands": "each hand's first decision when played for the match at a score",
     "match_equity_mixed": "the chance of winning the match with score-aware play where solved",
     "bot_ranking": "how far each bot is from the solved game",
+    "strategy_report": "how often the solved play calls truco, runs and raises, per vira",
     "whatif": "what a house rule set changes: the mão's value per vira, the mão de onze "
               "decisions",
     "whatif_match": "what a house rule set changes in the chance of winning the match",
@@ -45,6 +46,7 @@ UNIT_OF = {
     "full_ev": "points per hand", "full_strategy": "points per hand",
     "full_summary": "points per hand", "full_outcomes": "points per hand",
     "score_leak": "match-win probability", "bot_ranking": "points per hand",
+    "strategy_report": "points per hand",
     "score_play": "match-win probability", "score_play_hands": "match-win probability",
     "match_equity_mixed": "match-win probability",
     "whatif": "win probability", "whatif_match": "win probability",

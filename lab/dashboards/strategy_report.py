@@ -2,9 +2,10 @@
 and raises, per vira or over all viras, as a chart, a table and a CSV download.
 
 The numbers are :func:`lab.strategy_report.strategy_report`'s (exact sums over the stored
-points policies; every measure defined there). A vira's report is worked out once per
-machine (about 8 s) and then read from the disk cache; the page keeps each vira's chart
-and table, so a vira seen before draws at once.
+points policies; every measure defined there), read from the stored ``strategy_report``
+table, so every vira draws at once; the page keeps each vira's chart and table once drawn.
+A table that is missing or stale (a vira's stored points policy changed since it was
+written) is shown as the command that rebuilds it, ``lab report --write``.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from matplotlib.figure import Figure
 
 from .. import charts
 from ..errors import InputError
-from ..strategy_report import (ALL, ALL_VIRAS, MEASURE_WORDS, percent, row_label,
-                               strategy_report, to_csv, viras)
-from ..widgets import TABLE_STYLE, _image, show_png
+from ..strategy_report import (ALL, ALL_VIRAS, TABLE, percent, row_label, strategy_report,
+                               to_csv, viras)
+from ..tables import TableError
+from ..widgets import TABLE_STYLE, TableMissing, _image, missing_html, show_png
 
 SEAT_COLORS = {"mão": "#2b6cb0", "pé": "#c05621"}
 BUCKET_COLORS = {"weak": "#c53030", "middle": "#d69e2e", "strong": "#2f855a"}
@@ -126,9 +128,15 @@ class StrategyReport(W.VBox):
     def draw(self) -> None:
         try:
             data, link, table = self.parts(self.picker.value)
+        except TableError as exc:
+            self.note.value = missing_html(TableMissing(TABLE, str(exc)), "table missing")
+            self.image.layout.display = "none"
+            self.link.value = self.table.value = ""
+            return
         except InputError as exc:
             self.note.value = f"<p><b>{html.escape(str(exc))}</b></p>"
             return
+        self.image.layout.display = None
         self.note.value = ("<p><small>Exact frequencies of the solved points play (every "
                            "line weighted by the deal and both players' play); a rate is "
                            "given with how often its situation arises.</small></p>")

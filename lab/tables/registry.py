@@ -79,6 +79,8 @@ SCHEMAS = {
     "bot_ranking": dict(vira="str", bot="str", exploitability="float?", ev_vs_solver="float",
                         exact="bool", ci95_lo="float?", ci95_hi="float?", hands="int",
                         method="str"),
+    "strategy_report": dict(vira="str", measure="str", round="int", seat="str", bucket="str",
+                            value="float?", base="float"),
 }
 """Table name -> {column: kind}, in column order: what a table must hold to be read."""
 
@@ -209,6 +211,15 @@ TABLES = {
                               "lab/sim/hands.py", "lab/rules.py", "lab/policy/full.py",
                               "lab/policy/line.py", "lab/solver/fullgame/compact.py",
                               "lab/solver/fullgame/solver.py") + WALK_SOURCES),
+    # one row per (vira, measure, round, seat, bucket): how often the stored points policy
+    # calls, runs and raises, a probability (lab/strategy_report.py), exact sums over the
+    # policies of data/full_policy; the hand strengths are thirds of the cardplay equities
+    "strategy_report": TableSpec("strategy_report", 1,
+                                 {"policies": "full_policy (stored)",
+                                  "buckets": "thirds of the deals by cardplay equity"},
+                                 "report", "lab report --write",
+                                 ("lab/strategy_report.py", "lab/player_profile.py",
+                                  "lab/policy/full.py"), ("cardplay",)),
 }
 
 

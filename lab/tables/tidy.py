@@ -85,6 +85,7 @@ UNITS = {
                                p_mao_points=MATCH, difference=MATCH),
     "bot_ranking": dict(exploitability=POINTS, ev_vs_solver=POINTS, ci95_lo=POINTS,
                         ci95_hi=POINTS, hands="hands"),
+    "strategy_report": dict(round="round", value=PROBABILITY, base=PROBABILITY),
     "whatif": dict(score_mao="points", score_pe="points",
                    **{column: PER_ROW for column in ("variant", "default", "difference",
                                                      "variant_exploitability",
