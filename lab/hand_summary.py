@@ -6,11 +6,12 @@ score-aware policy is stored for the vira at the score (the hand re-solved for t
 match), the lab advises with that policy (:mod:`lab.advice`), so the first decisions
 here are that policy's, asked of the same service ``lab advise`` asks: the mão's first
 move (``first: ...``) and the pé's answer to the mão's truco (``vs truco: ...``), model
-``full-game-score-aware``, probabilities. The points play's first decisions are then left
+``full-game-score-aware``, probabilities. The score sweep's own re-solve's first
+decisions (``score-aware first: truco``, another solve) and the points play's are then left
 out (the pé's move after the mão's first card depends on that card, so it has no single
 row there); ``points_ev`` stays, as the points value of the hand. A page that shows the
 points play beside the answer, titled a comparison, asks :func:`compared_summary`, which
-keeps them renamed ``points play first: ...``.
+keeps the points play's renamed ``points play first: ...``.
 
 :func:`answering_model` names the model the advice service answers with at a score, so a
 page can say once which model its numbers follow.
@@ -23,10 +24,17 @@ import pandas as pd
 from .advice import AdviceError, advice_for, build_position
 from .match import ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL, FULL_MODEL, SCORE_AWARE_MODEL
 from .rules import ELEVEN, MAO, NORMAL, PLAY, RAISE, SURRENDER, Action, hand_kind
-from .tables.tidy import PROBABILITY, SEATS, checked_hand_arguments, hand_measures
+from .tables.tidy import (PROBABILITY, SCORE_AWARE_MEASURES, SEATS, checked_hand_arguments,
+                          hand_measures)
 
 POINTS_DECISIONS = ("first: ", "after a card: ", "vs truco: ")
 """The prefixes of the points play's first-decision measures."""
+
+SWEPT_DECISIONS = tuple(name for measures in SCORE_AWARE_MEASURES.values()
+                        for name, _ in measures)
+"""The first decisions of the score sweep's re-solve (``score-aware first: truco``...):
+where a score-aware policy is stored, the advice service answers with it, and these,
+from another solve, are left out so that one model answers."""
 
 POINTS_PLAY = "points play "
 """The prefix of the points play's first decisions kept for comparison where the advice
@@ -76,7 +84,8 @@ def summary(vira, cards, seat: str, score, points_play: bool) -> pd.DataFrame:
         return out
     rows = first_decisions(card, held, SEATS[seat_name], score)
     points = out["measure"].str.startswith(POINTS_DECISIONS)
-    parts = [out[~points], pd.DataFrame(rows, columns=out.columns)]
+    swept = out["measure"].isin(SWEPT_DECISIONS)   # another re-solve's answer: not the lab's
+    parts = [out[~points & ~swept], pd.DataFrame(rows, columns=out.columns)]
     if points_play:
         parts.append(out[points].assign(measure=POINTS_PLAY + out.loc[points, "measure"]))
     merged = pd.concat(parts, ignore_index=True)

@@ -144,6 +144,24 @@ def test_at_a_score_aware_score_every_strategy_on_the_page_is_the_advice_service
             assert f">{html.escape(label)}</td><td>{charts.percent(p)}</td>" in shown
 
 
+@pytest.mark.parametrize("seat", ["mao", "pe"])
+def test_lab_hand_at_a_score_aware_score_answers_with_one_model(seat):
+    """``lab.hand`` at 10-9: every first decision it gives is the advice service's (the
+    stored score-aware policy); the score sweep's own re-solve, another solve that
+    answers differently, is not among them."""
+    from lab.hand_summary import SWEPT_DECISIONS, hand_summary
+
+    rows = hand_summary(VIRA, HAND, seat, AWARE).set_index("measure")
+    assert not set(SWEPT_DECISIONS) & set(rows.index)
+    index = 0 if seat == "mao" else 1
+    history = [] if seat == "mao" else [Action(RAISE)]
+    asked = advice_for(build_position(VIRA, HAND, index, AWARE, history), values=False)
+    decisions = rows[rows.index.str.startswith(("first: ", "vs truco: ", "after a card: "))]
+    assert set(decisions["model"]) == {asked.model}
+    shown = [p for a, p in zip(asked.legal, asked.strategy) if a.kind != SURRENDER]
+    assert sorted(decisions["value"]) == pytest.approx(sorted(shown), abs=1e-12)
+
+
 def test_at_a_points_score_the_page_shows_the_points_play_as_the_answer():
     from lab.tables.tidy import hand_measures
 
