@@ -4,6 +4,7 @@ import os
 
 import pytest
 
+from lab.dashboards.background import Background
 from lab.tables import TableError, load_table, solved_viras
 
 
@@ -89,3 +90,22 @@ def linked_copy(source, tmp_path):
 def history_in_tmp(tmp_path_factory, monkeypatch):
     """Matches that ``lab play`` saves go to a temporary history folder, never the home."""
     monkeypatch.setenv("LAB_HISTORY_DIR", str(tmp_path_factory.mktemp("history")))
+
+
+class Deferred(Background):
+    """A dashboard's background that loads at once and keeps every other job (exact
+    values: seconds at a deal) until the test runs them (``run_jobs``), or never."""
+
+    def __init__(self):
+        super().__init__(threaded=False)
+        self.jobs = []
+
+    def submit(self, kind, work, done, failed=None, delay=0.0):
+        if kind == "load":
+            return super().submit(kind, work, done, failed)
+        self.jobs.append((work, done))
+
+    def run_jobs(self):
+        jobs, self.jobs = self.jobs, []
+        for work, done in jobs:
+            done(work())

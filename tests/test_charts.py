@@ -12,13 +12,12 @@ import pytest
 
 from lab import charts, widgets
 from lab.dashboards import equity_by_vira, hand_explorer, match_equity
-from lab.dashboards.background import Background
 from lab.dashboards.hand_play import HandPlayer
 from lab.cards import parse_card
 from lab.cli import main as lab_main
 
 
-from conftest import require_table as real_table
+from conftest import Deferred, require_table as real_table
 
 
 def tiny_cardplay() -> pd.DataFrame:
@@ -275,17 +274,6 @@ def test_hand_explorer_shows_the_tables_numbers_and_explains_bad_picks():
     assert "does not apply" in dashboard.player.stage.children[0].value
     dashboard.cards[1].value = parse_card("Kd")
     assert dashboard.player.layout.display == "none"   # no hand to play
-
-
-class Deferred(Background):
-    """Runs loads at once and leaves the exact values (seconds of work) undone."""
-
-    def __init__(self):
-        super().__init__(threaded=False)
-
-    def submit(self, kind, work, done, failed=None, delay=0.0):
-        if kind == "load":
-            super().submit(kind, work, done, failed)
 
 
 # ------------------------------------------------------------------ lab publish

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import in_ci
+from conftest import Deferred, in_ci
 from lab import charts
 from lab.cards import level, parse_card
 from lab.dashboards import spots
@@ -295,24 +295,6 @@ def real_policy():
         if in_ci():
             pytest.fail(f"stored policy needed: {exc}")
         pytest.skip(f"stored policy needed: {exc}")
-
-
-class Deferred(Background):
-    """Loads at once; keeps every other job until the test runs it (``run_jobs``)."""
-
-    def __init__(self):
-        super().__init__(threaded=False)
-        self.jobs = []
-
-    def submit(self, kind, work, done, failed=None, delay=0.0):
-        if kind == "load":
-            return super().submit(kind, work, done, failed)
-        self.jobs.append((work, done))
-
-    def run_jobs(self):
-        jobs, self.jobs = self.jobs, []
-        for work, done in jobs:
-            done(work())
 
 
 VIRA = parse_card("4c")

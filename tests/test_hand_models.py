@@ -20,7 +20,7 @@ import re
 
 import pytest
 
-from conftest import in_ci, require_table
+from conftest import Deferred, in_ci, require_table
 from lab import charts
 from lab.advice import advice_for, build_position, cardplay_model
 from lab.cards import DECK, level, parse_card, parse_cards
@@ -59,24 +59,6 @@ def stored():
         if in_ci():
             pytest.fail(message)
         pytest.skip(message)
-
-
-class Deferred(Background):
-    """Loads at once; keeps the exact-values jobs (seconds at a deal) until ``run_jobs``."""
-
-    def __init__(self):
-        super().__init__(threaded=False)
-        self.jobs = []
-
-    def submit(self, kind, work, done, failed=None, delay=0.0):
-        if kind == "load":
-            return super().submit(kind, work, done, failed)
-        self.jobs.append((work, done))
-
-    def run_jobs(self):
-        jobs, self.jobs = self.jobs, []
-        for work, done in jobs:
-            done(work())
 
 
 def strategy_name(action: Action, seat: int) -> str:

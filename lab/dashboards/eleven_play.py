@@ -35,7 +35,7 @@ from ..policy.cardplay import COVERED, CardplayPolicy
 from ..rules import (ACCEPT, COVER, ELEVEN, ELEVEN_ELEVEN, MAO, PLAY, RUN, SURRENDER, TARGET,
                      Action, hand_kind)
 from ..widgets import card_label
-from .shown_cards import SHOW_ORDER, card_text
+from .shown_cards import SHOW_ORDER, card_text, history_html
 
 SEAT_WORDS = ("mão", "pé")
 
@@ -339,11 +339,7 @@ def step_html(play: ElevenPlay) -> str:
     parts = [kind_note_html(play.score),
              f"<p>You are the <b>{you}</b> with {cards} ({html.escape(label)}), vira "
              f"{card_label(play.vira)}.</p>"]
-    history = play.history()
-    if history:
-        items = "".join(f"<li>{f'you ({you})' if s == play.seat else 'the ' + other}: "
-                        f"{html.escape(w)}</li>" for s, w in history)
-        parts.append(f"<ol class='lab-play-history' style='margin:2px 0'>{items}</ol>")
+    parts.append(history_html(play.history(), play.seat, you, other))
     parts.append(f"<p class='lab-play-turn'><b>{turn_text(play)}</b></p>")
     if play.over:
         parts.append(result_html(play))

@@ -44,7 +44,7 @@ from . import spots
 from .background import Background
 from .eleven_play import ElevenPlay, kind_note_html
 from .eleven_play import step_html as eleven_step_html
-from .shown_cards import SHOW_ORDER, card_text
+from .shown_cards import SHOW_ORDER, card_text, history_html
 
 # ------------------------------------------------------------------ the hand
 
@@ -553,11 +553,7 @@ def step_html(play: HandPlay, failure: Optional[str] = None) -> str:
     label = play.policy.cards.labels[play.hand_class]
     parts = [f"<p>You are the <b>{you}</b> with {cards} ({html.escape(label)}), vira "
              f"{card_label(play.vira)}.</p>"]
-    history = play.history()
-    if history:
-        items = "".join(f"<li>{f'you ({you})' if s == play.seat else 'the ' + other}: "
-                        f"{html.escape(w)}</li>" for s, w in history)
-        parts.append(f"<ol class='lab-play-history' style='margin:2px 0'>{items}</ol>")
+    parts.append(history_html(play.history(), play.seat, you, other))
     parts.append(f"<p class='lab-play-turn'><b>{turn_text(play)}</b> "
                  f"{html.escape(spots.spot_words(play.policy, play.line))}</p>")
     if play.over:

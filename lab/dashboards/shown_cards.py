@@ -1,7 +1,10 @@
 """How the play-forward sections name cards, and which copy of a card the hidden
-opponent shows (:mod:`lab.dashboards.hand_play`, :mod:`lab.dashboards.eleven_play`)."""
+opponent shows, and the moves so far in words (:mod:`lab.dashboards.hand_play`,
+:mod:`lab.dashboards.eleven_play`)."""
 
 from __future__ import annotations
+
+import html
 
 from ..cards import DECK, MANILHA_NAMES, SUITS, Card, is_manilha
 from ..widgets import card_label
@@ -15,3 +18,13 @@ def card_text(card: Card, vira: Card) -> str:
     if is_manilha(card, vira):
         return f"{card_label(card)} ({MANILHA_NAMES[card.suit_char]})"
     return card_label(card)
+
+
+def history_html(history, seat: int, you: str, other: str) -> str:
+    """The moves so far as a numbered list (``history``: (seat, words) pairs; ``you`` and
+    ``other``: the two seats' names), or "" before the first move."""
+    if not history:
+        return ""
+    items = "".join(f"<li>{f'you ({you})' if s == seat else 'the ' + other}: "
+                    f"{html.escape(words)}</li>" for s, words in history)
+    return f"<ol class='lab-play-history' style='margin:2px 0'>{items}</ol>"
