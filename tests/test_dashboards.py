@@ -301,22 +301,29 @@ VIRA = parse_card("4c")
 HAND = tuple(parse_card(c) for c in ("5c", "3h", "Kd"))     # zap 3 K with vira 4
 
 
-def test_a_hand_is_not_played_at_mao_de_onze_or_without_a_policy(tmp_path, monkeypatch):
+def test_a_mao_de_onze_or_11x11_hand_plays_on_card_play_and_a_missing_policy_says_how(
+        tmp_path, monkeypatch):
+    """At 11-4 and 11-11 the section plays the solved card-play model (no truco ladder);
+    at 0-0 without a stored policy it says the command that solves one."""
     player = HandPlayer(background=Deferred())
     player.show(VIRA, HAND, 0, (11, 4))
-    assert "does not apply" in player.stage.children[0].value
+    assert player.play is None and player.eleven is not None
+    text = player.stage.children[0].value
+    assert "mão de onze" in text and "does not apply" in text
     player.show(VIRA, HAND, 1, (11, 11))
+    assert player.play is None and player.eleven is not None
     assert "11 x 11" in player.stage.children[0].value
     monkeypatch.setenv("LAB_DATA_DIR", str(tmp_path))
     player.show(VIRA, HAND, 0, (0, 0))
+    assert player.play is None and player.eleven is None
     text = player.stage.children[0].value
     assert "solved strategy missing" in text
     assert "lab solve policy --vira V --checkpoints DIR" in text
 
 
 class HeldLoads(Background):
-    """Keeps the policy loads until the test finishes them (``finish_loads``), as a slow
-    load that completes after the user has changed the picks."""
+    """Keeps the loads (``loads``: (work, done) pairs) until the test finishes them, as a
+    slow load that completes after the user has changed the picks."""
 
     def __init__(self):
         super().__init__(threaded=False)
@@ -325,22 +332,21 @@ class HeldLoads(Background):
     def submit(self, kind, work, done, failed=None, delay=0.0):
         self.loads.append((work, done))
 
-    def finish_loads(self, policy):
-        loads, self.loads = self.loads, []
-        for _, done in loads:
-            done(policy)
 
-
-def test_a_load_that_ends_after_the_score_changed_starts_no_hand():
-    """A policy load started at 0-0 and finished after the user moved to 11-0 (a mão de
-    onze) must not put the truco ladder on screen."""
+def test_a_points_load_that_ends_after_the_score_moved_to_mao_de_onze_starts_no_ladder():
+    """A points-policy load started at 0-0 and finished after the user moved to 11-0 (a
+    mão de onze) must not put the truco ladder on screen: the section waits for the mão
+    de onze's own model."""
     background = HeldLoads()
     player = HandPlayer(background=background)
     player.show(VIRA, HAND, 0, (0, 0))
     player.show(VIRA, HAND, 0, (11, 0))
-    background.finish_loads(object())       # any policy: it must not be started
-    assert player.play is None
-    assert "does not apply" in player.stage.children[0].value
+    points_load, eleven_load = background.loads
+    background.loads = []
+    points_load[1](object())                 # any policy: it must not be started
+    assert player.play is None and player.eleven is None
+    text = player.stage.children[0].value
+    assert "loading the solved mão de onze" in text
 
 
 @pytest.mark.slow
