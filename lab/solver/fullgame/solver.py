@@ -128,8 +128,15 @@ def config_for(vira=None, *, toy_cap=None, ladder=LADDER, storage="int16",
 
 
 def card_game(config: FullConfig) -> CardplayGame:
-    return CardplayGame(config.vira, fold_round3=False, toy_cap=config.toy_cap,
-                        three_ties=RuleSet(three_ties=config.three_ties).tied_hand_winner)
+    """The card play of ``config``'s deck, one per (deck, three-ties rule) in a process
+    (read only, about 1.5 MB: a vira's points and score-aware policies share it)."""
+    return _card_game(config.vira, config.toy_cap, config.three_ties)
+
+
+@lru_cache(maxsize=32)
+def _card_game(vira, toy_cap, three_ties) -> CardplayGame:
+    return CardplayGame(vira, fold_round3=False, toy_cap=toy_cap,
+                        three_ties=RuleSet(three_ties=three_ties).tied_hand_winner)
 
 
 @lru_cache(maxsize=4)
