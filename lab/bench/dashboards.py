@@ -213,7 +213,6 @@ CHANGES = {
         ("card 2: A♠", choose("card 2", "A♠")),
         ("vira: 7♦", choose("vira", "7♦")),
         ("seat: pé", lambda p: toggle(p, "pé").click()),
-        ("mão's points: 11 (mão de onze play)", choose("mão's points", "11")),
     ],
     "house_rules": [
         ("value: double dummy", lambda p: toggle(p, "double dummy").click()),
