@@ -156,3 +156,23 @@ def test_shifting_play_away_from_raising(toy):
                                        before[cards] / before[cards].sum(), atol=0.03)
         checked += 1
     assert checked > 50
+
+
+def test_a_start_from_the_equilibrium_stores_it_back_unchanged(toy):
+    """Started at the stored strategy and not iterated, the solver's average strategy is
+    that strategy again on every pair it reaches: the measuring iteration that sizes the
+    hold must leave no discount behind on the sums it overwrote (a node it left out had
+    its sums' scale set to zero, and the held strategy vanished there)."""
+    from lab.solver.fullgame.compact import compact_policy
+    from lab.solver.fullgame.locking import LockedSolver
+
+    policy, _, _ = toy
+    solver = LockedSolver(policy.config).allocate().start_from(policy.keys, policy.q,
+                                                               weight=1000)
+    assert (solver.cscale == 1).all()
+    q, keys, _ = compact_policy(solver, 0.0, True)
+    assert keys.n_slots == policy.keys.n_slots
+    reached = q > 0
+    assert reached.sum() > 0.5 * (policy.q > 0).sum()
+    np.testing.assert_array_equal(q[reached], policy.q[reached])
+    assert ((q > 0) == (policy.q > 0)).all()

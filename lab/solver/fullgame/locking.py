@@ -233,6 +233,9 @@ class LockedSolver(FullSolver):
         self.reg32[:] = full
         self.reg32 *= np.float32(weight * scale / QUANT)
         self.cum32[:] = self.reg32
+        # the sums now hold the start whole: no discount left over from the measuring
+        # iteration (it set the scale of every node it left out to zero)
+        self.cscale[:] = 1.0
         self.iterations = int(at)
         self.rstamp[:] = int(at)
         self.cstamp[:] = int(at)
