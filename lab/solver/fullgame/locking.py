@@ -215,9 +215,10 @@ class LockedSolver(FullSolver):
     def start_from(self, keys, q: np.ndarray, weight: float = 1.0,
                    at: int = 20) -> "LockedSolver":
         """Start at the stored strategy ``q`` (on ``keys``), held with ``weight``: regrets
-        and strategy sums both its probabilities times ``weight`` times the mean size of
-        one walk's regrets here (one CFR iteration is run first to measure it, then
-        forgotten), as if ``at`` iterations had been run, so that the next ones are
+        and strategy sums its probabilities times ``weight`` times the mean size of one
+        walk's regrets and of one walk's sums here, each in its own units (one CFR
+        iteration is run first to measure them, then forgotten), as if ``at`` iterations
+        had been run, so that the next ones are
         discounted as late iterations and the start is not wiped out by the first. The
         re-solve moves away from ``q`` only where the locks make it pay, the less the
         larger ``weight`` (``benchmarks/exploit.md``). Not from a solve's regrets: a stored
@@ -227,12 +228,12 @@ class LockedSolver(FullSolver):
         if self.schedule.predictive:
             raise ValueError("start_from() needs a schedule that is not predictive")
         self.iterate(1)
-        moved = self.reg32[self.reg32 != 0]
-        scale = float(np.abs(moved).mean()) if len(moved) else 1.0
         full = expand(keys, self.tree, self.layout, self.templates, q)
-        self.reg32[:] = full
-        self.reg32 *= np.float32(weight * scale / QUANT)
-        self.cum32[:] = self.reg32
+        for held in (self.reg32, self.cum32):
+            moved = held[held != 0]
+            scale = float(np.abs(moved).mean()) if len(moved) else 1.0
+            held[:] = full
+            held *= np.float32(weight * scale / QUANT)
         # the sums now hold the start whole: no discount left over from the measuring
         # iteration (it set the scale of every node it left out to zero)
         self.cscale[:] = 1.0
