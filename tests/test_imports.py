@@ -136,3 +136,21 @@ def test_the_graph_is_read():
     assert "lab.solver.games.cardplay" in GRAPH["lab.tables.cardplay"]  # a lazy import counts
     assert "lab.policy.full" in GRAPH["lab.dashboards.hand_play"]
     assert len(MODULES) > 60
+
+
+def test_reading_policies_imports_no_pandas():
+    """A process that only reads the stored policies (the solver bot, ``lab advise``)
+    keeps pandas and pyarrow out (about 35 MB of its own memory): the tables package
+    imports a submodule when one of its names is first used, and the manifests import
+    pandas only where a frame is read or written."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "import lab.tables.policies, lab.tables.score_policies, lab.policy.full\n"
+            "import lab.sim.solver_bot, lab.advice\n"
+            "from lab.tables import data_dir, code_hash\n"
+            "print(sorted(m for m in ('pandas', 'pyarrow') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=LAB.parent, check=True).stdout
+    assert out.strip() == "[]"

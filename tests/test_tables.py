@@ -74,6 +74,7 @@ def test_round_trip_through_parquet_and_manifest(tmp_path):
 THREADS_AROUND_A_TABLE = """
 import json, os, sys
 from pathlib import Path
+import pandas, pyarrow.parquet    # imported first: the tables import them on first use
 from lab import tables
 def threads():
     return len(os.listdir("/proc/self/task"))

@@ -70,44 +70,59 @@ built on the ``cardplay_summary`` table and, once it holds all ten viras, ``full
 
 from __future__ import annotations
 
+from importlib import import_module
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-import pandas as pd
+_HOMES = {
+    "registry": ("CARDPLAY_COLUMNS", "CARDPLAY_SETTINGS", "CARDPLAY_SOURCES", "FULL_SETTINGS",
+                 "FULL_SOURCES", "MATCH_SETTINGS", "MATCH_SOURCES", "SCHEMAS", "SCORE_SETTINGS",
+                 "SEATS", "SUMMARY_COLUMNS", "TABLES", "TableError", "TableSpec",
+                 "check_data_writable", "columns_of", "data_dir", "spec_of", "table_paths"),
+    "manifests": ("KIND_WORDS", "MANIFEST_FIELDS", "UNUSED", "TableWrite", "built_on_hashes",
+                  "check_family", "check_manifest", "code_hash", "corrupt", "fingerprint",
+                  "load_table", "read_manifest", "solved_viras", "table_status", "validate",
+                  "validate_before_write", "write_merged", "write_table", "write_tables"),
+    "cardplay": ("ViraSolution", "build_cardplay_tables", "cardplay_rows", "resolve_vira",
+                 "solve_vira", "solve_viras", "solver_processes", "summary_row"),
+    "match": ("build_match_tables", "eleven_rows"),
+}
+"""Where each name of the package lives. A submodule is imported when one of its names is
+first asked for, so that a process reading only the stored policies (the solver bot, `lab
+advise`) never imports pandas and pyarrow, which the tables' frames need (about 35 MB of
+its own memory)."""
 
-from .registry import (CARDPLAY_COLUMNS, CARDPLAY_SETTINGS, CARDPLAY_SOURCES, FULL_SETTINGS,
-                       FULL_SOURCES, MATCH_SETTINGS, MATCH_SOURCES, SCHEMAS, SCORE_SETTINGS,
-                       SEATS, SUMMARY_COLUMNS, TABLES, TableError, TableSpec,
-                       check_data_writable, columns_of, data_dir, spec_of, table_paths)
-from .manifests import (KIND_WORDS, MANIFEST_FIELDS, UNUSED, TableWrite, built_on_hashes,
-                        check_family, check_manifest, code_hash, corrupt, fingerprint,
-                        load_table, read_manifest, solved_viras, table_status, validate,
-                        validate_before_write, write_merged, write_table, write_tables)
-from .cardplay import (ViraSolution, build_cardplay_tables, cardplay_rows, resolve_vira,
-                       solve_vira, solve_viras, solver_processes, summary_row)
-from .match import build_match_tables, eleven_rows
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
-__all__ = ["CARDPLAY_COLUMNS", "CARDPLAY_SETTINGS", "CARDPLAY_SOURCES", "FULL_SETTINGS",
-           "FULL_SOURCES", "MATCH_SETTINGS", "MATCH_SOURCES", "SCHEMAS", "SCORE_SETTINGS", "SEATS",
-           "SUMMARY_COLUMNS", "TABLES", "TableError", "TableSpec", "check_data_writable",
-           "columns_of", "data_dir", "spec_of", "table_paths", "KIND_WORDS", "MANIFEST_FIELDS",
-           "UNUSED", "TableWrite", "built_on_hashes", "check_family", "check_manifest",
-           "code_hash", "corrupt", "fingerprint", "load_table", "read_manifest",
-           "solved_viras", "table_status", "validate", "validate_before_write", "write_merged",
-           "write_table", "write_tables", "ViraSolution", "build_cardplay_tables",
-           "cardplay_rows", "resolve_vira", "solve_vira", "solve_viras", "solver_processes",
-           "summary_row", "build_match_tables", "eleven_rows", "BUILDERS", "build_table"]
+__all__ = [*_HOME_OF, "BUILDERS", "build_table"]
 
-BUILDERS = {"cardplay": build_cardplay_tables, "match": build_match_tables}
-"""Table group -> function that solves and writes every table of the group."""
+BUILDERS = {"cardplay": "build_cardplay_tables", "match": "build_match_tables"}
+"""Table group -> the name of the function that solves and writes every table of the
+group."""
+
+
+def __getattr__(name: str):
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_HOME_OF))
 
 
 def build_table(name: str, viras: Optional[Iterable] = None, settings: Optional[dict] = None,
                 solve: Optional[Callable] = None, progress: bool = False, jobs: int = 1,
-                directory: Optional[Path] = None) -> pd.DataFrame:
-    """Rebuild table ``name`` (and the other tables of its group) and return it."""
-    spec = spec_of(name)
-    tables = BUILDERS[spec.group](viras=viras, settings=settings, solve=solve,
-                                  progress=progress, jobs=jobs, directory=directory)
-    return tables[name]
+                directory: Optional[Path] = None):
+    """Rebuild table ``name`` (and the other tables of its group) and return it (a
+    DataFrame)."""
+    from .registry import spec_of
 
+    spec = spec_of(name)
+    build = __getattr__(BUILDERS[spec.group])
+    tables = build(viras=viras, settings=settings, solve=solve, progress=progress, jobs=jobs,
+                   directory=directory)
+    return tables[name]

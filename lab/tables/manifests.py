@@ -18,12 +18,9 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..cards import RANKS
 from ..classes import vira_rank_of
@@ -32,6 +29,9 @@ from ..rules import RULES_VERSION
 from ..store import content_hash, data_lock, write_atomic
 from .registry import (CARDPLAY_SOURCES, SEATS, TableError, columns_of, data_dir, spec_of,
                        table_paths)
+
+if TYPE_CHECKING:      # pandas and pyarrow are imported where a table is read or written
+    import pandas as pd
 
 # ---------------------------------------------------------------- parquet
 
@@ -45,6 +45,9 @@ from .registry import (CARDPLAY_SOURCES, SEATS, TableError, columns_of, data_dir
 def parquet_frame(source, columns=None) -> pd.DataFrame:
     """The rows of a parquet file, given as its path or its bytes (``columns``: only
     those)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     if isinstance(source, (bytes, bytearray, memoryview)):
         source = pa.BufferReader(source)
     with pq.ParquetFile(source, pre_buffer=False) as parquet:
@@ -55,6 +58,9 @@ def parquet_frame(source, columns=None) -> pd.DataFrame:
 
 def parquet_bytes(df: pd.DataFrame) -> bytes:
     """``df`` (without its index) as a zstd-compressed parquet file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     sink = pa.BufferOutputStream()
     pq.write_table(pa.Table.from_pandas(df, preserve_index=False, nthreads=1), sink,
                    compression="zstd")
@@ -128,6 +134,8 @@ SAME_NUMBERS_KEPT = 8
 def numbers_hash(df: pd.DataFrame) -> str:
     """Short (16 hex digits) SHA-256 of a table's numbers: its column names and kinds and
     every value in row order, the wall-clock columns (:data:`WALL_CLOCK`) left out."""
+    import pandas as pd
+
     kept = df[[c for c in df.columns if c not in WALL_CLOCK]].reset_index(drop=True)
     h = hashlib.sha256(json.dumps([[str(c), str(t)] for c, t in kept.dtypes.items()]).encode())
     if len(kept.columns):
@@ -348,6 +356,8 @@ def validate(name: str, df: pd.DataFrame, manifest: dict) -> None:
     """Raise TableError unless ``df`` has the table's columns in order, each of its kind,
     no NaN or infinity where a number is promised, the manifest's row count and only the
     manifest's viras."""
+    import pandas as pd
+
     schema = columns_of(name, manifest.get("settings"))
     if list(df.columns) != list(schema):
         raise corrupt(name, f"its columns are {list(df.columns)}, expected {list(schema)}")
@@ -410,6 +420,8 @@ def write_merged(tables: dict, settings: dict, per_vira: dict,
     written}. A table on disk that cannot be kept while it holds other viras is refused
     (:func:`refused_merge`); ``replace``: only the new rows are written. The read and the
     write happen under the data folder's lock, with Ctrl-C and SIGTERM held off."""
+    import pandas as pd
+
     directory = data_dir() if directory is None else Path(directory)
     with data_lock(directory), interrupts_held():
         merged = {}
