@@ -88,9 +88,9 @@ _HOMES = {
     "match": ("build_match_tables", "eleven_rows"),
 }
 """Where each name of the package lives. A submodule is imported when one of its names is
-first asked for, so that a process reading only the stored policies (the solver bot, `lab
-advise`) never imports pandas and pyarrow, which the tables' frames need (about 35 MB of
-its own memory)."""
+first asked for, so that a process reading only the stored policies (the solver bot's)
+never imports pandas and pyarrow, which the tables' frames need (about 35 MB of its own
+memory)."""
 
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 

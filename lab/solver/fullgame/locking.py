@@ -218,11 +218,10 @@ class LockedSolver(FullSolver):
         and strategy sums its probabilities times ``weight`` times the mean size of one
         walk's regrets and of one walk's sums here, each in its own units (one CFR
         iteration is run first to measure them, then forgotten), as if ``at`` iterations
-        had been run, so that the next ones are
-        discounted as late iterations and the start is not wiped out by the first. The
-        re-solve moves away from ``q`` only where the locks make it pay, the less the
-        larger ``weight`` (``benchmarks/exploit.md``). Not from a solve's regrets: a stored
-        strategy has none."""
+        had been run, so that the next ones are discounted as late iterations and the start
+        is not wiped out by the first. The re-solve moves away from ``q`` only where the
+        locks make it pay, the less the larger ``weight`` (``benchmarks/exploit.md``). Not
+        from a solve's regrets: a stored strategy has none."""
         if self.state == BUILT:
             raise ValueError("start_from() needs an allocated solver")
         if self.schedule.predictive:
