@@ -143,6 +143,21 @@ def _facing(weights, hands, mine_start, mine_n, theirs_start, theirs_n, theirs_r
     return out
 
 
+def _re_raise_answer(policy, nodes, actor, answered, had, n_answer):
+    """The answer to the re-raise of the answer at template nodes ``answered`` (one per card
+    node; only where ``had``): which nodes have that re-raise, its template nodes, and
+    ``[state, (accept, run, raise)]`` of the ``n_answer[k]`` answering states of every
+    node (all zero where there is none)."""
+    tm = policy.templates
+    has = had & (tm.child_b[answered] >= 0)
+    gids = np.where(has, tm.start[actor, 0] + tm.child_b[answered], 0).astype(np.int64)
+    slots = _key_slots(policy, nodes[has], gids[has])
+    widths = np.where(tm.child_b[gids[has]] >= 0, 3, 2)
+    answers = np.zeros((int(n_answer.sum()), 3))
+    answers[np.repeat(has, n_answer)] = _answers(policy.q, slots, n_answer[has], widths)
+    return has, gids, answers
+
+
 def _answers(q, slots, n_answer, widths):
     """The answer strategy ``[state, (accept, run, raise)]`` of every answering state:
     node k's states read ``widths[k]`` actions from ``slots[k]`` each (raise 0 where the
@@ -274,28 +289,14 @@ def truco_walk(policy) -> dict:
     after_seis[ans_ix] = reach[ans_ix] * a3_full[:, 2]
 
     # the caller answers a seis, at once
-    has6 = has & (tm.child_b[g1] >= 0)
-    g2 = np.where(has6, tm.start[actor, 0] + tm.child_b[g1], 0).astype(np.int64)
-    slot_a6 = np.zeros(len(nodes), dtype=np.int64)
-    slot_a6[has6] = _key_slots(policy, nodes[has6], g2[has6])
-    width6 = np.where(has6 & (tm.child_b[g2] >= 0), 3, 2)
-    a6 = _answers(q, slot_a6[has6], na[has6], width6[has6])
-    a6_full = np.zeros((len(pair_ix), 3))
-    a6_full[np.repeat(has6, na)] = a6
+    has6, g2, a6_full = _re_raise_answer(policy, nodes, actor, g1, has, na)
     facing_seis = after_truco[pair_ix] * facing(actor, a_start, na, o_start, no, after_seis)
     facing_seis = np.where(np.repeat(has6, na), facing_seis, 0.0)
     after_nove = after_seis.copy()
     after_nove[pair_ix] = after_truco[pair_ix] * a6_full[:, 2]
 
     # the answerer answers a nove, at once
-    has9 = has6 & (tm.child_b[g2] >= 0)
-    g3 = np.where(has9, tm.start[actor, 0] + tm.child_b[g2], 0).astype(np.int64)
-    slot_a9 = np.zeros(len(nodes), dtype=np.int64)
-    slot_a9[has9] = _key_slots(policy, nodes[has9], g3[has9])
-    width9 = np.where(has9 & (tm.child_b[g3] >= 0), 3, 2)
-    a9 = _answers(q, slot_a9[has9], no[has9], width9[has9])
-    a9_full = np.zeros((len(ans_ix), 3))
-    a9_full[np.repeat(has9, no)] = a9
+    has9, _, a9_full = _re_raise_answer(policy, nodes, actor, g2, has6, no)
     facing_nove = after_seis[ans_ix] * facing(other, o_start, no, a_start, na, after_nove)
     facing_nove = np.where(np.repeat(has9, no), facing_nove, 0.0)
 
