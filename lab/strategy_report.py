@@ -181,8 +181,8 @@ def truco_walk(policy) -> dict:
     """Every card node of the line without a raise, with the probabilities the report
     sums (all per hand dealt): ``node``, ``round``, ``seat`` (the player to act), and per
     private state of the player to act (``caller``, its dealt class ``caller_class``):
-    ``reach`` (dealt and played to here), ``truco`` (reach x his truco there); per state
-    of the other seat (``answerer``, ``answerer_class``): ``facing`` (facing that truco),
+    ``truco`` (dealt and played to here, x his truco there); per state of the other seat
+    (``answerer``): ``facing`` (facing that truco),
     ``run`` and ``seis`` (his answers); then ``facing_seis`` / ``nove`` per caller state
     and ``facing_nove`` / ``doze`` per answerer state (the answers that follow at once).
     """
@@ -252,7 +252,6 @@ def truco_walk(policy) -> dict:
     other = 1 - actor
     no = n[nodes, other]
     o_start = seat_start[nodes, other]
-    seat_of = np.repeat(actor, na)
     W_of = [W, W.T]
 
     def facing(seat_rows, mine_start, mine_n, theirs_start, theirs_n, theirs_reach):
@@ -303,9 +302,9 @@ def truco_walk(policy) -> dict:
     rnd = depth[nodes] // 2 + 1
     return {
         "round": rnd, "seat": actor,
-        "caller_node": node_of_pair, "caller_class": hands[pair_ix], "reach": caller_reach,
+        "caller_node": node_of_pair, "caller_class": hands[pair_ix],
         "truco": truco, "facing_seis": facing_seis, "nove": facing_seis * a6_full[:, 2],
-        "answerer_node": node_of_ans, "answerer_class": hands[ans_ix],
+        "answerer_node": node_of_ans,
         "facing": facing_truco, "run": facing_truco * a3_full[:, 1],
         "seis": facing_truco * a3_full[:, 2], "facing_nove": facing_nove,
         "doze": facing_nove * a9_full[:, 2],
@@ -349,10 +348,11 @@ def report_of_policy(policy, vira: str | None = None) -> pd.DataFrame:
         for rnd in (0,) + ROUNDS:
             at = mine & ((caller_round == rnd) | (rnd == 0))
             add("opens_truco", rnd, seat, ALL, walk["truco"][at].sum(), 1.0)
-        for rnd in (0,) + ROUNDS:
+        for rnd in (0,) + ROUNDS:      # his answers to a truco, in the round it came
             at = theirs & ((ans_round == rnd) | (rnd == 0))
-            add("runs_from_truco", rnd, seat, ALL, walk["run"][at].sum(),
-                walk["facing"][at].sum())
+            facing = walk["facing"][at].sum()
+            add("runs_from_truco", rnd, seat, ALL, walk["run"][at].sum(), facing)
+            add("raise_to_6", rnd, seat, ALL, walk["seis"][at].sum(), facing)
         buckets = _buckets(policy, seat)
         dealt = np.asarray(policy.solver_weights(seat)).sum(axis=1)
         calls = walk["truco"][mine]
@@ -364,10 +364,6 @@ def report_of_policy(policy, vira: str | None = None) -> pd.DataFrame:
                 add("truco_share", 0, seat, bucket, share, calls.sum())
             held = dealt[buckets == bucket].sum() if bucket != ALL else dealt.sum()
             add("truco_rate", 0, seat, bucket, share, held)
-        for rnd in (0,) + ROUNDS:
-            at = theirs & ((ans_round == rnd) | (rnd == 0))
-            add("raise_to_6", rnd, seat, ALL, walk["seis"][at].sum(),
-                walk["facing"][at].sum())
         add("raise_to_9", 0, seat, ALL, walk["nove"][mine].sum(),
             walk["facing_seis"][mine].sum())
         add("raise_to_12", 0, seat, ALL, walk["doze"][theirs].sum(),
