@@ -529,11 +529,9 @@ class NodeAdvice:
         """The ``hands`` row of the hand dealt ``levels`` (any order) that still holds
         ``holds`` (default: the only state of that hand here); AdviceError when that hand
         cannot be here."""
-        levels = tuple(sorted((int(x) for x in levels), reverse=True))
-        rows = self.hands[self.hands["levels"] == levels]
+        rows = self.hands[self.hands["levels"] == _levels(levels)]
         if holds is not None:
-            holds = tuple(sorted((int(x) for x in holds), reverse=True))
-            rows = rows[rows["holds"] == holds]
+            rows = rows[rows["holds"] == _levels(holds)]
         if rows.empty:
             raise AdviceError("that hand cannot be here: the cards on the table rule it out")
         return rows.iloc[0]
@@ -624,12 +622,12 @@ def _node_advice(rank: str, score: tuple, actions: tuple, game: FullGameModel) -
         moves = [a for a, ok in zip(acts, finite) if ok] + [SURRENDER]
         ev = [float(v) for v in column[finite]] + [surrender]
         on_path = bool(own[i] > 0 and decision.stored[i])
+        best = best_index(moves, ev)
         if on_path:
             p = [float(decision.strategy[index[a], i]) if a in index else 0.0
                  for a in moves[:-1]]
             strategy = [x / sum(p) for x in p] + [0.0]
         else:
-            best = best_index(moves, ev)
             strategy = [1.0 if k == best else 0.0 for k in range(len(moves))]
         cls = int(own_hands[i])
         rows.append({"hand": classes.labels[cls], "class": cls,
@@ -639,7 +637,7 @@ def _node_advice(rank: str, score: tuple, actions: tuple, game: FullGameModel) -
                      "on_path": on_path, "strategy": dict(zip(moves, strategy)),
                      "values": dict(zip(moves, ev)),
                      "value": float(np.dot(strategy, ev)),
-                     "best": moves[best_index(moves, ev)]})
+                     "best": moves[best]})
     hands = pd.DataFrame(rows, columns=["hand", "class", "levels", "holds", "likelihood",
                                         "on_path", "strategy", "values", "value", "best"])
     hands = hands.sort_values(["levels", "holds"], ascending=False, kind="stable") \

@@ -76,11 +76,9 @@ def compared_summary(vira, cards, seat: str = "mao", score=(0, 0)) -> pd.DataFra
 def summary(vira, cards, seat: str, score, points_play: bool) -> pd.DataFrame:
     """The rows of :func:`hand_summary` (with the points play's first decisions renamed
     and kept where ``points_play``)."""
-    from .tables.score_policies import score_policy_info
-
     out = hand_measures(vira, cards, seat, score)
     card, held, seat_name, score = checked_hand_arguments(vira, cards, seat, score)
-    if hand_kind(score)[0] != NORMAL or score_policy_info(card, score) is None:
+    if answering_model(card, score) != SCORE_AWARE_MODEL:
         return out
     rows = first_decisions(card, held, SEATS[seat_name], score)
     points = out["measure"].str.startswith(POINTS_DECISIONS)
