@@ -35,7 +35,7 @@ from ..policy.cardplay import COVERED, CardplayPolicy
 from ..rules import (ACCEPT, COVER, ELEVEN, ELEVEN_ELEVEN, MAO, PLAY, RUN, SURRENDER, TARGET,
                      Action, hand_kind)
 from ..widgets import card_label
-from .shown_cards import SHOW_ORDER, card_text, history_html
+from .shown_cards import card_text, history_html, unseen
 
 SEAT_WORDS = ("mão", "pé")
 
@@ -122,10 +122,8 @@ class ElevenPlay:
         return self.state.kind == ELEVEN and not self.state.eleven_decided
 
     def unseen(self) -> list[Card]:
-        """Cards the opponent may still show: not the vira, not the user's, not shown."""
-        seen = {self.vira, *self.hand}
-        seen |= {a.card for s, a in self.moves if s != self.seat and a.kind == PLAY}
-        return [c for c in SHOW_ORDER if c not in seen]
+        """Cards the opponent may still show (:func:`~.shown_cards.unseen`)."""
+        return unseen(self.vira, self.hand, self.seat, self.moves)
 
     # ---------------------------------------------------------------- moving on
     def then(self, action: Action) -> "ElevenPlay":

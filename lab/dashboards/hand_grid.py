@@ -121,7 +121,7 @@ def hand_key(row) -> tuple:
     return tuple(row["levels"]), tuple(row["holds"])
 
 
-def hand_words(row, name_level, node: NodeAdvice) -> str:
+def hand_words(row, name_level) -> str:
     """``zap 3 K`` as dealt, with what it still holds once it has played a card."""
     holds = tuple(row["holds"])
     if len(holds) == 3:
@@ -220,7 +220,7 @@ def detail_html(node: NodeAdvice, row, words, name_level, command: str = "") -> 
     how = " (its mix)" if row["on_path"] else " (its best response)"
     cmd = (f"<p><small>The same numbers from the command line: <code>"
            f"{html.escape(command)}</code></small></p>") if command else ""
-    return (f"<div class='lab-hand-detail'><p><b>{html.escape(hand_words(row, name_level, node))}"
+    return (f"<div class='lab-hand-detail'><p><b>{html.escape(hand_words(row, name_level))}"
             f"</b>: {likely}. Value of the hand{how}: <b class='lab-hand-value'>"
             f"{value_text(row['value'], unit, True)}</b> {html.escape(unit)}.</p>{path}"
             f"<div class='lab-scroll'><table class='lab-table lab-detail'><tr>"

@@ -33,7 +33,7 @@ import ipywidgets as W
 import numpy as np
 
 from .. import charts
-from ..advice import TIE
+from ..advice import best_index
 from ..cards import Card, level
 from ..rules import COVER, ELEVEN, ELEVEN_ELEVEN, PLAY, Action, hand_kind
 from ..policy.line import dealt_state, follow, policy_action, rules_action
@@ -44,7 +44,7 @@ from . import spots
 from .background import Background
 from .eleven_play import ElevenPlay, kind_note_html
 from .eleven_play import step_html as eleven_step_html
-from .shown_cards import SHOW_ORDER, card_text, history_html
+from .shown_cards import card_text, history_html, unseen
 
 # ------------------------------------------------------------------ the hand
 
@@ -86,11 +86,8 @@ class HandPlay:
         return tuple(c for c in self.hand if c not in gone)
 
     def unseen(self) -> list[Card]:
-        """Cards the opponent may still show: not the vira, not the user's, not shown
-        already (a covered card stays unknown)."""
-        seen = {self.vira, *self.hand}
-        seen |= {a.card for s, a in self.moves if s != self.seat and a.kind == PLAY}
-        return [c for c in SHOW_ORDER if c not in seen]
+        """Cards the opponent may still show (:func:`~.shown_cards.unseen`)."""
+        return unseen(self.vira, self.hand, self.seat, self.moves)
 
     def points(self) -> int:
         """At the end: the points the user's side scores (negative when the other does)."""
@@ -261,8 +258,7 @@ def best_response(play: HandPlay, values: Optional[dict]):
     if not values:
         return None
     moves = [move for _, move, _ in play.options() if move in values]
-    top = max(values[m] for m in moves)
-    return next(m for m in moves if values[m] >= top - TIE)
+    return moves[best_index(moves, [values[m] for m in moves])]
 
 
 def value_here(strategy: Optional[dict], values: Optional[dict]) -> Optional[float]:

@@ -7,10 +7,19 @@ from __future__ import annotations
 import html
 
 from ..cards import DECK, MANILHA_NAMES, SUITS, Card, is_manilha
+from ..rules import PLAY
 from ..widgets import card_label
 
 SHOW_ORDER = sorted(DECK, key=lambda c: (c.rank, -SUITS.index(c.suit_char)))
 """Which copy of a plain rank the opponent shows first: clubs, hearts, spades, diamonds."""
+
+
+def unseen(vira: Card, hand, seat: int, moves) -> list[Card]:
+    """Cards the opponent may still show (``moves``: (seat, Action) pairs so far): not the
+    vira, not the user's ``hand``, not shown already (a covered card stays unknown)."""
+    seen = {vira, *hand}
+    seen |= {a.card for s, a in moves if s != seat and a.kind == PLAY}
+    return [c for c in SHOW_ORDER if c not in seen]
 
 
 def card_text(card: Card, vira: Card) -> str:

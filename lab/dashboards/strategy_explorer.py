@@ -431,7 +431,7 @@ class StrategyExplorer(Dashboard):
                         for m in r["strategy"]} - set(groups))
         self.groups = groups + extra
         keys = [hand_grid.hand_key(r) for r in rows]
-        options = [(hand_grid.hand_words(r, self.names, node), k)
+        options = [(hand_grid.hand_words(r, self.names), k)
                    for k, r in zip(keys, rows)]
         old = self.hand.value
         if old not in keys:   # the same hand as dealt, or the likeliest here
