@@ -805,6 +805,26 @@ def cardplay_solve(vira: Card, score: tuple, progress=None) -> tuple:
     about 2.5 s, kept in the disk cache; the solver bot plays the same one), as the
     arguments of :func:`_answers`, and the key of its model in a process."""
     from .match import ELEVEN_ELEVEN_MODEL, ELEVEN_MODEL
+    from .rules import hand_kind
+
+    solved = cardplay_game_solve(vira, score, progress)
+    if hand_kind(tuple(score))[0] == ELEVEN:
+        from .match import eleven_payoffs
+        from .ranking import match_equity
+
+        pay = eleven_payoffs(match_equity(), tuple(score))
+        return (vira.rank, tuple(score), pay), (
+            vira.rank, solved.policy.average, pay.mao_wins, pay.pe_wins, pay.holder_runs,
+            pay.holder, ELEVEN_MODEL, solved.exploitability)
+    return (vira.rank, (11, 11)), (vira.rank, solved.average, 1.0, 0.0, float("nan"),
+                                   None, ELEVEN_ELEVEN_MODEL, solved.exploitability)
+
+
+def cardplay_game_solve(vira: Card, score: tuple, progress=None):
+    """The solve of :mod:`lab.policy.cardplay` that stands for a mão de onze (an
+    ``ElevenPolicy``) or an 11 x 11 hand (a ``CardplayPolicy``) of ``vira`` at ``score``,
+    with the lab's settings: the one the advice service values, the solver bot plays and
+    the hand explorer plays forward. AdviceError at a normal score."""
     from .policy.cardplay import cardplay_policy, eleven_policy
     from .rules import hand_kind
     from .tables import CARDPLAY_SETTINGS, MATCH_SETTINGS
@@ -812,22 +832,14 @@ def cardplay_solve(vira: Card, score: tuple, progress=None) -> tuple:
     show = sys.stderr.isatty() if progress is None else bool(progress)
     kind, _ = hand_kind(tuple(score))
     if kind == ELEVEN:
-        from .match import eleven_payoffs
         from .ranking import match_equity
 
-        equity = match_equity()
-        pay = eleven_payoffs(equity, tuple(score))
-        solved = eleven_policy(vira.rank, tuple(score),
-                               MATCH_SETTINGS["eleven_target_exploitability"],
-                               equity=equity, progress=show)
-        return (vira.rank, tuple(score), pay), (
-            vira.rank, solved.policy.average, pay.mao_wins, pay.pe_wins, pay.holder_runs,
-            pay.holder, ELEVEN_MODEL, solved.exploitability)
+        return eleven_policy(vira.rank, tuple(score),
+                             MATCH_SETTINGS["eleven_target_exploitability"],
+                             equity=match_equity(), progress=show)
     if kind == ELEVEN_ELEVEN:
-        solved = cardplay_policy(vira.rank, CARDPLAY_SETTINGS["target_exploitability"],
-                                 CARDPLAY_SETTINGS["max_iterations"], progress=show)
-        return (vira.rank, (11, 11)), (vira.rank, solved.average, 1.0, 0.0, float("nan"),
-                                       None, ELEVEN_ELEVEN_MODEL, solved.exploitability)
+        return cardplay_policy(vira.rank, CARDPLAY_SETTINGS["target_exploitability"],
+                               CARDPLAY_SETTINGS["max_iterations"], progress=show)
     raise AdviceError(f"score {score}: a normal hand has no card-play model")
 
 
@@ -1002,4 +1014,4 @@ __all__ = ["Position", "Advice", "AdviceError", "build_position", "advise", "adv
            "prepare", "FullGameModel", "full_game_model", "NodeAdvice", "node_advice",
            "node_position",
            "request", "parse_score", "parse_seat", "parse_tokens", "legal_moves", "outcome",
-           "cardplay_model", "cardplay_solve", "cardplay_scores", "POINTS", "MATCH_WIN"]
+           "cardplay_model", "cardplay_solve", "cardplay_game_solve", "cardplay_scores", "POINTS", "MATCH_WIN"]

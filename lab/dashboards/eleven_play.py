@@ -28,7 +28,8 @@ from typing import Optional
 import numpy as np
 
 from .. import charts
-from ..advice import Advice, advice_for, build_position, cardplay_model
+from ..advice import (Advice, advice_for, build_position, cardplay_game_solve,
+                      cardplay_model)
 from ..cards import Card, level
 from ..classes import deal_weight_matrix, hand_classes
 from ..policy.cardplay import COVERED, CardplayPolicy
@@ -62,25 +63,15 @@ class SolvedHand:
 
 def solved_hand(vira: Card, score: tuple) -> SolvedHand:
     """The solve the advice service values at ``score`` (a mão de onze or 11 x 11), read
-    as a policy: the same settings as :func:`lab.advice.cardplay_solve`, so the same
-    kept solve (the first call in a process loads it and works out its values: about a
-    second once ``lab prepare`` has run)."""
-    from ..policy.cardplay import cardplay_policy, eleven_policy
-    from ..ranking import match_equity
-    from ..tables import CARDPLAY_SETTINGS, MATCH_SETTINGS
-
+    as a policy (:func:`lab.advice.cardplay_game_solve`; the first call in a process
+    loads it and works out its values: about a second once ``lab prepare`` has run)."""
     score = (int(score[0]), int(score[1]))
     kind, _ = hand_kind(score)
     cardplay_model(vira, score)          # the advice service's model of this hand, kept
+    solved = cardplay_game_solve(vira, score, progress=False)
     if kind == ELEVEN:
-        solved = eleven_policy(vira.rank, score, MATCH_SETTINGS["eleven_target_exploitability"],
-                               equity=match_equity())
         return SolvedHand(kind, solved.holder, np.asarray(solved.accept), solved.policy)
-    if kind == ELEVEN_ELEVEN:
-        policy = cardplay_policy(vira.rank, CARDPLAY_SETTINGS["target_exploitability"],
-                                 CARDPLAY_SETTINGS["max_iterations"])
-        return SolvedHand(kind, None, None, policy)
-    raise ValueError(f"{score}: a normal hand, not a mão de onze or 11 x 11")
+    return SolvedHand(kind, None, None, solved)
 
 
 # ------------------------------------------------------------------ the hand
