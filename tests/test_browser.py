@@ -15,7 +15,7 @@ import pytest
 
 from lab.bench.dashboards import (CHART, CHROMIUM_ARGS, READY, VoilaServer, button, chart_src,
                                   chromium_path, dropdown, shutdown_kernel, toggle,
-                                  wait_new_chart, wait_new_text)
+                                  wait_fully_drawn, wait_new_chart, wait_new_text)
 from conftest import in_ci, require_table
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -157,6 +157,7 @@ def test_hand_explorer_plays_a_hand_forward(dashboard):
     require_policy("4")
     page = dashboard("hand_explorer")
     page.wait_for_selector(STRATEGY, timeout=FIRST_RENDER_MS)   # loaded after the page
+    wait_fully_drawn(page)       # the move values in: their redraw is not taken for a move's
     mine = page.locator(STRATEGY).inner_text()
     assert "the strategy plays it" in mine and "play 3♥" in mine
     button(page, "truco!").click()                                # the mão calls truco
