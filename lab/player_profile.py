@@ -193,11 +193,28 @@ def _card_group(action, held, vira) -> str:
 def observations(decision) -> list:
     """``[(spot, move, {move: solver probability} or None)]`` of one graded decision
     (:class:`lab.match_review.Decision`)."""
-    state, advice, action = decision.position.state, decision.advice, decision.action
-    legal, strategy = list(advice.legal), list(advice.strategy)
-    if state.kind == ELEVEN and not state.eleven_decided:
+    state = decision.position.state
+    return observed(state.kind == ELEVEN and not state.eleven_decided, state.pending,
+                    state.value, bool(state.table), state.hands[decision.seat], decision.vira,
+                    list(decision.advice.legal), list(decision.advice.strategy),
+                    decision.action)
+
+
+def observed(deciding_eleven: bool, pending, value: int, card_on_table: bool, held, vira,
+             legal, strategy, action) -> list:
+    """``[(spot, move, {move: solver probability} or None)]`` of the move ``action`` taken
+    where the ``legal`` moves were open and the solver plays ``strategy`` (probabilities in
+    ``legal``'s order; None where the solver has none: each solver probability is None)):
+    a mão de onze to decide (``deciding_eleven``), a raise ``pending`` to answer, else a
+    turn at hand value ``value`` with the cards ``held`` in hand (``card_on_table``: the
+    round's first card is down)."""
+    if strategy is None:
+        return [(spot, move, None) for spot, move, _ in
+                observed(deciding_eleven, pending, value, card_on_table, held, vira, legal,
+                         [0.0] * len(legal), action)]
+    if deciding_eleven:
         return [("mao_de_onze", action.kind, _groups(legal, strategy, lambda a: a.kind))]
-    if state.pending is not None:
+    if pending is not None:
         return [("answer_truco", action.kind, _groups(legal, strategy, lambda a: a.kind))]
     out = []
 
@@ -205,20 +222,19 @@ def observations(decision) -> list:
         return "card" if a.kind in (PLAY, COVER) else a.kind
 
     if any(a.kind == RAISE for a in legal):
-        spot = "open_truco" if state.value == 1 else "raise"
+        spot = "open_truco" if value == 1 else "raise"
         out.append((spot, betting(action), _groups(legal, strategy, betting)))
-    held = state.hands[decision.seat]
     if action.kind in (PLAY, COVER) and len(held) > 1:
-        spot = "lead" if not state.table else "answer_card"
+        spot = "answer_card" if card_on_table else "lead"
         cards = [(a, p) for a, p in zip(legal, strategy) if a.kind in (PLAY, COVER)]
         total = sum(p for _, p in cards)
         solver = None
         if total > 0:
             solver = {}
             for a, p in cards:
-                g = _card_group(a, held, decision.vira)
+                g = _card_group(a, held, vira)
                 solver[g] = solver.get(g, 0.0) + p / total
-        out.append((spot, _card_group(action, held, decision.vira), solver))
+        out.append((spot, _card_group(action, held, vira), solver))
     return out
 
 
@@ -333,6 +349,42 @@ def saved_profile(path) -> Profile | None:
     if isinstance(obj, dict) and str(obj.get("format", "")).startswith("truco-lab/profile/"):
         return from_json(obj, str(path))
     return None
+
+
+class ProfileFolder:
+    """Saved profiles kept in a folder, one per player: ``FOLDER/NAME.profile.json``
+    (:func:`to_json`), written whole and at once (a reader never sees half a file)."""
+
+    SUFFIX = ".profile.json"
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        if self.folder.exists() and not self.folder.is_dir():
+            raise InputError(f"{self.folder}: a file is there; name a folder for the profiles")
+
+    def path(self, player: str) -> Path:
+        if not player or not all(c.isalnum() or c in "-_." for c in player) \
+                or player.startswith("."):
+            raise InputError(f"player {player!r}: a name of letters, digits, '-', '_' and '.'")
+        return self.folder / f"{player}{self.SUFFIX}"
+
+    def load(self, player: str) -> Profile:
+        """The saved profile of ``player``, or an empty one (InputError if the file there is
+        not a profile of his)."""
+        path = self.path(player)
+        if not path.exists():
+            return Profile(player)
+        saved = saved_profile(path)
+        if saved is None or saved.player != player:
+            raise InputError(f"{path}: not a saved profile of {player!r}")
+        return saved
+
+    def save(self, profile: Profile) -> Path:
+        from .store import write_atomic
+
+        path = self.path(profile.player)
+        write_atomic(path, json.dumps(to_json(profile), indent=1) + "\n")
+        return path
 
 
 def build(sources, player, progress=None) -> Profile:
@@ -453,6 +505,6 @@ def profile_text(profile: Profile) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Profile", "Cell", "BUCKETS", "SPOTS", "ACTIONS", "FORMAT", "build", "merge",
+__all__ = ["Profile", "Cell", "ProfileFolder", "observed", "BUCKETS", "SPOTS", "ACTIONS", "FORMAT", "build", "merge",
            "profile_of", "profile_frame", "profile_json", "profile_text", "to_json",
            "from_json", "bucket_of", "wilson", "verdict"]

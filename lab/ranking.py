@@ -57,6 +57,7 @@ from .errors import InputError
 NAME = "bot_ranking"
 UNIFORM = "uniform"
 SOLVER = "solver"
+EXPLOITER = "exploiter"
 DEFAULT_HANDS = 1000
 """Simulated hand pairs per vira and bot (two hands each: the bot as mão, then as pé)."""
 DEFAULT_SEED = 0
@@ -241,10 +242,12 @@ def simulated_ev(bot, solver, vira: Card, pairs: int, seed: int) -> tuple[float,
 
 
 def ranked_bots() -> tuple[str, ...]:
-    """Every bot the ranking knows: the registry of :mod:`lab.sim.bots` and ``uniform``."""
+    """Every bot the ranking knows: the registry of :mod:`lab.sim.bots` but the exploiter
+    (it plays the solver until a match teaches it a habit: hand pairs against the solver
+    would rank the solver twice), and ``uniform``."""
     from .sim.bots import BOT_NAMES
 
-    return tuple(BOT_NAMES) + (UNIFORM,)
+    return tuple(b for b in BOT_NAMES if b != EXPLOITER) + (UNIFORM,)
 
 
 TABULATED = (SOLVER, UNIFORM)

@@ -13,6 +13,11 @@ ADDRESS``).
 (:mod:`lab.match_record`, ``docs/match_records.md``): matches in the order of their
 number (id ``m0``, ``m1`` ...), both seats' cards, each seat named after its bot (``NAME-a``
 and ``NAME-b`` when both bots are the same); with any ``--workers`` or ``--scheduler``.
+
+The ``exploiter`` (:mod:`lab.sim.exploiter`) learns from match to match, so a run with it
+plays here, in order; ``--profiles DIR`` keeps its opponents' profiles between runs and
+``--exploits DIR`` gives it the exploits prepared for them; the output says in how many
+hands it played an exploit and how often it saw its opponent change.
 """
 
 from __future__ import annotations
@@ -97,6 +102,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("--record", default=None, metavar="FILE",
                         help="also write every hand of every match to FILE (.jsonl, one match "
                              f"record line per hand; at most {MAX_RECORDED:,} matches)")
+    parser.add_argument("--profiles", default=None, metavar="DIR",
+                        help="the exploiter keeps each opponent's profile in DIR "
+                             "(NAME.profile.json), read at the start, written after each match")
+    parser.add_argument("--exploits", default=None, metavar="DIR",
+                        help="the exploiter plays the exploits prepared in DIR/OPPONENT "
+                             "(`lab solve lock --out DIR/OPPONENT`) once the opponent's "
+                             "profile shows their habits")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_rule_options(parser)
 
@@ -121,11 +133,20 @@ def run(args) -> int:
             raise InputError(f"--record: at most {MAX_RECORDED:,} matches are recorded in one "
                              f"run (each hand is a line of about 350 bytes), not {matches:,}")
         check_output_file(args.record, "--record", (".jsonl",))
+    learning = "exploiter" in (args.a, args.b)
+    if learning and (workers > 1 or args.scheduler):
+        raise InputError("the exploiter learns from match to match of one run: play it here "
+                         "(--workers 1, no --scheduler)")
+    if (args.profiles or args.exploits) and not learning:
+        raise InputError("--profiles and --exploits are the exploiter's: name it with --a or "
+                         "--b")
+    from ..exploiter import stored_exploiter_bot
     from ..ranking import command_bot  # the solver bot on the stored policies and tables
 
-    bots = [command_bot(name) if name == "solver" else name for name in (args.a, args.b)]
+    bots = [stored_exploiter_bot(args.profiles, args.exploits) if name == "exploiter" else
+            command_bot(name) if name == "solver" else name for name in (args.a, args.b)]
     frame, hands = run_matches(*bots, matches, seed, first=args.first, start=start,
-                               workers=workers, scheduler=args.scheduler,
+                               workers=1 if learning else workers, scheduler=args.scheduler,
                                progress=not args.quiet, rules=rules,
                                record=args.record is not None)
     from ..sim.stats import summary
@@ -138,8 +159,12 @@ def run(args) -> int:
         write_records(args.record, hand_records(hands, args.a, args.b, rules))
     result = {"a": args.a, "b": args.b, "seed": seed, "first": args.first,
               "start": list(start), "rules": {"name": rules.name, **rules.items()}}
-    if "solver" in (args.a, args.b):
+    if "solver" in (args.a, args.b) or learning:
         result["solver_rules"] = DEFAULT_RULES.name
     result.update(summary(frame, start))
+    for name, bot in zip((args.a, args.b), bots):
+        if name == "exploiter":
+            result[f"exploiter_{'a' if bot is bots[0] else 'b'}"] = {
+                "exploit_hands": bot.exploit_hands, "changes_seen": bot.changes}
     print_json(result)
     return 0

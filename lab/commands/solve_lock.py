@@ -11,8 +11,9 @@ equilibrium held with ``--hold``); the
 exploit policy is written to ``DIR`` as a stored policy (``DIR/full_policy``, read with
 ``lab.tables.policies.load_full_policy(V, directory=DIR)``), never into ``data/``. It
 prints the adjustments in words, the exploit's and the equilibrium's gain against the
-model and the exploit's own exploitability (exact, points per hand), as text or
-``--json``.
+model and the exploit's own exploitability (exact, points per hand), and the share of
+hands it is played in to keep what the play gives away under ``--max-exploitability``
+(:func:`lab.exploit.share_within`), as text or ``--json``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ..options import count, nonnegative
 
 
 def add_arguments(parser) -> None:
-    from ..exploit import HOLD, ITERATIONS, LOCKS
+    from ..exploit import HOLD, ITERATIONS, LOCKS, MAX_EXPLOITABILITY
 
     parser.add_argument("--vira", required=True, metavar="V",
                         help="a vira rank or card (its stored points policy is the start)")
@@ -47,6 +48,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--hold", type=nonnegative, default=HOLD, metavar="W",
                         help=f"how hard the re-solve holds the equilibrium (default {HOLD:g}; "
                              "smaller wins more from him and risks more; 0: from scratch)")
+    parser.add_argument("--max-exploitability", type=nonnegative, default=MAX_EXPLOITABILITY,
+                        metavar="B",
+                        help="the most the play may give away, points per hand (default "
+                             f"{MAX_EXPLOITABILITY:g}): the exploit is played in the share "
+                             "of hands that keeps it there, the equilibrium in the others")
     parser.add_argument("--threads", type=count, default=2, metavar="T",
                         help="numba threads (default 2)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -91,7 +97,8 @@ def run(args) -> int:
     out = check_out(Path(args.out))
     policy = load_full_policy(args.vira)
     result = exploit(policy, adjustments, args.iterations, args.lock, args.threads,
-                     progress=False if args.no_progress else None, hold=args.hold)
+                     progress=False if args.no_progress else None, hold=args.hold,
+                     bound=args.max_exploitability)
     save(result, policy, out)
     if args.json:
         print_json({**result.as_json(), "out": str(out)})
@@ -106,5 +113,9 @@ def run(args) -> int:
           f"(the equilibrium: {result.equilibrium_gain:+.4f})")
     print(f"exploitability: {result.exploitability:.4f} points per hand "
           f"(the equilibrium: {result.equilibrium_exploitability:.4f})")
+    print(f"played in {result.share:.0%} of the hands (the equilibrium in the others) to "
+          f"give away at most {result.bound:g}: it wins {result.played_gain:+.4f} points per "
+          f"hand against the model, at most {result.played_exploitability:.4f} can be won "
+          "from it")
     print(f"wrote {out} ({result.seconds:.0f} s)", file=sys.stderr)
     return 0

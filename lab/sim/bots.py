@@ -73,12 +73,30 @@ TWO_OR_BETTER = frozenset(RANKS.index(r) for r in "23")
 
 
 class Bot:
-    """A player: ``act(view, rng)`` returns one of ``view.legal``."""
+    """A player: ``act(view, rng)`` returns one of ``view.legal``.
+
+    A bot that learns from its opponent also hears, from whoever runs the match
+    (:func:`lab.sim.match.play_match`, ``lab play``): ``begin_match(opponent)`` with the
+    opponent's name, ``begin_hand()`` at each deal, ``observe(view, action)`` after each
+    move of the opponent (his view, so his cards: what the record of the hand shows) and
+    ``end_match()``; the fixed bots ignore them."""
 
     name = "bot"
 
     def act(self, view: View, rng: random.Random) -> Action:
         raise NotImplementedError
+
+    def begin_match(self, opponent: str) -> None:
+        """A match against the player named ``opponent`` starts."""
+
+    def begin_hand(self) -> None:
+        """A hand is dealt."""
+
+    def observe(self, view: View, action: Action) -> None:
+        """The opponent took ``action`` at ``view`` (his view)."""
+
+    def end_match(self) -> None:
+        """The match is over."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -316,10 +334,11 @@ STYLE_BOTS = {"maniac": ManiacBot, "station": StationBot, "nit": NitBot, "bluffe
 BOTS = {**RULE_BOTS, **STYLE_BOTS}
 """The fixed bots, by name."""
 
-BOT_NAMES = (*RULE_BOTS, "solver", *STYLE_BOTS)
-"""Bots that can be named on the command line: the fixed bots and ``solver`` (a SolverBot
+BOT_NAMES = (*RULE_BOTS, "solver", "exploiter", *STYLE_BOTS)
+"""Bots that can be named on the command line: the fixed bots, ``solver`` (a SolverBot
 playing the stored full-game policies and the solved mão de onze and 11 x 11,
-:mod:`lab.sim.solver_bot`), the style bots last."""
+:mod:`lab.sim.solver_bot`) and ``exploiter`` (the solver until it knows its opponent's
+habits, then a safe exploit of them: :mod:`lab.sim.exploiter`), the style bots last."""
 
 
 def check_bot_name(name) -> None:
@@ -332,8 +351,8 @@ def make_bot(name) -> Bot:
     """A bot from its name (or the bot itself); ValueError naming the choices otherwise."""
     if isinstance(name, Bot):
         return name
-    if name == "solver":
-        raise InputError("the solver bot plays the stored policies and tables: build it with "
-                         "lab.ranking.command_bot('solver')")
+    if name in ("solver", "exploiter"):
+        raise InputError(f"the {name} bot plays the stored policies and tables: build it "
+                         f"with lab.ranking.command_bot({name!r})")
     check_bot_name(name)
     return BOTS[name]()

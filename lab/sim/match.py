@@ -65,16 +65,22 @@ def play_match(bot_a: Bot, bot_b: Bot, seed: int, pair: int, mirror: bool,
         first_mao = a_player if first == "a" else 1 - a_player
     match = MatchState((scores[0], scores[1]), first_mao, rules=rules)
     scoreless = 0
+    for player in (0, 1):
+        bots[player].begin_match(bots[1 - player].name)
     while not match.over:
         cards = deals.sample(DECK, 7)
         player_cards = (cards[1:4], cards[4:7])
         mao = match.mao
         table = Table(match.deal(cards[0], player_cards[mao], player_cards[1 - mao]))
+        for bot in bots:
+            bot.begin_hand()
         while not table.over:
             seat = table.state.to_act
             player = mao if seat == 0 else 1 - mao
             view = table.view(seat)
-            table.apply(decide(bots[player], view, rngs[player]))
+            action = decide(bots[player], view, rngs[player])
+            table.apply(action)
+            bots[1 - player].observe(view, action)
         hand = table.state
         scoreless += hand.winner is None
         if hand_rows is not None:
@@ -99,6 +105,8 @@ def play_match(bot_a: Bot, bot_b: Bot, seed: int, pair: int, mirror: bool,
                 })
             hand_rows.append(row)
         match = match.after(hand)
+    for bot in bots:
+        bot.end_match()
     return {
         "match": 2 * pair + int(mirror), "pair": pair, "mirror": mirror,
         "a_first_mao": first_mao == a_player,
