@@ -318,3 +318,23 @@ def test_at_a_blind_eleven_eleven_you_play_unseen_cards_by_number():
                                                                    "  2)", "  3)"))]
     assert not any(card in line for line in shown for card in ("6c", "7c", "Qc"))
     assert "won the hand: 3 points (on the cards)" in out and after.over
+
+
+def test_the_exploiter_learns_you_and_keeps_your_profile(tmp_path):
+    import json
+
+    folder = tmp_path / "profiles"
+    answers = "1\n" * 400
+    code, out, err = play(answers, "--bot", "exploiter", "--seed", "5", "--name", "ana",
+                          "--profiles", str(folder))
+    assert code == 0, err
+    assert "until your profile (0 hands of you known)" in out
+    saved = json.loads((folder / "ana.profile.json").read_text())
+    assert saved["player"] == "ana" and saved["hands"] == out.count("--- hand ")
+    assert saved["cells"] and all(c["decisions"] > 0 for c in saved["cells"])
+    code, out, err = play(answers, "--bot", "exploiter", "--seed", "6", "--name", "ana",
+                          "--profiles", str(folder))
+    assert code == 0 and f"({saved['hands']} hands of you known)" in out
+    code, out, err = play("", "--bot", "cautious", "--profiles", str(folder))
+    assert code == 2 and err.strip().splitlines() == [
+        "error: --profiles and --exploits are the exploiter's: play --bot exploiter"]

@@ -22,6 +22,7 @@ BENCHES = {
     "advise": "lab.bench.advise:main",
     "match-play": "lab.bench.match_play:main",
     "review": "lab.bench.review:main",
+    "exploit": "lab.bench.exploit:main",
 }
 """Benchmark target -> ``module:function`` running it."""
 

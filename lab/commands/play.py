@@ -84,6 +84,12 @@ def add_arguments(parser) -> None:
                              "~/.local/share/truco-lab/history/)")
     parser.add_argument("--name", default="you", metavar="NAME",
                         help="your name in the saved match (default: you)")
+    parser.add_argument("--profiles", default=None, metavar="DIR",
+                        help="the exploiter keeps your profile in DIR/NAME.profile.json "
+                             "between matches (default: for this match only)")
+    parser.add_argument("--exploits", default=None, metavar="DIR",
+                        help="the exploiter plays the exploits prepared for you in "
+                             "DIR/NAME (`lab solve lock --profile ... --out DIR/NAME`)")
     add_rule_options(parser)
 
 
@@ -447,6 +453,7 @@ def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_
     history = []  # (seat, action) with the cards each covered: what the coach replays
     if coach is not None:
         coach.new_hand()
+    bot.begin_hand()
     while not table.over:
         seat = table.state.to_act
         if seat == you_seat:
@@ -456,8 +463,10 @@ def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_
             advice = None
             if coach is not None and hint:
                 advice = coach.before(yours, seat, before, history)
+            view = table.view(seat)
             action = choose(term, before)
             table.apply(action)
+            bot.observe(view, action)
             term.say(f"you: {shown(table.history[-1][1], hand_vira)}")
             if coach is not None:
                 coach.after(number, yours, seat, before, history, action, advice)
@@ -483,10 +492,14 @@ def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_
 
 def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str,
                coach: bool = False, rules: RuleSet = DEFAULT_RULES, hint: bool = False,
-               saver: Saver | None = None) -> int:
+               saver: Saver | None = None, you: str = "you", profiles=None,
+               exploits=None) -> int:
+    from ..exploiter import stored_exploiter_bot
     from ..ranking import command_bot  # the solver bot on the stored policies and tables
 
-    bot = command_bot(bot_name)
+    bot = stored_exploiter_bot(profiles, exploits) if bot_name == "exploiter" else \
+        command_bot(bot_name)
+    bot.begin_match(you)
     deals = random.Random(stream_seed(seed, 0, 0))
     bot_rng = random.Random(stream_seed(seed, 0, 1))
     if first == "random":
@@ -500,9 +513,15 @@ def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str
     if rules != DEFAULT_RULES:
         term.say(f"House rules: {rules.name} ("
                  + ", ".join(f"{k}={v}" for k, v in rules.items().items()) + ").")
-    if bot_name == "solver":
+    if bot_name in ("solver", "exploiter"):
         term.say(f"The {SOLVER_DESCRIPTION}. It loads each vira's policy the first time it "
                  "meets it, and solves mão de onze and 11 x 11 card play (a few seconds).")
+    if bot_name == "exploiter":
+        known = bot.profile.hands
+        term.say(f"The exploiter plays like the solver until your profile ({known} hands of "
+                 f"you known{'' if profiles else ', kept for this match only'}) shows the "
+                 "habits of an exploit prepared for you"
+                 f"{'' if exploits else ' (none given: --exploits DIR)'}.")
     term.say("Answer with a move's number or its token (4c, cover:4c, truco, accept, run, "
              "surrender).")
     if coach:
@@ -514,6 +533,7 @@ def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str
     while not match.over:
         match = play_hand(term, match, deals, bot, bot_rng, number, teacher, hint, saver)
         number += 1
+    bot.end_match()
     if saver is not None:
         saver.say_where(term)
     winner = "You win" if match.winner == YOU else "The bot wins"
@@ -527,6 +547,9 @@ def play_match(term: Terminal, bot_name: str, seed: int, target: int, first: str
 
 def run(args, stdin=None, stdout=None) -> int:
     check_bot_name(args.bot)  # a bad name is an error line before anything is printed
+    if args.bot != "exploiter" and (getattr(args, "profiles", None)
+                                    or getattr(args, "exploits", None)):
+        raise InputError("--profiles and --exploits are the exploiter's: play --bot exploiter")
     if not 1 <= args.target <= TARGET:
         raise InputError(f"--target {args.target}: the target must be 1..{TARGET} points")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
@@ -554,7 +577,8 @@ def run(args, stdin=None, stdout=None) -> int:
     term = Terminal(stdin, stdout)
     try:
         return play_match(term, args.bot, seed, args.target, args.first, coach, rules, hint,
-                          saver)
+                          saver, name, getattr(args, "profiles", None),
+                          getattr(args, "exploits", None))
     except Quit as exc:
         term.say("")
         saver.say_where(term)

@@ -1,4 +1,4 @@
-"""Exploit a known opponent: ``lab solve lock --vira V (--profile FILE | --adjust ...)
+"""Exploit a known opponent: ``lab solve lock --vira V|all (--profile FILE | --adjust ...)
 --out DIR``.
 
 The opponent's habits come from a saved profile (``lab profile FILE --player NAME --save
@@ -29,7 +29,10 @@ def add_arguments(parser) -> None:
     from ..exploit import HOLD, ITERATIONS, LOCKS, MAX_EXPLOITABILITY
 
     parser.add_argument("--vira", required=True, metavar="V",
-                        help="a vira rank or card (its stored points policy is the start)")
+                        help="a vira rank or card (its stored points policy is the start), "
+                             "or all: every stored vira in turn, keeping those solved "
+                             "before with the same habits and settings (a stopped run "
+                             "resumes)")
     habits = parser.add_mutually_exclusive_group(required=True)
     habits.add_argument("--profile", metavar="FILE",
                         help="a profile saved by `lab profile --save` (its cells whose "
@@ -89,20 +92,57 @@ def check_out(out: Path) -> Path:
     return out
 
 
+def solved_before(out: Path, vira: str, adjustments, args) -> bool:
+    """Whether ``out`` already holds ``vira``'s exploit of these habits with these settings,
+    from the vira's stored equilibrium as it is now (a run of ``--vira all`` resumes)."""
+    from ..tables import TableError
+    from ..tables.policies import policy_info
+
+    try:
+        done, base = policy_info(vira, out), policy_info(vira)
+    except TableError:
+        return False
+    settings = ("lock", "hold", "iterations", "max_exploitability")
+    return (done.get("exploit_of") == base.get("sha256")
+            and done.get("adjustments") == [a.token() for a in adjustments]
+            and (not adjustments     # no habit: the equilibrium, whatever the settings
+                 or all(done.get(k) == getattr(args, k) for k in settings)))
+
+
 def run(args) -> int:
-    from ..exploit import exploit, save
-    from ..tables.policies import load_full_policy
+    from ..tables.policies import stored_viras
 
     adjustments = habits(args)
     out = check_out(Path(args.out))
-    policy = load_full_policy(args.vira)
+    if args.vira != "all":
+        result = solve_one(args.vira, adjustments, out, args)
+        if args.json:
+            print_json({**result.as_json(), "out": str(out)})
+        return 0
+    done = []
+    for vira in stored_viras():
+        if solved_before(out, vira, adjustments, args):
+            print(f"vira {vira}: solved before with these habits and settings; kept",
+                  file=sys.stderr)
+            continue
+        done.append(solve_one(vira, adjustments, out, args).as_json())
+    if args.json:
+        print_json({"out": str(out), "viras": done})
+    return 0
+
+
+def solve_one(vira, adjustments, out: Path, args):
+    """Solve and write one vira's exploit; say what it found (unless ``--json``)."""
+    from ..exploit import exploit, save
+    from ..tables.policies import load_full_policy
+
+    policy = load_full_policy(vira)
     result = exploit(policy, adjustments, args.iterations, args.lock, args.threads,
                      progress=False if args.no_progress else None, hold=args.hold,
                      bound=args.max_exploitability)
     save(result, policy, out)
     if args.json:
-        print_json({**result.as_json(), "out": str(out)})
-        return 0
+        return result
     print(f"vira {result.vira}, {len(adjustments)} habit(s) locked ({result.lock}):")
     for adj in adjustments:
         print(f"  {adj.words()}")
@@ -118,4 +158,4 @@ def run(args) -> int:
           f"hand against the model, at most {result.played_exploitability:.4f} can be won "
           "from it")
     print(f"wrote {out} ({result.seconds:.0f} s)", file=sys.stderr)
-    return 0
+    return result
