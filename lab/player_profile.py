@@ -351,6 +351,15 @@ def saved_profile(path) -> Profile | None:
     return None
 
 
+def file_name(player: str) -> str:
+    """``player`` as the start of a file or folder name: itself when made of letters,
+    digits, ``-``, ``_`` and ``.`` (not first); InputError otherwise."""
+    if not player or not all(c.isalnum() or c in "-_." for c in player) \
+            or player.startswith("."):
+        raise InputError(f"player {player!r}: a name of letters, digits, '-', '_' and '.'")
+    return player
+
+
 class ProfileFolder:
     """Saved profiles kept in a folder, one per player: ``FOLDER/NAME.profile.json``
     (:func:`to_json`), written whole and at once (a reader never sees half a file)."""
@@ -363,10 +372,7 @@ class ProfileFolder:
             raise InputError(f"{self.folder}: a file is there; name a folder for the profiles")
 
     def path(self, player: str) -> Path:
-        if not player or not all(c.isalnum() or c in "-_." for c in player) \
-                or player.startswith("."):
-            raise InputError(f"player {player!r}: a name of letters, digits, '-', '_' and '.'")
-        return self.folder / f"{player}{self.SUFFIX}"
+        return self.folder / f"{file_name(player)}{self.SUFFIX}"
 
     def load(self, player: str) -> Profile:
         """The saved profile of ``player``, or an empty one (InputError if the file there is
