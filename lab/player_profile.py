@@ -511,6 +511,7 @@ def profile_text(profile: Profile) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Profile", "Cell", "ProfileFolder", "observed", "BUCKETS", "SPOTS", "ACTIONS", "FORMAT", "build", "merge",
+__all__ = ["Profile", "Cell", "ProfileFolder", "observed", "file_name", "BUCKETS", "SPOTS",
+           "ACTIONS", "FORMAT", "build", "merge",
            "profile_of", "profile_frame", "profile_json", "profile_text", "to_json",
            "from_json", "bucket_of", "wilson", "verdict"]

@@ -157,5 +157,7 @@ def solve_one(vira, adjustments, out: Path, args):
           f"give away at most {result.bound:g}: it wins {result.played_gain:+.4f} points per "
           f"hand against the model, at most {result.played_exploitability:.4f} can be won "
           "from it")
-    print(f"wrote {out} ({result.seconds:.0f} s)", file=sys.stderr)
+    spent = ", ".join(f"{k} {v:.0f} s" for k, v in result.phases.items())
+    print(f"wrote {out} ({result.seconds:.0f} s{': ' + spent if spent else ''})",
+          file=sys.stderr)
     return result
