@@ -140,16 +140,19 @@ def shift(q: np.ndarray, table: SlotTable, chosen: np.ndarray, target: np.ndarra
     "run") from its other slots, each side in proportion to what it holds (evenly where
     it holds nothing); a negative ``by`` moves play away from the target. Never more than
     the giving side holds. In stored bytes: each decision still sums to :data:`QUANT`, an
-    all-zero (uniform) decision first made explicit. Other slots are left as they are."""
+    all-zero (uniform) decision first made explicit. Other slots are left as they are.
+    ``chosen`` holds whole decisions, as :func:`choose` gives them (and keeps them under
+    any filter that is the same for every slot of a decision)."""
     q = np.asarray(q, dtype=np.uint8)
-    group = table.first
-    mark = np.zeros(len(q), dtype=bool)
-    mark[group[chosen]] = True                       # the chosen decisions' first slots
-    slots = np.flatnonzero(mark[group])
+    slots = np.flatnonzero(chosen)
     if not len(slots) or by == 0:
         return q.copy()
-    g = (np.cumsum(mark) - 1)[group[slots]]          # each slot's decision, numbered
-    n = int(mark.sum())
+    first = table.first[slots]
+    firsts = slots[first == slots]                   # each decision's first slot, in order
+    n = len(firsts)
+    number = np.empty(len(q), dtype=np.int64)        # read only at the decisions' firsts
+    number[firsts] = np.arange(n)
+    g = number[first]                                # each slot's decision, numbered
     width = np.bincount(g, minlength=n).astype(np.float64)
     raw = q[slots].astype(np.float64)
     total = np.bincount(g, raw, minlength=n)
