@@ -204,7 +204,7 @@ def observed(deciding_eleven: bool, pending, value: int, card_on_table: bool, he
              legal, strategy, action) -> list:
     """``[(spot, move, {move: solver probability} or None)]`` of the move ``action`` taken
     where the ``legal`` moves were open and the solver plays ``strategy`` (probabilities in
-    ``legal``'s order; None where the solver has none: each solver probability is None)):
+    ``legal``'s order; None where the solver has none, and each solver probability is None):
     a mão de onze to decide (``deciding_eleven``), a raise ``pending`` to answer, else a
     turn at hand value ``value`` with the cards ``held`` in hand (``card_on_table``: the
     round's first card is down)."""

@@ -14,7 +14,7 @@ ADDRESS``).
 number (id ``m0``, ``m1`` ...), both seats' cards, each seat named after its bot (``NAME-a``
 and ``NAME-b`` when both bots are the same); with any ``--workers`` or ``--scheduler``.
 
-The ``exploiter`` (:mod:`lab.sim.exploiter`) learns from match to match, so a run with it
+The ``exploiter`` (:mod:`lab.exploiter`) learns from match to match, so a run with it
 plays here, in order; ``--profiles DIR`` keeps its opponents' profiles between runs and
 ``--exploits DIR`` gives it the exploits prepared for them; the output says in how many
 hands it played an exploit and how often it saw its opponent change.

@@ -338,7 +338,7 @@ BOT_NAMES = (*RULE_BOTS, "solver", "exploiter", *STYLE_BOTS)
 """Bots that can be named on the command line: the fixed bots, ``solver`` (a SolverBot
 playing the stored full-game policies and the solved mão de onze and 11 x 11,
 :mod:`lab.sim.solver_bot`) and ``exploiter`` (the solver until it knows its opponent's
-habits, then a safe exploit of them: :mod:`lab.sim.exploiter`), the style bots last."""
+habits, then a safe exploit of them: :mod:`lab.exploiter`), the style bots last."""
 
 
 def check_bot_name(name) -> None:
@@ -352,7 +352,9 @@ def make_bot(name) -> Bot:
     if isinstance(name, Bot):
         return name
     if name in ("solver", "exploiter"):
+        build = ("lab.ranking.command_bot('solver')" if name == "solver" else
+                 "lab.exploiter.stored_exploiter_bot()")
         raise InputError(f"the {name} bot plays the stored policies and tables: build it "
-                         f"with lab.ranking.command_bot({name!r})")
+                         f"with {build}")
     check_bot_name(name)
     return BOTS[name]()
