@@ -80,18 +80,18 @@ def test_equity_by_vira_redraws_in_the_browser(dashboard):
     toggle(page, "pé").click()
     wait_new_chart(page, after)
     assert chart_src(page) not in (before, after)
-    assert page.get_by_text("exploitability", exact=False).first.is_visible()
+    expect(page.get_by_text("exploitability", exact=False).first).to_be_visible()
     screenshot(page, "equity_by_vira")
 
 
 def test_hand_explorer_redraws_and_explains_an_impossible_pick(dashboard):
     require_table("cardplay")
     page = dashboard("hand_explorer")
-    assert page.get_by_text("zap 3 K", exact=False).first.is_visible()
+    expect(page.get_by_text("zap 3 K", exact=False).first).to_be_visible()
     before = chart_src(page)
     dropdown(page, "card 2").select_option("A♠")
     wait_new_chart(page, before)
-    assert page.get_by_text("zap A K", exact=False).first.is_visible()
+    expect(page.get_by_text("zap A K", exact=False).first).to_be_visible()
     dropdown(page, "card 3").select_option("4♣")           # the vira
     error = page.locator(".lab-pick-error")
     error.wait_for(timeout=10_000)
@@ -115,7 +115,7 @@ def test_match_equity_dashboard_in_the_browser(dashboard):
     equity = chart_src(page)
     toggle(page, "points play's leak").click()                  # the 11 x 11 leak map
     wait_new_chart(page, equity)
-    assert page.get_by_text("re-solve of vira 4", exact=False).first.is_visible()
+    expect(page.get_by_text("re-solve of vira 4", exact=False).first).to_be_visible()
     screenshot(page, "match_equity_leak")
 
 
@@ -184,15 +184,16 @@ def test_hand_explorer_plays_a_hand_forward(dashboard):
 def test_strategy_explorer_dashboard_in_the_browser(dashboard):
     require_policy("4")
     page = dashboard("strategy_explorer")
-    assert page.get_by_text("Round 1: the mão leads the round", exact=False).first.is_visible()
+    opening = page.get_by_text("Round 1: the mão leads the round", exact=False).first
+    expect(opening).to_be_visible()
     before = chart_src(page)
     dropdown(page, "situation").select_option("the pé answers the mão's opening truco")
     wait_new_chart(page, before)
-    assert page.get_by_text("the pé answers a truco", exact=False).first.is_visible()
+    expect(page.get_by_text("the pé answers a truco", exact=False).first).to_be_visible()
     after = chart_src(page)
     button(page, "accepts").click()                               # walk one move on
     wait_new_chart(page, after)
-    assert page.get_by_text("the hand is worth 3", exact=False).first.is_visible()
+    expect(page.get_by_text("the hand is worth 3", exact=False).first).to_be_visible()
     screenshot(page, "strategy_explorer")
 
 
@@ -211,7 +212,7 @@ def test_landing_page_links_every_dashboard(page, voila):
     hrefs = {links.nth(i).get_attribute("href") for i in range(links.count())}
     dashboards = {p.name for p in voila.notebooks.glob("*.ipynb")} - {"index.ipynb"}
     assert hrefs == dashboards
-    assert page.get_by_text("match-win probability", exact=False).first.is_visible()
+    expect(page.get_by_text("match-win probability", exact=False).first).to_be_visible()
     assert no_horizontal_overflow(page)
     screenshot(page, "landing")
     shutdown_kernel(page)

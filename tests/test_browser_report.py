@@ -8,6 +8,8 @@ import re
 import pytest
 
 from lab import strategy_report as sr
+from playwright.sync_api import expect
+
 from lab.bench.dashboards import CHART, chart_src, dropdown, wait_new_chart
 from test_browser import (browser_context_args, browser_type_launch_args,  # noqa: F401
                           dashboard, no_horizontal_overflow, screenshot, voila)
@@ -23,6 +25,9 @@ def test_strategy_report_redraws_and_fits_at_1300_and_412_px(dashboard):
     dropdown(page, "vira").select_option("vira 4")
     wait_new_chart(page, before)
     page.get_by_text("the pé runs from the other side's truco, round 2").first.wait_for()
+    # the link is its own widget: wait for it to change too, not only the chart
+    expect(page.locator("a.lab-report-csv")).to_have_attribute(
+        "download", "strategy_report_4.csv")
     href = page.locator("a.lab-report-csv").get_attribute("href")
     text = base64.b64decode(re.search(r"base64,(.*)$", href).group(1)).decode()
     shown = sr.read_csv(text)

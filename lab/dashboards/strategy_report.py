@@ -140,9 +140,9 @@ class StrategyReport(W.VBox):
         self.note.value = ("<p><small>Exact frequencies of the solved points play (every "
                            "line weighted by the deal and both players' play); a rate is "
                            "given with how often its situation arises.</small></p>")
-        show_png(self.image, data)
         self.link.value = link
         self.table.value = table
+        show_png(self.image, data)   # the chart last: once it changes, the rest is new
 
 
 def strategy_report_page() -> StrategyReport:
