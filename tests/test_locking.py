@@ -9,7 +9,8 @@ kernels but the policy's lookups).
 - Locked at its own equilibrium, a seat leaves the other's value where it was, within the
   policy's exploitability.
 - Play shifted toward running, or away from raising, moves each chosen decision's
-  probability as asked.
+  probability as asked; a whole answer reshaped (run up, re-raise up, accept down) moves
+  each move as asked where it fits and keeps each decision a distribution.
 """
 
 import numpy as np
@@ -97,6 +98,35 @@ def test_shifting_answers_toward_running(toy):
         assert after.sum() == 255
         want = min(1.0, before[1] + 0.3)
         assert after[1] / 255 == pytest.approx(want, abs=1.5 / 255)
+
+
+def test_reshaping_a_whole_answer(toy):
+    """Run +0.3, re-raise +0.1, accept -0.4 at every answer of the pé: where the moves fit
+    (accept held 0.4 or more, run and re-raise not past 1) each moves by exactly its
+    shift; elsewhere the clipped moves are scaled back to a distribution."""
+    from lab.solver.fullgame.locking import ACCEPT, ANSWER, RERAISE, RUN, choose, reshape
+
+    policy, table, _ = toy
+    chosen = choose(table, policy.tree, 1, kinds=(ANSWER,))
+    by = {ACCEPT: -0.4, RUN: 0.3, RERAISE: 0.1}
+    moved = reshape(policy.q, table, chosen, [table.answer == a for a in by], list(by.values()))
+    assert (moved[~chosen] == policy.q[~chosen]).all()
+    fitted = clipped = 0
+    for first in np.unique(table.first[chosen]):
+        width = 3 if (table.first == first).sum() == 3 else 2
+        before = policy.q[first:first + width].astype(float)
+        before = before / before.sum() if before.sum() else np.full(width, 1 / width)
+        after = moved[first:first + width].astype(float)
+        assert after.sum() == 255
+        want = np.array([before[a] + by[a] for a in range(width)])
+        if (want >= 0).all() and want.sum() == pytest.approx(1.0):
+            fitted += 1
+            assert after / 255 == pytest.approx(want, abs=1.5 / 255)
+        else:
+            clipped += 1
+            want = np.clip(want, 0, 1)
+            assert after / 255 == pytest.approx(want / want.sum(), abs=1.5 / 255)
+    assert fitted and clipped
 
 
 @pytest.mark.parametrize("strategy", ["uniform", "runs more"])

@@ -143,9 +143,22 @@ def shift(q: np.ndarray, table: SlotTable, chosen: np.ndarray, target: np.ndarra
     all-zero (uniform) decision first made explicit. Other slots are left as they are.
     ``chosen`` holds whole decisions, as :func:`choose` gives them (and keeps them under
     any filter that is the same for every slot of a decision)."""
+    return reshape(q, table, chosen, [target], [by])
+
+
+def reshape(q: np.ndarray, table: SlotTable, chosen: np.ndarray, targets, by) -> np.ndarray:
+    """``q`` with each chosen decision's play of move ``k`` (its ``targets[k]`` slots:
+    bools per stored slot, the moves disjoint) moved by ``by[k]`` (a probability, -1 to
+    1), clipped to [0, 1]; the decision's slots of no named move give or take the rest,
+    in proportion to what they hold, and where they cannot (none there, or the named moves
+    past one) the named moves are scaled to sum to one. Within a move its slots share in
+    proportion to what they hold (evenly where it holds nothing). A move a decision lacks
+    is not played there; a decision with none of the moves is left as it is. One move
+    named is :func:`shift`. In stored bytes, as :func:`shift` (``chosen`` holds whole
+    decisions)."""
     q = np.asarray(q, dtype=np.uint8)
     slots = np.flatnonzero(chosen)
-    if not len(slots) or by == 0:
+    if not len(slots) or not any(by):
         return q.copy()
     first = table.first[slots]
     firsts = slots[first == slots]                   # each decision's first slot, in order
@@ -157,17 +170,34 @@ def shift(q: np.ndarray, table: SlotTable, chosen: np.ndarray, target: np.ndarra
     raw = q[slots].astype(np.float64)
     total = np.bincount(g, raw, minlength=n)
     p = np.where(total[g] > 0, raw / np.where(total[g] > 0, total[g], 1.0), 1.0 / width[g])
-    hit = target[slots]
-    n_hit = np.bincount(g, hit.astype(np.float64), minlength=n)
-    held = np.bincount(g, np.where(hit, p, 0.0), minlength=n)
-    moved = np.clip(float(by), -held, 1.0 - held) * (n_hit > 0) * (n_hit < width)
-    new_held = held + moved
-    share_in = np.where(held[g] > 0, p / np.where(held[g] > 0, held[g], 1.0),
-                        1.0 / np.maximum(n_hit[g], 1))
-    rest = 1.0 - held
-    share_out = np.where(rest[g] > 0, p / np.where(rest[g] > 0, rest[g], 1.0),
-                         1.0 / np.maximum(width[g] - n_hit[g], 1))
-    p = np.where(hit, share_in * new_held[g], share_out * (1.0 - new_held[g]))
+    move = np.full(len(slots), -1, dtype=np.int64)   # each slot's named move, -1: none
+    for k, target in enumerate(targets):
+        move[target[slots] & (move < 0)] = k
+    share = np.zeros(len(slots))                     # each slot's share of its move
+    new = np.zeros((len(targets), n))                # each move's new probability
+    held_named = np.zeros(n)
+    for k, step in enumerate(by):
+        hit = move == k
+        n_hit = np.bincount(g, hit.astype(np.float64), minlength=n)
+        held = np.bincount(g, np.where(hit, p, 0.0), minlength=n)
+        held_named += held
+        share = np.where(hit, np.where(held[g] > 0, p / np.where(held[g] > 0, held[g], 1.0),
+                                       1.0 / np.maximum(n_hit[g], 1)), share)
+        new[k] = np.where(n_hit > 0, np.clip(held + float(step), 0.0, 1.0), 0.0)
+    rest = move < 0
+    n_rest = np.bincount(g, rest.astype(np.float64), minlength=n)
+    held = 1.0 - held_named
+    share = np.where(rest, np.where(held[g] > 0, p / np.where(held[g] > 0, held[g], 1.0),
+                                    1.0 / np.maximum(n_rest[g], 1)), share)
+    named = new.sum(axis=0)
+    fits = (n_rest > 0) & (named <= 1.0)             # the rest takes up the difference
+    left = np.where(fits, 1.0 - named, 0.0)
+    scale = np.where(fits | (named <= 0), 1.0, 1.0 / np.where(named > 0, named, 1.0))
+    # a decision with a named move changes, unless its named moves, all it has, fell to 0
+    changed = (n_rest < width) & ((named > 0) | (n_rest > 0))
+    out_p = np.where(rest, share * left[g],
+                     share * new[np.maximum(move, 0), g] * scale[g])
+    p = np.where(changed[g], out_p, p)
     out = q.copy()
     out[slots] = _bytes(p, g, n)
     return out
