@@ -26,7 +26,7 @@ LAYERS = (
     ("tables", ("lab.tables",)),
     ("analysis", ("lab.advice", "lab.advice_text", "lab.hand_summary", "lab.ranking",
                   "lab.match_review", "lab.player_profile", "lab.strategy_report",
-                  "lab.exploit", "lab.exploiter")),
+                  "lab.exploit", "lab.exploiter", "lab.exploit_report")),
     ("charts and dashboards", ("lab.charts", "lab.widgets", "lab.dashboards")),
     ("commands and the public API", ("lab.cli", "lab.commands", "lab.bench", "lab.api",
                                      "lab.__main__", "lab")),

@@ -62,7 +62,7 @@ def html_text(nb) -> str:
 
 def test_every_notebook_says_what_it_is_first():
     names = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
-    assert names == ["equity_by_vira", "hand_explorer", "house_rules", "index",
+    assert names == ["equity_by_vira", "exploit", "hand_explorer", "house_rules", "index",
                      "match_equity", "review", "strategy_explorer", "strategy_report", "tour"]
     for name in names:
         nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
@@ -214,6 +214,29 @@ def test_strategy_report_without_its_table_says_how_to_build_it(tmp_path):
     text = html_text(nb)
     assert "table missing" in text and "lab report --write" in text
     assert not any(pngs(nb))   # no chart drawn
+
+
+def test_exploit_dashboard_draws_the_stored_exploit():
+    require_table("exploit_summary")
+    require_table("exploit_report")
+    from lab.exploit import MAX_EXPLOITABILITY
+    from lab.exploit_report import exploit_summary, played
+
+    summary = exploit_summary()
+    first = sorted(summary["opponent"].unique())[0]
+    at = played(summary[summary["opponent"] == first], MAX_EXPLOITABILITY)
+    nb = execute("exploit")
+    text = html.unescape(html_text(nb))
+    assert len(pngs(nb)) == 2          # the frontier and the change of play
+    assert f"the play wins <b>{at['gain']:+.3f}</b> points per hand" in text
+    assert "his habits, as locked" in text and "table missing" not in text
+
+
+def test_exploit_dashboard_without_its_tables_says_how_to_build_them(tmp_path):
+    nb = execute("exploit", LAB_DATA_DIR=str(tmp_path))
+    text = html_text(nb)
+    assert "table missing" in text and "lab report --exploits DIR --write" in text
+    assert not any(pngs(nb))
 
 
 def test_the_tour_runs_on_the_public_api_and_draws_its_charts():

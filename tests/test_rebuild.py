@@ -94,7 +94,7 @@ def test_a_stale_full_game_table_makes_everything_built_on_it_due(copy):
     manifest.write_text(json.dumps(data))
     rows = {r["step"]: r for r in plan(copy)}
     assert due_steps(copy) == ["full", "full_policy", "match", "score", "match_play",
-                               "score_policy", "whatif", "ranking", "report"]
+                               "score_policy", "whatif", "ranking", "report", "exploit"]
     assert "full_summary" in rows["full"]["why"] and "stale" in rows["full"]["why"]
     assert "full" in rows["full_policy"]["why"]
 
@@ -106,7 +106,7 @@ def test_a_points_policy_built_from_another_solve_is_due(copy):
     manifest = json.loads((copy / "full_policy.json").read_text())
     manifest["viras"]["Q"]["iterations"] += 10
     (copy / "full_policy.json").write_text(json.dumps(manifest))
-    assert due_steps(copy) == ["full_policy", "score_policy", "ranking", "report"]
+    assert due_steps(copy) == ["full_policy", "score_policy", "ranking", "report", "exploit"]
     assert why_due(step_of("full_policy"), copy).startswith(
         "vira Q's points policy was built from another solve")
 
@@ -147,6 +147,27 @@ def test_a_ranking_of_another_policy_is_due(copy):
     assert why_due(step_of("ranking"), copy) == (
         f"table 'bot_ranking': vira {ranked[0]} was ranked against another points policy "
         "than the one stored now")
+
+
+def test_exploits_of_another_policy_are_due_and_replay_their_opponents(bundled, copy):
+    """The exploit tables are due once a vira's points policy changed since its exploits
+    were solved; their commands play each held style bot again, profile him, solve his
+    exploits and report them."""
+    import pandas as pd
+
+    manifest = json.loads((copy / "exploit_summary.json").read_text())
+    manifest["viras"]["K"]["policy_sha256"] = "0" * 16
+    (copy / "exploit_summary.json").write_text(json.dumps(manifest))
+    assert due_steps(copy) == ["exploit"]
+    assert why_due(step_of("exploit"), copy) == (
+        "table 'exploit_summary': vira K was exploited from another points policy than the "
+        "one stored now")
+    held = sorted(set(pd.read_parquet(bundled / "exploit_summary.parquet")["opponent"]))
+    commands = step_commands(step_of("exploit"), bundled)
+    assert [c[2] for c in commands if c[0] == "simulate"] == held
+    assert [c[c.index("--out") + 1] for c in commands if c[:2] == ["solve", "lock"]] == [
+        f".cache/exploits/{name}" for name in held]
+    assert commands[-1] == ["report", "--write", "--exploits", ".cache/exploits"]
 
 
 def test_a_report_of_another_policy_or_lacking_a_vira_is_due(copy):

@@ -39,8 +39,8 @@ from ..options import integer
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 """The dashboards' folder (the repository's ``notebooks/``)."""
 
-DASHBOARDS = ("equity_by_vira", "hand_explorer", "house_rules", "match_equity", "review",
-              "strategy_explorer", "strategy_report")
+DASHBOARDS = ("equity_by_vira", "exploit", "hand_explorer", "house_rules", "match_equity",
+              "review", "strategy_explorer", "strategy_report")
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
@@ -236,6 +236,9 @@ CHANGES = {
         ("pé's points: 9 (the score-aware strategy at 10-9)", choose("pé's points", "9")),
     ],
     "strategy_report": [
+        ("vira: 4", choose("vira", "vira 4")),
+    ],
+    "exploit": [
         ("vira: 4", choose("vira", "vira 4")),
     ],
 }

@@ -13,6 +13,7 @@ ADDRESS``).
 (:mod:`lab.match_record`, ``docs/match_records.md``): matches in the order of their
 number (id ``m0``, ``m1`` ...), both seats' cards, each seat named after its bot (``NAME-a``
 and ``NAME-b`` when both bots are the same); with any ``--workers`` or ``--scheduler``.
+Its folder is made when missing.
 
 The ``exploiter`` (:mod:`lab.exploiter`) learns from match to match, so a run with it
 plays here, in order; ``--profiles DIR`` keeps its opponents' profiles between runs and
@@ -23,6 +24,7 @@ hands it played an exploit and how often it saw its opponent change.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from ..sim.batch import check_matches, run_matches
 from ..sim.bots import BOT_NAMES, check_bot_name
@@ -132,6 +134,8 @@ def run(args) -> int:
         if matches > MAX_RECORDED:
             raise InputError(f"--record: at most {MAX_RECORDED:,} matches are recorded in one "
                              f"run (each hand is a line of about 350 bytes), not {matches:,}")
+        if str(args.record).strip():
+            Path(args.record).parent.mkdir(parents=True, exist_ok=True)
         check_output_file(args.record, "--record", (".jsonl",))
     learning = "exploiter" in (args.a, args.b)
     if learning and (workers > 1 or args.scheduler):

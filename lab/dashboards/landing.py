@@ -34,6 +34,9 @@ WHAT = {
     "match_equity_mixed": "the chance of winning the match with score-aware play where solved",
     "bot_ranking": "how far each bot is from the solved game",
     "strategy_report": "how often the solved play calls truco, runs and raises, per vira",
+    "exploit_summary": "what an exploit of an opponent's habits wins against his model and "
+                       "gives away, per vira",
+    "exploit_report": "how an exploit calls truco, runs and raises beside the equilibrium",
     "whatif": "what a house rule set changes: the mão's value per vira, the mão de onze "
               "decisions",
     "whatif_match": "what a house rule set changes in the chance of winning the match",
@@ -47,6 +50,7 @@ UNIT_OF = {
     "full_summary": "points per hand", "full_outcomes": "points per hand",
     "score_leak": "match-win probability", "bot_ranking": "points per hand",
     "strategy_report": "points per hand",
+    "exploit_summary": "points per hand", "exploit_report": "points per hand",
     "score_play": "match-win probability", "score_play_hands": "match-win probability",
     "match_equity_mixed": "match-win probability",
     "whatif": "win probability", "whatif_match": "win probability",

@@ -74,6 +74,10 @@ STEPS = (
     ChainStep("ranking", ("bot_ranking",), ("full_policy",), "about 2 min per vira"),
     ChainStep("report", ("strategy_report",), ("cardplay", "full_policy"),
               "about 8 s per vira, 80 s for the ten"),
+    ChainStep("exploit", ("exploit_summary", "exploit_report"), ("cardplay", "full_policy"),
+              "per opponent about 1 min of matches and 1.5 min of profile, then 5-6 min and "
+              "14 GB a vira of locked re-solve (about an hour for the ten), then 10 s a vira "
+              "of report"),
 )
 """The whole chain, each step after the steps it reads."""
 
@@ -262,6 +266,9 @@ def why_due(step: ChainStep, directory: Optional[Path] = None) -> Optional[str]:
             why = ranking_due(directory)
         elif name == "strategy_report":
             why = report_due(directory)
+        elif name in ("exploit_summary", "exploit_report"):
+            why = (table_due(name, directory)
+                   or other_policy(name, "was exploited from", directory))
         elif name == "score_play":
             why = table_due(name, directory) or plays_due(directory)
         elif name == "whatif":
@@ -328,7 +335,39 @@ def step_commands(step: ChainStep, directory: Optional[Path] = None,
         return [["rank", "--write", "--vira", *_held_viras(directory, "bot_ranking")]]
     if step.name == "report":
         return [["report", "--write"]]
+    if step.name == "exploit":
+        return exploit_commands(directory, threads)
     raise TableError(f"{step.name!r}: unknown rebuild step")
+
+
+EXPLOITS = ".cache/exploits"
+"""Where the exploit step keeps its matches, profiles and exploit policies (4-5 MB a
+vira each): not in the data folder, which keeps only their report."""
+
+EXAMPLE_OPPONENTS = ("nit",)
+"""The opponents whose exploits the bundled data holds when it holds none."""
+
+
+def exploit_commands(directory: Path, threads: int = 2) -> list[list[str]]:
+    """The commands that rebuild the exploit tables: for each style bot the tables hold an
+    exploit of (:data:`EXAMPLE_OPPONENTS` when none), 200 seeded matches of it against the
+    solver bot, its profile from them, its exploit of every vira; then the report of them
+    all. An opponent that is no bot of the lab (a profile of a person) is left out: his
+    matches are not the lab's to play again."""
+    from ..sim.bots import BOT_NAMES
+
+    rows = _column_values("exploit_summary", directory, ("opponent",))
+    held = [] if rows is None else sorted(set(rows["opponent"]))
+    names = [n for n in held if n in BOT_NAMES] or list(EXAMPLE_OPPONENTS)
+    out = []
+    for name in names:
+        record, profile = f"{EXPLOITS}/{name}.jsonl", f"{EXPLOITS}/{name}.profile.json"
+        out += [["simulate", "--a", name, "--b", "solver", "--matches", "200", "--seed", "1",
+                 "--record", record],
+                ["profile", record, "--player", name, "--save", profile],
+                ["solve", "lock", "--vira", "all", "--profile", profile, "--out",
+                 f"{EXPLOITS}/{name}", "--threads", str(threads)]]
+    return out + [["report", "--write", "--exploits", EXPLOITS]]
 
 
 def _score_options(scores) -> list[str]:

@@ -81,6 +81,13 @@ SCHEMAS = {
                         method="str"),
     "strategy_report": dict(vira="str", measure="str", round="int", seat="str", bucket="str",
                             value="float?", base="float"),
+    "exploit_summary": dict(opponent="str", vira="str", habits="str", gain="float",
+                            equilibrium_gain="float", exploitability="float",
+                            equilibrium_exploitability="float", lock="str", hold="float",
+                            iterations="int"),
+    "exploit_report": dict(opponent="str", vira="str", policy="str", measure="str",
+                           round="int", seat="str", bucket="str", value="float?",
+                           base="float"),
 }
 """Table name -> {column: kind}, in column order: what a table must hold to be read."""
 
@@ -220,6 +227,16 @@ TABLES = {
                                  "report", "lab report --write",
                                  ("lab/strategy_report.py", "lab/player_profile.py",
                                   "lab/policy/full.py"), ("cardplay",)),
+    # one row per (opponent, vira): an exploit's figures in points per hand; one row per
+    # (opponent, vira, policy, measure, round, seat, bucket): the strategy report of the
+    # exploit and of the equilibrium (lab/exploit_report.py), from the exploits that
+    # `lab solve lock --out DIR/OPPONENT` wrote
+    **{name: TableSpec(name, 1, {"policies": "full_policy (stored)",
+                                 "exploits": "lab solve lock --vira all --profile FILE"},
+                       "exploit", "lab report --exploits DIR --write",
+                       ("lab/exploit_report.py", "lab/exploit.py", "lab/strategy_report.py",
+                        "lab/player_profile.py", "lab/policy/full.py"), ("cardplay",))
+       for name in ("exploit_summary", "exploit_report")},
 }
 
 
