@@ -29,6 +29,15 @@ SEAT_COLORS = {"mão": "#2b6cb0", "pé": "#c05621"}
 BUCKET_COLORS = {"weak": "#c53030", "middle": "#d69e2e", "strong": "#2f855a"}
 
 
+def percent_bars(ax, spots, values, width: float, label: str, color: str) -> None:
+    """Bars of probabilities ``values`` at ``spots``, in percent, each labelled (NaN: no
+    bar, labelled as :func:`~lab.strategy_report.percent` says)."""
+    ax.bar(spots, np.nan_to_num(values) * 100, width, label=label, color=color)
+    for xi, v in zip(spots, values):
+        ax.annotate(percent(v), (xi, 0 if np.isnan(v) else v * 100), xytext=(0, 2),
+                    textcoords="offset points", ha="center", va="bottom", fontsize=7)
+
+
 def report_figure(frame: pd.DataFrame, title: str) -> Figure:
     """Three panels of ``frame`` (a report): the hand's truco by round and seat, the
     answers to a truco (run, re-raise) and the ladder's re-raises, and each seat's trucos
@@ -42,13 +51,7 @@ def report_figure(frame: pd.DataFrame, title: str) -> Figure:
         width = 0.38
         for k, seat in enumerate(seats):
             values = np.array([values_of(g, seat) for g in groups], dtype=float)
-            spot = x + (k - 0.5) * width
-            ax.bar(spot, np.nan_to_num(values) * 100, width, label=seat,
-                   color=SEAT_COLORS[seat])
-            for xi, v in zip(spot, values):
-                ax.annotate(percent(v), (xi, 0 if np.isnan(v) else v * 100),
-                            xytext=(0, 2), textcoords="offset points", ha="center",
-                            va="bottom", fontsize=7)
+            percent_bars(ax, x + (k - 0.5) * width, values, width, seat, SEAT_COLORS[seat])
         top = max([np.nanmax([values_of(g, s) for g in groups] + [0.0]) for s in seats])
         ax.set_ylim(0, max(1.0, 130 * top))   # room for the labels and the legend
         ax.set_xticks(x, [g[0] for g in groups], fontsize=8)
