@@ -78,8 +78,8 @@ class Bot:
     A bot that learns from its opponent also hears, from whoever runs the match
     (:func:`lab.sim.match.play_match`, ``lab play``): ``begin_match(opponent)`` with the
     opponent's name, ``begin_hand()`` at each deal, ``observe(view, action)`` after each
-    move of the opponent (his view, so his cards: what the record of the hand shows) and
-    ``end_match()``; the fixed bots ignore them."""
+    move of the opponent (his view, so his cards: what the record of the hand shows),
+    ``end_hand(points)`` and ``end_match()``; the fixed bots ignore them."""
 
     name = "bot"
 
@@ -94,6 +94,10 @@ class Bot:
 
     def observe(self, view: View, action: Action) -> None:
         """The opponent took ``action`` at ``view`` (his view)."""
+
+    def end_hand(self, points: int) -> None:
+        """The hand is over: ``points`` is what this bot scored in it less what the
+        opponent scored (0 when nobody scored)."""
 
     def end_match(self) -> None:
         """The match is over."""
