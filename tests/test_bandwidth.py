@@ -1,7 +1,9 @@
 """The benches' yardstick: copy bandwidth measured on as many threads as the timed solve."""
 
+import itertools
 import json
-import time
+import threading
+import types
 
 import numpy as np
 import pytest
@@ -10,17 +12,27 @@ from lab.bench import bandwidth
 
 
 def test_threads_copy_at_once_and_every_threads_bytes_count(monkeypatch):
-    """Each thread copies its own array, all at once: with each copy made to take 0.2 s,
-    two threads take 0.2 s (not 0.4) for twice the bytes of one."""
-    def slow_copy(target, source):
-        time.sleep(0.2)
-        target[...] = source
-    monkeypatch.setattr(bandwidth.np, "copyto", slow_copy)
+    """Each thread copies its own array, all at once: each copy waits at a barrier for the
+    others, which copies made one after the other would never pass. The bandwidth counts
+    every thread's bytes read and written over the round's time (read on a clock that
+    moves one second a reading, so no test depends on how busy the machine is)."""
+    clock = itertools.count()
+    monkeypatch.setattr(bandwidth, "time",
+                        types.SimpleNamespace(perf_counter=lambda: float(next(clock))))
     nbytes = 2**20
-    one = bandwidth.copy_bandwidth(nbytes, repeats=1, threads=1)
-    two = bandwidth.copy_bandwidth(nbytes, repeats=1, threads=2)
-    assert one == pytest.approx(2 * nbytes / 0.2, rel=0.5)
-    assert two == pytest.approx(2 * one, rel=0.3)
+    for threads in (1, 2):
+        copied = []
+        barrier = threading.Barrier(threads)
+
+        def copy_at_once(target, source):
+            barrier.wait(timeout=60)
+            target[...] = source
+            copied.append(target.nbytes)
+
+        monkeypatch.setattr(bandwidth.np, "copyto", copy_at_once)
+        measured = bandwidth.copy_bandwidth(nbytes, repeats=1, threads=threads)
+        assert copied == [nbytes] * threads                # every thread copied, together
+        assert measured == 2 * threads * nbytes            # read and written, in 1 s
 
 
 def test_a_real_copy_measures_a_finite_positive_bandwidth():
