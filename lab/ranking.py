@@ -232,7 +232,7 @@ def simulated_ev(bot, solver, vira: Card, pairs: int, seed: int) -> tuple[float,
             rng = random.Random(stream_seed(seed, vira.rank, k, 1 + bot_seat))
             bots = (bot, solver) if bot_seat == 0 else (solver, bot)
             end = play_hand(new_hand(vira, cards[:3], cards[3:]), bots, (rng, rng))
-            total += end.points if end.winner == bot_seat else -end.points
+            total += end.net_points(bot_seat)
         means[k] = total / 2
     half = Z95 * float(means.std(ddof=1)) / math.sqrt(pairs) if pairs > 1 else math.inf
     return float(means.mean()), half

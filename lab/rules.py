@@ -304,6 +304,13 @@ class HandState:
             return other(self.raiser)
         return self.leader if not self.table else other(self.leader)
 
+    def net_points(self, seat: int) -> int:
+        """Points ``seat`` scored in the (ended) hand less what the other seat scored: 0
+        when nobody scored."""
+        if self.winner is None:
+            return 0
+        return self.points if self.winner == seat else -self.points
+
     @property
     def raiser(self) -> Optional[int]:
         """Seat whose raise is waiting for an answer (None when nothing is pending)."""

@@ -138,11 +138,18 @@ def test_policies_built_on_another_points_policy_are_due(bundled, copy):
         "stored now")
 
 
+def from_another_policy(folder, name: str, vira: str) -> None:
+    """Make table ``name``'s manifest in ``folder`` say its rows of ``vira`` were computed
+    from another points policy than the one stored."""
+    path = folder / f"{name}.json"
+    manifest = json.loads(path.read_text())
+    manifest["viras"][vira]["policy_sha256"] = "0" * 16
+    path.write_text(json.dumps(manifest))
+
+
 def test_a_ranking_of_another_policy_is_due(copy):
-    manifest = json.loads((copy / "bot_ranking.json").read_text())
-    ranked = sorted(manifest["viras"])
-    manifest["viras"][ranked[0]]["policy_sha256"] = "0" * 16
-    (copy / "bot_ranking.json").write_text(json.dumps(manifest))
+    ranked = sorted(json.loads((copy / "bot_ranking.json").read_text())["viras"])
+    from_another_policy(copy, "bot_ranking", ranked[0])
     assert due_steps(copy) == ["ranking"]
     assert why_due(step_of("ranking"), copy) == (
         f"table 'bot_ranking': vira {ranked[0]} was ranked against another points policy "
@@ -155,9 +162,7 @@ def test_exploits_of_another_policy_are_due_and_replay_their_opponents(bundled, 
     exploits and report them."""
     import pandas as pd
 
-    manifest = json.loads((copy / "exploit_summary.json").read_text())
-    manifest["viras"]["K"]["policy_sha256"] = "0" * 16
-    (copy / "exploit_summary.json").write_text(json.dumps(manifest))
+    from_another_policy(copy, "exploit_summary", "K")
     assert due_steps(copy) == ["exploit"]
     assert why_due(step_of("exploit"), copy) == (
         "table 'exploit_summary': vira K was exploited from another points policy than the "

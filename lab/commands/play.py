@@ -476,8 +476,7 @@ def play_hand(term: Terminal, match: MatchState, deals: random.Random, bot, bot_
             term.say(f"bot: {shown(table.history[-1][1], hand_vira)}")
         history.append((seat, action))
     hand = table.state
-    bot.end_hand(0 if hand.winner is None else
-                 hand.points if hand.winner != you_seat else -hand.points)
+    bot.end_hand(hand.net_points(1 - you_seat))
     after = match.after(hand)
     if saver is not None:
         saver.add(term, number, you_mao, (mao_cards, pe_cards), hand)

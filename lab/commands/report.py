@@ -105,7 +105,7 @@ def write_exploits(args) -> int:
         lines.append({"opponent": name, "viras": len(rows), "gain": at["gain"],
                       "equilibrium_gain": at["equilibrium_gain"],
                       "exploitability_at_most": at["exploitability_at_most"],
-                      "exploit_gain": float(rows["gain"].mean()),
+                      "exploit_gain": at["exploit_gain"],
                       "exploit_exploitability": at["exploitability"],
                       "unit": "points per hand", "max_exploitability": MAX_EXPLOITABILITY})
     if in_words(args):

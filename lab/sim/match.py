@@ -83,13 +83,8 @@ def play_match(bot_a: Bot, bot_b: Bot, seed: int, pair: int, mirror: bool,
             bots[1 - player].observe(view, action)
         hand = table.state
         scoreless += hand.winner is None
-        if hand.winner is not None:
-            won = mao if hand.winner == 0 else 1 - mao
-            for player in (0, 1):
-                bots[player].end_hand(hand.points if player == won else -hand.points)
-        else:
-            for bot in bots:
-                bot.end_hand(0)
+        for player in (0, 1):
+            bots[player].end_hand(hand.net_points(0 if player == mao else 1))
         if hand_rows is not None:
             if hand.winner is None:
                 winner = NOBODY

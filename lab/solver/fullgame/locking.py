@@ -169,7 +169,7 @@ def reshape(q: np.ndarray, table: SlotTable, chosen: np.ndarray, targets, by) ->
     width = np.bincount(g, minlength=n).astype(np.float64)
     raw = q[slots].astype(np.float64)
     total = np.bincount(g, raw, minlength=n)
-    p = np.where(total[g] > 0, raw / np.where(total[g] > 0, total[g], 1.0), 1.0 / width[g])
+    p = _within(raw, total[g], width[g])
     move = np.full(len(slots), -1, dtype=np.int64)   # each slot's named move, -1: none
     for k, target in enumerate(targets):
         move[target[slots] & (move < 0)] = k
@@ -181,14 +181,12 @@ def reshape(q: np.ndarray, table: SlotTable, chosen: np.ndarray, targets, by) ->
         n_hit = np.bincount(g, hit.astype(np.float64), minlength=n)
         held = np.bincount(g, np.where(hit, p, 0.0), minlength=n)
         held_named += held
-        share = np.where(hit, np.where(held[g] > 0, p / np.where(held[g] > 0, held[g], 1.0),
-                                       1.0 / np.maximum(n_hit[g], 1)), share)
+        share = np.where(hit, _within(p, held[g], n_hit[g]), share)
         new[k] = np.where(n_hit > 0, np.clip(held + float(step), 0.0, 1.0), 0.0)
     rest = move < 0
     n_rest = np.bincount(g, rest.astype(np.float64), minlength=n)
     held = 1.0 - held_named
-    share = np.where(rest, np.where(held[g] > 0, p / np.where(held[g] > 0, held[g], 1.0),
-                                    1.0 / np.maximum(n_rest[g], 1)), share)
+    share = np.where(rest, _within(p, held[g], n_rest[g]), share)
     named = new.sum(axis=0)
     fits = (n_rest > 0) & (named <= 1.0)             # the rest takes up the difference
     left = np.where(fits, 1.0 - named, 0.0)
@@ -201,6 +199,12 @@ def reshape(q: np.ndarray, table: SlotTable, chosen: np.ndarray, targets, by) ->
     out = q.copy()
     out[slots] = _bytes(p, g, n)
     return out
+
+
+def _within(p: np.ndarray, held: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Each slot's share of its group: ``p`` over what the group ``held``, evenly among
+    its ``count`` slots where it holds nothing (each argument per slot)."""
+    return np.where(held > 0, p / np.where(held > 0, held, 1.0), 1.0 / np.maximum(count, 1))
 
 
 def _bytes(p: np.ndarray, g: np.ndarray, n: int) -> np.ndarray:
