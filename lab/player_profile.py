@@ -23,6 +23,11 @@ move at the same decisions. ``docs/review.md`` has the rules; in short:
   of that group (off the solved path the advice's strategy is the best response's 0 or
   1); in ``lead`` and ``answer_card`` it is the strategy over the card moves only (the
   decisions where the solver plays no card leave that mean out).
+- **Situations** (:mod:`lab.situations`): the betting spots (``open_truco``,
+  ``answer_truco``, ``raise``) are also counted per situation, the standing in rounds and
+  the live cards at the decision (``even.manilha``: level in rounds, a manilha and no
+  other card of 3 or better), the cells the opponent models of :mod:`lab.exploit` are
+  made of; the review shows the buckets (:func:`rows` reads either family).
 - **Verdict**: where the 95% Wilson interval of the player's frequency excludes the
   solver's mean probability, in words: ``runs from a raise too often with middle hands:
   62% [48-75%] where the solver does 21%``.
@@ -42,6 +47,7 @@ from pathlib import Path
 from .cards import level
 from .errors import InputError
 from .rules import COVER, ELEVEN, PLAY, RAISE
+from .situations import SITUATIONS, situation, situation_words
 
 FORMAT = "truco-lab/profile/1"
 """The ``format`` of a saved profile."""
@@ -49,6 +55,9 @@ FORMAT = "truco-lab/profile/1"
 BUCKETS = ("weak", "middle", "strong")
 
 SPOTS = ("open_truco", "answer_truco", "raise", "lead", "answer_card", "mao_de_onze")
+
+BETTING = ("open_truco", "answer_truco", "raise")
+"""The spots also counted per situation (:data:`lab.situations.SITUATIONS`)."""
 
 ACTIONS = {
     "open_truco": ("raise", "card", "surrender"),
@@ -168,7 +177,7 @@ class Cell:
 
 @dataclass
 class Profile:
-    """A player's ``cells`` ({(spot, bucket): Cell}) over ``hands`` hands."""
+    """A player's ``cells`` ({(spot, bucket or situation): Cell}) over ``hands`` hands."""
 
     player: str
     hands: int = 0
@@ -176,6 +185,23 @@ class Profile:
 
     def cell(self, spot: str, bucket: str) -> Cell:
         return self.cells.setdefault((spot, bucket), Cell())
+
+    def count(self, bucket: str, where: str, observations) -> list:
+        """Add ``observations`` (:func:`observed`) of a decision taken with a hand of
+        ``bucket`` in the situation ``where``; the keys of the cells counted."""
+        keys = []
+        for spot, move, solver in observations:
+            for key in ((spot, bucket), (spot, where)) if spot in BETTING else ((spot, bucket),):
+                self.cell(*key).add(move, solver)
+                keys.append((key, move))
+        return keys
+
+
+def state_situation(state, seat: int) -> str:
+    """The situation (:mod:`lab.situations`) of ``seat`` in a :class:`lab.rules.HandState`."""
+    live = list(state.hands[seat]) + [p.card for p in state.table
+                                      if p.seat == seat and not p.covered]
+    return situation(state.vira, live, state.rounds, seat)
 
 
 def _card_group(action, held, vira) -> str:
@@ -251,8 +277,8 @@ def profile_of(review) -> Profile:
     profile = Profile(review.player, review.hands)
     for decision in review.decisions:
         bucket = bucket_of(decision.vira, decision.position.hand, decision.seat)
-        for spot, move, solver in observations(decision):
-            profile.cell(spot, bucket).add(move, solver)
+        profile.count(bucket, state_situation(decision.position.state, decision.seat),
+                      observations(decision))
     return profile
 
 
@@ -276,15 +302,14 @@ def merge(profiles) -> Profile:
 
 def to_json(profile: Profile) -> dict:
     cells = []
-    for spot in SPOTS:
-        for bucket in BUCKETS:
-            cell = profile.cells.get((spot, bucket))
-            if cell is None or not cell.decisions:
-                continue
-            cells.append({"spot": spot, "bucket": bucket, "decisions": cell.decisions,
-                          "counts": dict(cell.counts),
-                          "solver_decisions": cell.solver_decisions,
-                          "solver_sum": dict(cell.solver_sum)})
+    for spot, bucket in _keys(SPOTS, BUCKETS + SITUATIONS):
+        cell = profile.cells.get((spot, bucket))
+        if cell is None or not cell.decisions:
+            continue
+        cells.append({"spot": spot, "bucket": bucket, "decisions": cell.decisions,
+                      "counts": dict(cell.counts),
+                      "solver_decisions": cell.solver_decisions,
+                      "solver_sum": dict(cell.solver_sum)})
     return {"format": FORMAT, "player": profile.player, "hands": profile.hands, "cells": cells}
 
 
@@ -311,9 +336,11 @@ def from_json(obj, source: str = "profile") -> Profile:
         for n, c in enumerate(cells, 1):
             what = f"cell {n}"
             if not isinstance(c, dict) or c.get("spot") not in SPOTS \
-                    or c.get("bucket") not in BUCKETS:
+                    or c.get("bucket") not in BUCKETS + SITUATIONS \
+                    or (c["bucket"] in SITUATIONS and c["spot"] not in BETTING):
                 raise InputError(f"{what}: spot one of {', '.join(SPOTS)}, bucket one of "
-                                 f"{', '.join(BUCKETS)}")
+                                 f"{', '.join(BUCKETS)} or, at {', '.join(BETTING)}, a "
+                                 f"situation such as {SITUATIONS[6]}")
             counts, sums = c.get("counts"), c.get("solver_sum")
             moves = ACTIONS[c["spot"]]
             if not isinstance(counts, dict) or not isinstance(sums, dict) or \
@@ -428,24 +455,31 @@ def build(sources, player, progress=None) -> Profile:
 # ---------------------------------------------------------------- reading a profile
 
 
-def rows(profile: Profile) -> list[dict]:
-    """One row per spot x bucket x move (see :func:`profile_frame`)."""
+def _keys(spots, buckets):
+    """The cells of ``spots`` x ``buckets`` a profile may hold, in order (situations only
+    at the betting spots)."""
+    return [(spot, b) for spot in spots for b in buckets
+            if b not in SITUATIONS or spot in BETTING]
+
+
+def rows(profile: Profile, buckets=BUCKETS) -> list[dict]:
+    """One row per spot x bucket x move (see :func:`profile_frame`); ``buckets``: the
+    family of cells read (:data:`BUCKETS` or :data:`lab.situations.SITUATIONS`)."""
     out = []
-    for spot in SPOTS:
-        for bucket in BUCKETS:
-            cell = profile.cells.get((spot, bucket))
-            if cell is None or not cell.decisions:
-                continue
-            for move in ACTIONS[spot]:
-                k = cell.counts.get(move, 0)
-                lo, hi = wilson(k, cell.decisions)
-                solver = (cell.solver_sum.get(move, 0.0) / cell.solver_decisions
-                          if cell.solver_decisions else float("nan"))
-                out.append({"spot": spot, "bucket": bucket, "move": move,
-                            "decisions": cell.decisions, "count": k,
-                            "frequency": k / cell.decisions, "ci_lo": lo, "ci_hi": hi,
-                            "solver": solver, "solver_decisions": cell.solver_decisions,
-                            "verdict": verdict(spot, bucket, move, k, cell.decisions, solver)})
+    for spot, bucket in _keys(SPOTS, buckets):
+        cell = profile.cells.get((spot, bucket))
+        if cell is None or not cell.decisions:
+            continue
+        for move in ACTIONS[spot]:
+            k = cell.counts.get(move, 0)
+            lo, hi = wilson(k, cell.decisions)
+            solver = (cell.solver_sum.get(move, 0.0) / cell.solver_decisions
+                      if cell.solver_decisions else float("nan"))
+            out.append({"spot": spot, "bucket": bucket, "move": move,
+                        "decisions": cell.decisions, "count": k,
+                        "frequency": k / cell.decisions, "ci_lo": lo, "ci_hi": hi,
+                        "solver": solver, "solver_decisions": cell.solver_decisions,
+                        "verdict": verdict(spot, bucket, move, k, cell.decisions, solver)})
     return out
 
 
@@ -458,7 +492,9 @@ def verdict(spot, bucket, move, k, n, solver) -> str:
     if lo <= solver <= hi:
         return ""
     how = "too often" if k / n > solver else "too rarely"
-    return (f"{WORDS[(spot, move)]} {how} with {bucket} hands: {k / n:.0%} "
+    where = (f"when {situation_words(bucket)}" if bucket in SITUATIONS
+             else f"with {bucket} hands")
+    return (f"{WORDS[(spot, move)]} {how} {where}: {k / n:.0%} "
             f"[{lo:.0%}-{hi:.0%}] where the solver does {solver:.0%}")
 
 
@@ -514,4 +550,4 @@ def profile_text(profile: Profile) -> str:
 __all__ = ["Profile", "Cell", "ProfileFolder", "observed", "file_name", "BUCKETS", "SPOTS",
            "ACTIONS", "FORMAT", "build", "merge",
            "profile_of", "profile_frame", "profile_json", "profile_text", "to_json",
-           "from_json", "bucket_of", "wilson", "verdict"]
+           "from_json", "bucket_of", "wilson", "verdict", "BETTING", "state_situation"]

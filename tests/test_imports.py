@@ -17,7 +17,7 @@ LAB = Path(__file__).resolve().parent.parent / "lab"
 LAYERS = (
     ("utilities", ("lab.errors", "lab.options", "lab.store", "lab.cluster", "lab.numba_cache",
                    "lab.interrupts")),
-    ("cards", ("lab.cards",)),
+    ("cards", ("lab.cards", "lab.situations")),
     ("rules", ("lab.rules", "lab.match_record")),
     ("classes", ("lab.classes",)),
     ("solvers", ("lab.solver", "lab.baseline_cfr")),

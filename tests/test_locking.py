@@ -129,6 +129,28 @@ def test_reshaping_a_whole_answer(toy):
     assert fitted and clipped
 
 
+def test_setting_a_whole_answer_to_his_frequencies(toy):
+    """Accept 0.2, run 0.5, re-raise 0.3 at every answer of the pé, whatever the
+    equilibrium played there: each answer plays exactly those frequencies, and where
+    the re-raise is not open the other two are scaled to a distribution (2/7 and 5/7)."""
+    from lab.solver.fullgame.locking import ACCEPT, ANSWER, RERAISE, RUN, choose, reshape
+
+    policy, table, _ = toy
+    chosen = choose(table, policy.tree, 1, kinds=(ANSWER,))
+    to = {ACCEPT: 0.2, RUN: 0.5, RERAISE: 0.3}
+    moved = reshape(policy.q, table, chosen, [table.answer == a for a in to], [0.0] * 3,
+                    list(to.values()))
+    assert (moved[~chosen] == policy.q[~chosen]).all()
+    widths = set()
+    for first in np.unique(table.first[chosen]):
+        width = 3 if (table.first == first).sum() == 3 else 2
+        widths.add(width)
+        want = np.array([to[a] for a in range(width)])
+        assert moved[first:first + width] / 255 == pytest.approx(want / want.sum(),
+                                                                abs=1.5 / 255)
+    assert widths == {2, 3}
+
+
 @pytest.mark.parametrize("strategy", ["uniform", "runs more"])
 def test_a_seat_locked_whole_gets_the_brute_force_best_response(toy, strategy):
     """The pé locked at every decision; the mão re-solved. The average holds the lock

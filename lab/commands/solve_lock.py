@@ -2,7 +2,9 @@
 --out DIR``.
 
 The opponent's habits come from a saved profile (``lab profile FILE --player NAME --save
-PROFILE``: each betting cell whose interval excludes the solver's mean) or are stated,
+PROFILE``: each betting cell whose interval excludes the solver's mean; the cells are
+situations, the standing in rounds and the live cards, unless ``--model dealt`` asks for
+the buckets of the dealt hand) or are stated,
 ``--adjust SPOT:BUCKET:MOVE:SHIFT`` (repeatable; for instance
 ``answer_truco:middle:run:+0.2``: runs from a raise 20 points more often than the solver
 with middle hands). :func:`lab.exploit.exploit` locks them into the vira's stored
@@ -26,7 +28,7 @@ from ..options import count, nonnegative
 
 
 def add_arguments(parser) -> None:
-    from ..exploit import HOLD, ITERATIONS, LOCKS, MAX_EXPLOITABILITY
+    from ..exploit import HOLD, ITERATIONS, LOCKS, MAX_EXPLOITABILITY, MODELS
 
     parser.add_argument("--vira", required=True, metavar="V",
                         help="a vira rank or card (its stored points policy is the start), "
@@ -39,8 +41,15 @@ def add_arguments(parser) -> None:
                              "interval excludes the solver's mean)")
     habits.add_argument("--adjust", action="append", metavar="SPOT:BUCKET:MOVE:SHIFT",
                         help="a habit stated: spot answer_truco, open_truco or raise; bucket "
-                             "weak, middle, strong or all; the move; the shift in "
-                             "probability (+0.2: 20 points more often); repeatable")
+                             "weak, middle, strong or all, or a situation STANDING.LIVE "
+                             "(ahead, even, behind . double, manilha, three, deuce, low); "
+                             "the move; the shift in probability (+0.2: 20 points more "
+                             "often), optionally =FREQUENCY (his frequency there, played "
+                             "at every decision of the cell); repeatable")
+    parser.add_argument("--model", choices=MODELS, default=MODELS[0],
+                        help="the cells a profile's habits are read in: live (the default: "
+                             "the standing in rounds and the live cards at the decision) "
+                             "or dealt (the strength of the hand as dealt)")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="folder for the exploit policy (created; never data/)")
     parser.add_argument("--iterations", type=count, default=ITERATIONS, metavar="N",
@@ -74,7 +83,7 @@ def habits(args) -> list:
     if profile is None:
         raise InputError(f"{args.profile}: not a saved profile; save one with `lab profile "
                          "FILE --player NAME --save PROFILE`")
-    return adjustments_of(profile)
+    return adjustments_of(profile, args.model)
 
 
 def check_out(out: Path) -> Path:

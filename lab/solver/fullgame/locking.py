@@ -146,10 +146,12 @@ def shift(q: np.ndarray, table: SlotTable, chosen: np.ndarray, target: np.ndarra
     return reshape(q, table, chosen, [target], [by])
 
 
-def reshape(q: np.ndarray, table: SlotTable, chosen: np.ndarray, targets, by) -> np.ndarray:
+def reshape(q: np.ndarray, table: SlotTable, chosen: np.ndarray, targets, by,
+            to=None) -> np.ndarray:
     """``q`` with each chosen decision's play of move ``k`` (its ``targets[k]`` slots:
     bools per stored slot, the moves disjoint) moved by ``by[k]`` (a probability, -1 to
-    1), clipped to [0, 1]; the decision's slots of no named move give or take the rest,
+    1), clipped to [0, 1], or set to ``to[k]`` where ``to`` gives one (a probability; None
+    in ``to``, or no ``to``: moved); the decision's slots of no named move give or take the rest,
     in proportion to what they hold, and where they cannot (none there, or the named moves
     past one) the named moves are scaled to sum to one. Within a move its slots share in
     proportion to what they hold (evenly where it holds nothing). A move a decision lacks
@@ -158,7 +160,8 @@ def reshape(q: np.ndarray, table: SlotTable, chosen: np.ndarray, targets, by) ->
     decisions)."""
     q = np.asarray(q, dtype=np.uint8)
     slots = np.flatnonzero(chosen)
-    if not len(slots) or not any(by):
+    to = [None] * len(by) if to is None else list(to)
+    if not len(slots) or not any(by) and all(t is None for t in to):
         return q.copy()
     first = table.first[slots]
     firsts = slots[first == slots]                   # each decision's first slot, in order
@@ -182,7 +185,8 @@ def reshape(q: np.ndarray, table: SlotTable, chosen: np.ndarray, targets, by) ->
         held = np.bincount(g, np.where(hit, p, 0.0), minlength=n)
         held_named += held
         share = np.where(hit, _within(p, held[g], n_hit[g]), share)
-        new[k] = np.where(n_hit > 0, np.clip(held + float(step), 0.0, 1.0), 0.0)
+        moved = np.clip(held + float(step), 0.0, 1.0) if to[k] is None else float(to[k])
+        new[k] = np.where(n_hit > 0, moved, 0.0)
     rest = move < 0
     n_rest = np.bincount(g, rest.astype(np.float64), minlength=n)
     held = 1.0 - held_named
