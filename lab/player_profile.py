@@ -483,6 +483,15 @@ def rows(profile: Profile, buckets=BUCKETS) -> list[dict]:
     return out
 
 
+def cell_place(bucket: str) -> str:
+    """Where a cell's decisions are taken, in words: ``with middle hands``, ``with any
+    hand`` (``all``) or, for a situation, ``when level in rounds, a manilha and no other
+    3 or better``."""
+    if bucket in SITUATIONS:
+        return f"when {situation_words(bucket)}"
+    return "with any hand" if bucket == "all" else f"with {bucket} hands"
+
+
 def verdict(spot, bucket, move, k, n, solver) -> str:
     """The verdict in words where the Wilson interval excludes the solver's mean, else
     ``""``."""
@@ -492,9 +501,7 @@ def verdict(spot, bucket, move, k, n, solver) -> str:
     if lo <= solver <= hi:
         return ""
     how = "too often" if k / n > solver else "too rarely"
-    where = (f"when {situation_words(bucket)}" if bucket in SITUATIONS
-             else f"with {bucket} hands")
-    return (f"{WORDS[(spot, move)]} {how} {where}: {k / n:.0%} "
+    return (f"{WORDS[(spot, move)]} {how} {cell_place(bucket)}: {k / n:.0%} "
             f"[{lo:.0%}-{hi:.0%}] where the solver does {solver:.0%}")
 
 
@@ -550,4 +557,5 @@ def profile_text(profile: Profile) -> str:
 __all__ = ["Profile", "Cell", "ProfileFolder", "observed", "file_name", "BUCKETS", "SPOTS",
            "ACTIONS", "FORMAT", "build", "merge",
            "profile_of", "profile_frame", "profile_json", "profile_text", "to_json",
-           "from_json", "bucket_of", "wilson", "verdict", "BETTING", "state_situation"]
+           "from_json", "bucket_of", "wilson", "verdict", "BETTING", "state_situation",
+           "cell_place"]

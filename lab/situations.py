@@ -21,7 +21,7 @@ the tests).
 
 from __future__ import annotations
 
-from .cards import N_PLAIN, RANKS, level_rank, manilha_rank
+from .cards import N_LEVELS, N_PLAIN, RANKS, level_rank, manilha_rank
 
 STANDINGS = ("ahead", "even", "behind")
 LIVE = ("double", "manilha", "three", "deuce", "low")
@@ -58,7 +58,7 @@ def level_kinds(vira_rank: int) -> tuple:
     """Per strength level 0..12 under a vira of rank index ``vira_rank``: (is it 3 or
     better, is it a manilha, is it a plain 2)."""
     out = []
-    for lv in range(N_PLAIN + 4):
+    for lv in range(N_LEVELS):
         manilha = lv >= N_PLAIN
         rank = level_rank(lv, vira_rank)
         out.append((manilha or rank == THREE, manilha, not manilha and rank == TWO))
