@@ -158,70 +158,118 @@ def reshape(q: np.ndarray, table: SlotTable, chosen: np.ndarray, targets, by,
     is not played there; a decision with none of the moves is left as it is. One move
     named is :func:`shift`. In stored bytes, as :func:`shift` (``chosen`` holds whole
     decisions)."""
-    q = np.asarray(q, dtype=np.uint8)
+    out = np.array(q, dtype=np.uint8)
     slots = np.flatnonzero(chosen)
-    to = [None] * len(by) if to is None else list(to)
-    if not len(slots) or not any(by) and all(t is None for t in to):
-        return q.copy()
-    first = table.first[slots]
-    firsts = slots[first == slots]                   # each decision's first slot, in order
-    n = len(firsts)
-    number = np.empty(len(q), dtype=np.int64)        # read only at the decisions' firsts
-    number[firsts] = np.arange(n)
-    g = number[first]                                # each slot's decision, numbered
-    width = np.bincount(g, minlength=n).astype(np.float64)
-    raw = q[slots].astype(np.float64)
-    total = np.bincount(g, raw, minlength=n)
-    p = _within(raw, total[g], width[g])
     move = np.full(len(slots), -1, dtype=np.int64)   # each slot's named move, -1: none
     for k, target in enumerate(targets):
         move[target[slots] & (move < 0)] = k
-    share = np.zeros(len(slots))                     # each slot's share of its move
-    new = np.zeros((len(targets), n))                # each move's new probability
-    held_named = np.zeros(n)
-    for k, step in enumerate(by):
-        hit = move == k
-        n_hit = np.bincount(g, hit.astype(np.float64), minlength=n)
-        held = np.bincount(g, np.where(hit, p, 0.0), minlength=n)
-        held_named += held
-        share = np.where(hit, _within(p, held[g], n_hit[g]), share)
-        moved = np.clip(held + float(step), 0.0, 1.0) if to[k] is None else float(to[k])
-        new[k] = np.where(n_hit > 0, moved, 0.0)
-    rest = move < 0
-    n_rest = np.bincount(g, rest.astype(np.float64), minlength=n)
-    held = 1.0 - held_named
-    share = np.where(rest, _within(p, held[g], n_rest[g]), share)
-    named = new.sum(axis=0)
-    fits = (n_rest > 0) & (named <= 1.0)             # the rest takes up the difference
-    left = np.where(fits, 1.0 - named, 0.0)
-    scale = np.where(fits | (named <= 0), 1.0, 1.0 / np.where(named > 0, named, 1.0))
-    # a decision with a named move changes, unless its named moves, all it has, fell to 0
-    changed = (n_rest < width) & ((named > 0) | (n_rest > 0))
-    out_p = np.where(rest, share * left[g],
-                     share * new[np.maximum(move, 0), g] * scale[g])
-    p = np.where(changed[g], out_p, p)
-    out = q.copy()
-    out[slots] = _bytes(p, g, n)
+    reshape_into(out, table, slots, move, by, to)
     return out
 
 
-def _within(p: np.ndarray, held: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """Each slot's share of its group: ``p`` over what the group ``held``, evenly among
-    its ``count`` slots where it holds nothing (each argument per slot)."""
-    return np.where(held > 0, p / np.where(held > 0, held, 1.0), 1.0 / np.maximum(count, 1))
+def reshape_into(q: np.ndarray, table: SlotTable, slots: np.ndarray, move: np.ndarray, by,
+                 to=None) -> None:
+    """:func:`reshape` in place, on the stored ``slots`` (ascending, whole decisions),
+    ``move`` naming each one's move (an index in ``by``; -1: none)."""
+    to = [None] * len(by) if to is None else list(to)
+    if not len(slots) or not any(by) and all(t is None for t in to):
+        return
+    _reshape(q, table.first, slots, move, np.asarray(by, dtype=np.float64),
+             np.array([np.nan if t is None else t for t in to], dtype=np.float64))
 
 
-def _bytes(p: np.ndarray, g: np.ndarray, n: int) -> np.ndarray:
-    """Probabilities of slots in decisions ``g`` (0..n-1, each summing to one) as stored
-    bytes summing to :data:`QUANT` per decision (largest remainders first)."""
-    raw = p * QUANT
-    out = np.floor(raw).astype(np.int64)
-    short = QUANT - np.bincount(g, out, minlength=n)
-    order = np.lexsort((-(raw - out), g))          # by decision, largest remainder first
-    starts = np.searchsorted(g[order], np.arange(n))
-    rank = np.arange(len(g)) - starts[g[order]]
-    out[order[rank < short[g[order]]]] += 1
-    return np.clip(out, 0, QUANT).astype(np.uint8)
+@njit(cache=True)
+def _reshape(q, first, slots, move, by, to):
+    """The work of :func:`reshape_into`: ``move`` per slot of ``slots`` (-1: none named),
+    ``by`` and ``to`` (NaN: moved, not set) per move."""
+    m, K = len(slots), len(by)
+    number = np.empty(m, dtype=np.int64)             # numbers the decisions, in order
+    g = np.empty(m, dtype=np.int64)                  # each slot's decision
+    n = 0
+    for i in range(m):
+        f = first[slots[i]]
+        if f == slots[i]:
+            number[i] = n
+            n += 1
+            g[i] = number[i]
+        else:                                        # its first slot, before it
+            step, hi = 1, i
+            while hi - step >= 0 and slots[hi - step] > f:
+                hi -= step
+                step *= 2
+            g[i] = number[np.searchsorted(slots[max(hi - step, 0):hi], f) + max(hi - step, 0)]
+    width = np.zeros(n, dtype=np.int64)
+    total = np.zeros(n)
+    for i in range(m):
+        width[g[i]] += 1
+        total[g[i]] += q[slots[i]]
+    start = np.zeros(n + 1, dtype=np.int64)          # each decision's slots, in order
+    for d in range(n):
+        start[d + 1] = start[d] + width[d]
+    at = start[:-1].copy()
+    members = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        members[at[g[i]]] = i
+        at[g[i]] += 1
+    p = np.empty(m)
+    n_hit = np.zeros(K + 1)                          # the last: the slots of no named move
+    held = np.zeros(K + 1)
+    new = np.zeros(K)                                # each move's new probability
+    for d in range(n):
+        n_hit[:] = 0.0
+        held[:] = 0.0
+        for r in range(start[d], start[d + 1]):
+            i = members[r]
+            p[i] = q[slots[i]] / total[d] if total[d] > 0 else 1.0 / max(width[d], 1)
+            k = move[i] if move[i] >= 0 else K
+            n_hit[k] += 1.0
+            held[k] += p[i]
+        held_named, named = 0.0, 0.0
+        for k in range(K):
+            held_named += held[k]
+            new[k] = 0.0
+            if n_hit[k] > 0:
+                new[k] = min(max(held[k] + by[k], 0.0), 1.0) if np.isnan(to[k]) else to[k]
+            named += new[k]
+        held[K] = 1.0 - held_named                   # the rest holds what the named do not
+        n_rest = n_hit[K]
+        if n_rest < width[d] and (named > 0 or n_rest > 0):     # else unchanged
+            fits = n_rest > 0 and named <= 1.0       # the rest takes up the difference
+            for r in range(start[d], start[d + 1]):
+                i = members[r]
+                k = move[i] if move[i] >= 0 else K
+                share = p[i] / held[k] if held[k] > 0 else 1.0 / max(n_hit[k], 1.0)
+                if k == K:
+                    p[i] = share * (1.0 - named if fits else 0.0)
+                else:
+                    p[i] = share * new[k] * (1.0 if fits or named <= 0 else 1.0 / named)
+        _write_bytes(q, slots, members[start[d]:start[d + 1]], p)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _write_bytes(q, slots, members, p):
+    """Probabilities ``p`` of one decision's ``members`` (indices in ``slots``, in order;
+    summing to one) as stored bytes summing to :data:`QUANT`: floored, then one more to
+    each of the largest remainders (the earlier slot first among equal ones)."""
+    short = QUANT
+    for i in members:
+        b = np.floor(p[i] * QUANT)
+        q[slots[i]] = min(max(b, 0.0), QUANT)
+        short -= int(b)
+    given = 0
+    for _ in range(short):
+        best, rem = -1, -1.0
+        for r in range(len(members)):
+            i = members[r]
+            x = p[i] * QUANT - np.floor(p[i] * QUANT)
+            if not (given >> r) & 1 and x > rem:
+                best, rem = r, x
+        if best < 0:
+            break
+        given |= 1 << best
+        q[slots[members[best]]] = min(q[slots[members[best]]] + 1, QUANT)
+    return 0
 
 
 class LockedSolver(FullSolver):
