@@ -181,28 +181,35 @@ def uniform_q(policy) -> np.ndarray:
 
 
 def _solver_on(policy, q: np.ndarray):
-    """A FullSolver playing the stored policy ``q`` (in ``policy``'s keys) for both seats."""
+    """A FullSolver playing the stored policy ``q`` (in ``policy``'s keys) for both seats,
+    at ``policy``'s payoffs: points, or a score-aware policy's match-win payoffs on the
+    solver's scale (``policy.meta["half_swing"]`` match-win probability per unit)."""
     from .solver.fullgame.solver import FullSolver
     from .solver.fullgame.compact import expand
 
     full = expand(policy.keys, policy.tree, policy.layout, policy.templates, q)
-    return FullSolver(replace(policy.config, storage="float32")).use_policy(full)
+    solver = FullSolver(replace(policy.config, storage="float32")).use_policy(full)
+    if policy.payoffs is not None:
+        solver.set_payoffs(*policy.payoffs)
+    return solver
 
 
 def best_response_values(policy, q: np.ndarray) -> tuple[float, float]:
     """(mão's best-response value against a pé playing ``q``, pé's against a mão playing
-    ``q``), points per hand, exact."""
+    ``q``), points per hand (a score-aware policy: on its payoffs' scale), exact."""
     return _solver_on(policy, q).best_response_values()
 
 
 def exploitability(policy, q: np.ndarray) -> float:
-    """Mean of both seats' best-response values against ``q``: points per hand, exact."""
+    """Mean of both seats' best-response values against ``q``: points per hand (a
+    score-aware policy: on its payoffs' scale), exact."""
     br = best_response_values(policy, q)
     return 0.5 * (br[0] + br[1])
 
 
 def value_mao(policy, q_mao: np.ndarray, q_pe: np.ndarray) -> float:
-    """The mão's expected points per hand when the mão plays ``q_mao`` and the pé ``q_pe``."""
+    """The mão's expected points per hand when the mão plays ``q_mao`` and the pé ``q_pe``
+    (a score-aware policy: on its payoffs' scale)."""
     return _solver_on(policy, seat_mixed(policy, q_mao, q_pe)).value()
 
 

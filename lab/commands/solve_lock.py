@@ -52,6 +52,11 @@ def add_arguments(parser) -> None:
                              "or dealt (the strength of the hand as dealt)")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="folder for the exploit policy (created; never data/)")
+    parser.add_argument("--score", metavar="M,P",
+                        help="play for the match at this score (mão's, pé's points): the "
+                             "exploit of the vira's score-aware policy there, in match-win "
+                             "probability, written to DIR/score-M-P and set beside DIR's "
+                             "points exploit of the vira when there is one; one vira")
     parser.add_argument("--iterations", type=count, default=ITERATIONS, metavar="N",
                         help=f"re-solve iterations per seat (default {ITERATIONS})")
     parser.add_argument("--lock", choices=LOCKS, default=LOCKS[0],
@@ -62,9 +67,10 @@ def add_arguments(parser) -> None:
                              "smaller wins more from him and risks more; 0: from scratch)")
     parser.add_argument("--max-exploitability", type=nonnegative, default=MAX_EXPLOITABILITY,
                         metavar="B",
-                        help="the most the play may give away, points per hand (default "
-                             f"{MAX_EXPLOITABILITY:g}): the exploit is played in the share "
-                             "of hands that keeps it there, the equilibrium in the others")
+                        help="the most the play may give away, points per hand (with "
+                             f"--score: match-win probability; default {MAX_EXPLOITABILITY:g}"
+                             "): the exploit is played in the share of hands that keeps it "
+                             "there, the equilibrium in the others")
     parser.add_argument("--threads", type=count, default=2, metavar="T",
                         help="numba threads (default 2)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -123,6 +129,11 @@ def run(args) -> int:
 
     adjustments = habits(args)
     out = check_out(Path(args.out))
+    if args.score is not None:
+        result = solve_at_score(args.vira, adjustments, out, args)
+        if args.json:
+            print_json({**result.as_json(), "out": str(score_folder(out, result.score))})
+        return 0
     if args.vira != "all":
         result = solve_one(args.vira, adjustments, out, args)
         if args.json:
@@ -142,31 +153,83 @@ def run(args) -> int:
 
 def solve_one(vira, adjustments, out: Path, args):
     """Solve and write one vira's exploit; say what it found (unless ``--json``)."""
-    from ..exploit import exploit, save
     from ..tables.policies import load_full_policy
 
-    policy = load_full_policy(vira)
+    return solved(load_full_policy(vira), adjustments, out, args)
+
+
+def score_folder(out: Path, score) -> Path:
+    """Where the exploit at ``score`` is written: ``out/score-M-P``."""
+    return out / f"score-{score[0]}-{score[1]}"
+
+
+def solve_at_score(vira, adjustments, out: Path, args):
+    """Solve and write one vira's exploit at ``args.score``, for the match; beside it,
+    what ``out``'s points exploit of the vira (if any) wins and gives away at that score."""
+    from ..errors import InputError
+    from ..exploit import exploitability_of, gain_against
+    from ..options import UsageError
+    from ..tables import TableError
+    from ..tables.policies import load_full_policy
+    from ..tables.score_policies import load_score_policy, stored_scores
+    from .solve_score import chosen_scores
+
+    if vira == "all":
+        raise UsageError("--score: give one vira (--vira V)")
+    score = chosen_scores([args.score])[0]
+    policy = load_score_policy(vira, score)
+    if policy is None:
+        stored = ", ".join(f"{m}-{p}" for m, p in stored_scores(vira)) or "none"
+        raise InputError(f"vira {vira} has no score-aware policy at {score[0]}-{score[1]} "
+                         f"(stored: {stored}); `lab solve match-play` re-solves one")
+    try:
+        points = load_full_policy(vira, directory=out)
+    except TableError:
+        points = None
+    result = solved(policy, adjustments, score_folder(out, score), args, quiet=True)
+    if points is not None and points.meta.get("adjustments") == [
+            a.token() for a in adjustments]:
+        result.points_play = {"gain": gain_against(policy, points.q, result.model),
+                              "exploitability": exploitability_of(policy, points.q)}
+    if not args.json:
+        say(result, adjustments, score_folder(out, score))
+    return result
+
+
+def solved(policy, adjustments, out: Path, args, quiet: bool = False):
+    """Solve and write ``policy``'s exploit; say what it found (unless ``--json`` or
+    ``quiet``)."""
+    from ..exploit import exploit, save
+
     result = exploit(policy, adjustments, args.iterations, args.lock, args.threads,
                      progress=False if args.no_progress else None, hold=args.hold,
                      bound=args.max_exploitability)
     save(result, policy, out)
-    if args.json:
-        return result
-    print(f"vira {result.vira}, {len(adjustments)} habit(s) locked ({result.lock}):")
+    if not (args.json or quiet):
+        say(result, adjustments, out)
+    return result
+
+
+def say(result, adjustments, out: Path) -> None:
+    """What the exploit ``result`` found, in words (its seconds on stderr)."""
+    unit = result.unit
+    at = "" if result.score is None else f" at {result.score[0]}-{result.score[1]}"
+    print(f"vira {result.vira}{at}, {len(adjustments)} habit(s) locked ({result.lock}):")
     for adj in adjustments:
         print(f"  {adj.words()}")
     if not adjustments:
         print("  none: the profile shows no habit outside its intervals; the exploit is the "
               "equilibrium")
-    print(f"gain against the model: {result.gain:+.4f} points per hand "
+    print(f"gain against the model: {result.gain:+.4f} {unit} "
           f"(the equilibrium: {result.equilibrium_gain:+.4f})")
-    print(f"exploitability: {result.exploitability:.4f} points per hand "
+    print(f"exploitability: {result.exploitability:.4f} {unit} "
           f"(the equilibrium: {result.equilibrium_exploitability:.4f})")
+    if result.points_play is not None:
+        print(f"the points exploit, played at this score: gain {result.points_play['gain']:+.4f}"
+              f", exploitability {result.points_play['exploitability']:.4f} {unit}")
     print(f"played in {result.share:.0%} of the hands (the equilibrium in the others) to "
-          f"give away at most {result.bound:g}: it wins {result.played_gain:+.4f} points per "
-          f"hand against the model, at most {result.played_exploitability:.4f} can be won "
-          "from it")
+          f"give away at most {result.bound:g}: it wins {result.played_gain:+.4f} {unit} "
+          f"against the model, at most {result.played_exploitability:.4f} can be won from it")
     spent = ", ".join(f"{k} {v:.0f} s" for k, v in result.phases.items())
     print(f"wrote {out} ({result.seconds:.0f} s{': ' + spent if spent else ''})",
           file=sys.stderr)
-    return result
