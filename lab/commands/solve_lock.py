@@ -16,6 +16,11 @@ prints the adjustments in words, the exploit's and the equilibrium's gain agains
 model and the exploit's own exploitability (exact, points per hand), and the share of
 hands it is played in to keep what the play gives away under ``--max-exploitability``
 (:func:`lab.exploit.share_within`), as text or ``--json``.
+
+``--score M,P`` plays for the match instead (one vira): the exploit of the vira's
+score-aware policy at that score, its figures in match-win probability, written to
+``DIR/score-M-P``; when ``DIR`` holds the vira's points exploit of the same habits, what
+that one wins and gives away at the score is printed beside it.
 """
 
 from __future__ import annotations
