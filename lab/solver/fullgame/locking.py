@@ -212,6 +212,7 @@ def _reshape(q, first, slots, move, by, to):
         members[at[g[i]]] = i
         at[g[i]] += 1
     p = np.empty(m)
+    rem = np.empty(m)                                # each slot's remainder in bytes
     n_hit = np.zeros(K + 1)                          # the last: the slots of no named move
     held = np.zeros(K + 1)
     new = np.zeros(K)                                # each move's new probability
@@ -243,32 +244,31 @@ def _reshape(q, first, slots, move, by, to):
                     p[i] = share * (1.0 - named if fits else 0.0)
                 else:
                     p[i] = share * new[k] * (1.0 if fits or named <= 0 else 1.0 / named)
-        _write_bytes(q, slots, members[start[d]:start[d + 1]], p)
+        _write_bytes(q, slots, members[start[d]:start[d + 1]], p, rem)
     return 0
 
 
 @njit(cache=True, inline="always")
-def _write_bytes(q, slots, members, p):
+def _write_bytes(q, slots, members, p, rem):
     """Probabilities ``p`` of one decision's ``members`` (indices in ``slots``, in order;
     summing to one) as stored bytes summing to :data:`QUANT`: floored, then one more to
-    each of the largest remainders (the earlier slot first among equal ones)."""
+    each of the largest remainders (the earlier slot first among equal ones); ``rem``
+    holds the remainders."""
     short = QUANT
     for i in members:
         b = np.floor(p[i] * QUANT)
+        rem[i] = p[i] * QUANT - b
         q[slots[i]] = min(max(b, 0.0), QUANT)
         short -= int(b)
-    given = 0
     for _ in range(short):
-        best, rem = -1, -1.0
-        for r in range(len(members)):
-            i = members[r]
-            x = p[i] * QUANT - np.floor(p[i] * QUANT)
-            if not (given >> r) & 1 and x > rem:
-                best, rem = r, x
+        best = -1
+        for i in members:
+            if rem[i] >= 0 and (best < 0 or rem[i] > rem[best]):
+                best = i
         if best < 0:
             break
-        given |= 1 << best
-        q[slots[members[best]]] = min(q[slots[members[best]]] + 1, QUANT)
+        rem[best] = -1.0                             # given its one more
+        q[slots[best]] = min(q[slots[best]] + 1, QUANT)
     return 0
 
 
