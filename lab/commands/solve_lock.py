@@ -187,11 +187,11 @@ def solve_at_score(vira, adjustments, out: Path, args):
         stored = ", ".join(f"{m}-{p}" for m, p in stored_scores(vira)) or "none"
         raise InputError(f"vira {vira} has no score-aware policy at {score[0]}-{score[1]} "
                          f"(stored: {stored}); `lab solve match-play` re-solves one")
-    try:
+    result = solved(policy, adjustments, score_folder(out, score), args, quiet=True)
+    try:                                 # read once the re-solve has let its memory go
         points = load_full_policy(vira, directory=out)
     except TableError:
         points = None
-    result = solved(policy, adjustments, score_folder(out, score), args, quiet=True)
     if points is not None and points.meta.get("adjustments") == [
             a.token() for a in adjustments]:
         result.points_play = {"gain": gain_against(policy, points.q, result.model),
